@@ -1,0 +1,135 @@
+"""The atom: one Markdown file with YAML frontmatter, parsed once into a frozen record.
+
+This module only defines the records and the pure rules about them; reading files lives in
+`memkit.atomfile` so that the Claude Code query path can use the records without importing
+ruamel or mistune.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+TYPES = ("fact", "procedure", "architecture", "pitfall", "decision", "preference")
+CONFIDENCES = ("tentative", "observed", "fixed")
+STATUSES = ("active", "superseded", "archived")
+# The seeds wrote confidence as one CJK character; both spellings stay valid.
+CONFIDENCE_ALIASES: Mapping[str, str] = MappingProxyType(
+    {"臨": "tentative", "觀": "observed", "观": "observed", "固": "fixed"}
+)
+
+REQUIRED_KEYS = ("id", "type", "confidence", "created")
+LIST_KEYS = ("triggers", "paths", "related", "supersedes", "superseded_by", "tags")
+REFERENCE_KEYS = ("related", "supersedes", "superseded_by")
+KNOWN_KEYS = frozenset(
+    (
+        *REQUIRED_KEYS,
+        *LIST_KEYS,
+        "author",
+        "status",
+        "scope",
+        "title",
+        "updated",
+        "expires",
+        "audience",
+        "source",
+    )
+)
+
+ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+ID_MAX_LEN = 80
+
+# Top-level folders of a memory repository and the scope each one gives its atoms.
+SCOPE_DIRS = ("shared", "roles", "personal", "episodic", "archive")
+PENDING_DIR = "shared/_pending"
+
+
+@dataclass(frozen=True)
+class Bullet:
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and what follows it up to the next heading of the same or higher level."""
+
+    heading: str
+    level: int
+    line: int
+    end_line: int
+    text: str
+    bullets: tuple[Bullet, ...] = ()
+
+
+@dataclass(frozen=True)
+class Atom:
+    path: str  # relative to the repository root, with forward slashes
+    id: str
+    type: str
+    confidence: str
+    created: str
+    status: str
+    scope: str
+    title: str
+    body: str
+    author: str = ""
+    triggers: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    audience: str = ""
+    expires: str = ""
+    pending: bool = False
+    sections: tuple[Section, ...] = ()
+    body_line: int = 1  # file line on which the body starts
+    key_lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    extra: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, 1)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active" and not self.pending
+
+
+def scope_from_path(relpath: str) -> tuple[str, bool] | None:
+    """The scope an atom at `relpath` belongs to, and whether it waits for review.
+
+    None means the file is not an atom (a README, `_roles.md`, a person's `role.md`,
+    anything outside the scope folders).
+    """
+    parts = relpath.split("/")
+    name = parts[-1]
+    if not name.endswith(".md") or name.startswith(("_", ".")) or name == "README.md":
+        return None
+    top = parts[0]
+    if top == "shared":
+        if len(parts) >= 3 and parts[1] == "_pending":
+            return "shared", True
+        if any(p.startswith("_") for p in parts[1:-1]):
+            return None
+        return "shared", False
+    if top in ("roles", "personal"):
+        if len(parts) < 3:
+            return None
+        if top == "personal" and len(parts) == 3 and name == "role.md":
+            return None
+        kind = "role" if top == "roles" else "personal"
+        return f"{kind}:{parts[1]}", False
+    if top in ("episodic", "archive") and len(parts) >= 2:
+        return top, False
+    return None
+
+
+def is_atom_path(relpath: str) -> bool:
+    return scope_from_path(relpath) is not None
+
+
+def id_from_path(relpath: str) -> str:
+    return relpath.rsplit("/", 1)[-1].removesuffix(".md")

@@ -1,0 +1,430 @@
+"""Reading atom files: bytes → checked text → frontmatter + body → a frozen `Atom`.
+
+Every problem becomes a `Finding` with a real line; nothing here raises on bad input.
+Frontmatter goes through python-frontmatter with a round-trip ruamel.yaml handler, so a
+program that changes one field keeps the author's comments, key order and quoting, and YAML
+1.2 keeps `no`/`on` as strings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from io import StringIO
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import frontmatter
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
+
+from memkit.atom import (
+    CONFIDENCE_ALIASES,
+    CONFIDENCES,
+    ID_MAX_LEN,
+    ID_RE,
+    KNOWN_KEYS,
+    LIST_KEYS,
+    REQUIRED_KEYS,
+    STATUSES,
+    TYPES,
+    Atom,
+    id_from_path,
+    scope_from_path,
+)
+from memkit.config import Config
+from memkit.findings import Finding, Severity
+
+MAX_YAML_DEPTH = 8
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_BOUNDARY = re.compile(r"^-{3,}\s*$")
+
+
+class RoundTripYAMLHandler(frontmatter.YAMLHandler):  # type: ignore[misc]
+    """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML."""
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        return _yaml().load(fm)
+
+    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
+        out = StringIO()
+        _yaml().dump(metadata, out)
+        return out.getvalue().rstrip("\n")
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap an author's long lines
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    return yaml
+
+
+@dataclass(frozen=True)
+class ParsedAtom:
+    path: str
+    atom: Atom | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.atom is not None and not any(f.is_error for f in self.findings)
+
+
+@dataclass(frozen=True)
+class _Split:
+    yaml_text: str
+    yaml_line: int  # file line of the first YAML line
+    body: str
+    body_line: int
+
+
+class _Collector:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.findings: list[Finding] = []
+
+    def error(self, line: int, col: int, code: str, message: str) -> None:
+        self.findings.append(Finding(self.path, line, col, code, message))
+
+    def warn(self, line: int, col: int, code: str, message: str) -> None:
+        self.findings.append(Finding(self.path, line, col, code, message, Severity.WARNING))
+
+
+def read_atom(root: Path, relpath: str, config: Config | None = None) -> ParsedAtom:
+    config = config or Config()
+    out = _Collector(relpath)
+    full = root / relpath
+    if full.is_symlink():
+        target = full.resolve()
+        if not target.is_relative_to(root.resolve()):
+            out.error(1, 1, "MK019", f"symlink points outside the repository (to {target}); "
+                      "commit the atom itself, not a link")
+            return ParsedAtom(relpath, None, tuple(out.findings))
+    try:
+        with full.open("rb") as fh:
+            data = fh.read(config.atom_bytes + 1)
+    except OSError as exc:
+        out.error(1, 1, "MK001", f"cannot read file: {exc.strerror or exc}")
+        return ParsedAtom(relpath, None, tuple(out.findings))
+    return parse_atom_bytes(relpath, data, config)
+
+
+def parse_atom_bytes(relpath: str, data: bytes, config: Config | None = None) -> ParsedAtom:
+    config = config or Config()
+    out = _Collector(relpath)
+    if len(data) > config.atom_bytes:
+        out.error(1, 1, "MK018", f"file is larger than {config.atom_bytes} bytes "
+                  "(limits.atom_bytes); split it into several atoms")
+        return ParsedAtom(relpath, None, tuple(out.findings))
+    text = _decode(data, out)
+    if text is None:
+        return ParsedAtom(relpath, None, tuple(out.findings))
+    atom = _parse_text(relpath, text, config, out)
+    return ParsedAtom(relpath, atom, tuple(out.findings))
+
+
+def _decode(data: bytes, out: _Collector) -> str | None:
+    if b"\0" in data:
+        line = data[: data.index(b"\0")].count(b"\n") + 1
+        out.error(line, 1, "MK001", "binary content (NUL byte); an atom is UTF-8 Markdown text")
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        out.error(line, col, "MK001", f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); "
+                  "save the file as UTF-8")
+        return None
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
+
+
+def _split(text: str, out: _Collector) -> _Split | None:
+    lines = text.split("\n")
+    if not text.strip():
+        out.error(1, 1, "MK002", "empty file; an atom starts with a `---` frontmatter block")
+        return None
+    if not _BOUNDARY.match(lines[0]):
+        out.error(1, 1, "MK002", "missing frontmatter: the first line must be `---`, "
+                  "followed by YAML keys (id, type, confidence, created) and a closing `---`")
+        return None
+    for i in range(1, len(lines)):
+        if _BOUNDARY.match(lines[i]):
+            return _Split("\n".join(lines[1:i]) + "\n", 2, "\n".join(lines[i + 1 :]), i + 2)
+    out.error(1, 1, "MK002", "frontmatter is not closed: add a `---` line after the YAML keys")
+    return None
+
+
+def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
+    try:
+        # Scan events first: aliases (billion-laughs bombs) and deep nesting are refused
+        # before anything is built from them.
+        depth = 0
+        for event in _yaml().parse(split.yaml_text):
+            if isinstance(event, AliasEvent):
+                mark = event.start_mark
+                out.error(split.yaml_line + mark.line, mark.column + 1, "MK020",
+                          "YAML aliases (*name) are not allowed in frontmatter; write the value out")
+                return None
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    mark = event.start_mark
+                    out.error(split.yaml_line + mark.line, mark.column + 1, "MK020",
+                              f"frontmatter nested deeper than {MAX_YAML_DEPTH} levels")
+                    return None
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+        loaded = RoundTripYAMLHandler().load(split.yaml_text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = split.yaml_line + (mark.line if mark else 0)
+        col = mark.column + 1 if mark else 1
+        problem = exc.problem or "invalid YAML"
+        if "duplicate key" in problem or type(exc).__name__ == "DuplicateKeyError":
+            out.error(line, col, "MK003", "duplicate key in frontmatter; keep one of them")
+        elif "\\t" in problem or "'\\t'" in str(exc):
+            out.error(line, col, "MK003", "tab character in frontmatter; YAML indents with spaces")
+        else:
+            out.error(line, col, "MK003", f"frontmatter is not valid YAML: {problem}")
+        return None
+    except ValueError as exc:
+        # ruamel builds dates eagerly: 2026-13-01 fails here, not in the scanner.
+        line = split.yaml_line
+        for i, text_line in enumerate(split.yaml_text.split("\n")):
+            m = re.match(r"^\s*[\w-]+:\s*['\"]?(\d{4}-\d{2}-\d{2})", text_line)
+            if m and not _is_date(m.group(1)):
+                line = split.yaml_line + i
+                break
+        out.error(line, 1, "MK017", f"not a real date ({exc}); write dates as YYYY-MM-DD")
+        return None
+    except (YAMLError, RecursionError) as exc:
+        out.error(split.yaml_line, 1, "MK003", f"frontmatter is not valid YAML: {exc}")
+        return None
+    if not isinstance(loaded, CommentedMap) or not loaded:
+        out.error(split.yaml_line, 1, "MK004",
+                  "frontmatter must be a mapping of keys to values (`id: my-atom`)")
+        return None
+    return loaded
+
+
+def _key_lines(meta: CommentedMap, yaml_line: int) -> dict[str, tuple[int, int]]:
+    where: dict[str, tuple[int, int]] = {}
+    for key in meta:
+        try:
+            line, col = meta.lc.key(key)
+        except (KeyError, TypeError):
+            line, col = 0, 0
+        where[str(key)] = (yaml_line + line, col + 1)
+    return where
+
+
+def _scalar(value: object) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return None
+
+
+def _parse_text(relpath: str, text: str, config: Config, out: _Collector) -> Atom | None:
+    split = _split(text, out)
+    if split is None:
+        return None
+    meta = _load_yaml(split, out)
+    if meta is None:
+        return None
+    where = _key_lines(meta, split.yaml_line)
+
+    def at(key: str) -> tuple[int, int]:
+        return where.get(key, (1, 1))
+
+    values: dict[str, str] = {}
+    lists: dict[str, tuple[str, ...]] = {}
+    extra: dict[str, str] = {}
+    for raw_key, value in meta.items():
+        key = str(raw_key)
+        line, col = at(key)
+        if key not in KNOWN_KEYS:
+            out.warn(line, col, "MK016", f"unknown key `{key}` (kept, but memkit ignores it)")
+            extra[key] = str(value)
+            continue
+        if key in LIST_KEYS:
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list) or any(_scalar(v) is None for v in items):
+                out.error(line, col, "MK017", f"`{key}` must be a list of strings, "
+                          f"e.g. `{key}: [first, second]`")
+                continue
+            lists[key] = tuple(str(_scalar(v)).strip() for v in items if str(v).strip())
+            continue
+        scalar = _scalar(value)
+        if scalar is None:
+            out.error(line, col, "MK017", f"`{key}` must be a single value, not {_kind(value)}")
+            continue
+        values[key] = scalar.strip()
+
+    for key in REQUIRED_KEYS:
+        if key not in meta:
+            out.error(split.yaml_line, 1, "MK005", f"missing required key `{key}`{_HINTS[key]}")
+
+    expected_id = id_from_path(relpath)
+    atom_id = values.get("id", "")
+    if "id" in values:
+        line, col = at("id")
+        if not ID_RE.match(atom_id) or len(atom_id) > ID_MAX_LEN:
+            out.error(line, col, "MK007", f"id `{atom_id}` is not lowercase ASCII kebab-case "
+                      f"(a-z, 0-9 and single hyphens, at most {ID_MAX_LEN} characters)")
+        elif atom_id != expected_id:
+            out.error(line, col, "MK008", f"id `{atom_id}` does not match the file name; "
+                      f"rename the file to `{atom_id}.md` or set `id: {expected_id}`")
+
+    atom_type = values.get("type", "")
+    if "type" in values and atom_type not in TYPES:
+        line, col = at("type")
+        out.error(line, col, "MK006", f"type `{atom_type}` is not one of: {', '.join(TYPES)}")
+    confidence = CONFIDENCE_ALIASES.get(values.get("confidence", ""), values.get("confidence", ""))
+    if "confidence" in values and confidence not in CONFIDENCES:
+        line, col = at("confidence")
+        out.error(line, col, "MK006", f"confidence `{confidence}` is not one of: "
+                  f"{', '.join(CONFIDENCES)} (or 臨 / 觀 / 固)")
+    status = values.get("status", "active")
+    if status not in STATUSES:
+        line, col = at("status")
+        out.error(line, col, "MK006", f"status `{status}` is not one of: {', '.join(STATUSES)}")
+    for key in ("created", "updated", "expires"):
+        if key in values and not _is_date(values[key]):
+            line, col = at(key)
+            out.error(line, col, "MK017", f"`{key}` must be a date written YYYY-MM-DD, "
+                      f"got `{values[key]}`")
+
+    place = scope_from_path(relpath)
+    scope, pending = place if place is not None else ("", False)
+    if place is None:
+        out.error(1, 1, "MK012", "this file is not in a scope folder (shared/, roles/<role>/, "
+                  "personal/<user>/, episodic/, archive/)")
+    elif "scope" in values and values["scope"] != scope:
+        line, col = at("scope")
+        out.error(line, col, "MK012", f"`scope: {values['scope']}` disagrees with the folder, "
+                  f"which gives `{scope}`; move the file or fix the key")
+
+    body = split.body
+    if not body.strip():
+        out.error(split.body_line, 1, "MK015", "empty body: write what the atom says below the "
+                  "frontmatter, starting with a `# Title` line")
+    total_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if total_lines > config.atom_lines:
+        out.error(config.atom_lines + 1, 1, "MK013", f"atom has {total_lines} lines, more than "
+                  f"the limit of {config.atom_lines} (limits.atom_lines); split it")
+
+    from memkit.markdown import parse_sections  # noqa: PLC0415
+
+    sections = parse_sections(body, split.body_line) if body.strip() else ()
+    title = values.get("title") or next(
+        (s.heading for s in sections if s.level == 1 and s.heading), atom_id or expected_id
+    )
+    return Atom(
+        path=relpath,
+        id=atom_id or expected_id,
+        type=atom_type,
+        confidence=confidence,
+        created=values.get("created", ""),
+        status=status,
+        scope=scope,
+        title=title,
+        body=body.strip("\n"),
+        author=values.get("author", ""),
+        triggers=lists.get("triggers", ()),
+        paths=lists.get("paths", ()),
+        tags=lists.get("tags", ()),
+        related=lists.get("related", ()),
+        supersedes=lists.get("supersedes", ()),
+        superseded_by=lists.get("superseded_by", ()),
+        audience=values.get("audience", ""),
+        expires=values.get("expires", ""),
+        pending=pending,
+        sections=sections,
+        body_line=split.body_line,
+        key_lines=MappingProxyType({k: v[0] for k, v in where.items()}),
+        extra=MappingProxyType(extra),
+    )
+
+
+_HINTS: Mapping[str, str] = {
+    "id": " (the file name without .md, e.g. `id: ws-heartbeat-interval`)",
+    "type": f" (one of: {', '.join(TYPES)})",
+    "confidence": " (tentative, observed or fixed)",
+    "created": " (the date it was written, e.g. `created: 2026-02-08`)",
+}
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "empty"
+    return type(value).__name__
+
+
+def _is_date(value: str) -> bool:
+    if not _DATE_RE.match(value):
+        return False
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def update_frontmatter(path: Path, changes: Mapping[str, object]) -> None:
+    """Set frontmatter keys in place, keeping comments, key order, quoting and the body.
+
+    A value of None removes the key. The file is replaced atomically.
+    """
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    end = next((i for i in range(1, len(lines)) if _BOUNDARY.match(lines[i])), None)
+    if not lines or not _BOUNDARY.match(lines[0]) or end is None:
+        raise ValueError(f"{path}: no frontmatter block to update")
+    meta = _yaml().load("\n".join(lines[1:end]) + "\n")
+    if not isinstance(meta, CommentedMap):
+        raise ValueError(f"{path}: frontmatter is not a mapping")
+    for key, value in changes.items():
+        if value is None:
+            meta.pop(key, None)
+        else:
+            meta[key] = value
+    dumped = RoundTripYAMLHandler().export(meta)
+    new_text = "\n".join([lines[0], dumped, *lines[end:]])
+    write_atomic(path, new_text)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder and rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,31 @@
+"""The seam for checks that read what an atom says rather than how it is written.
+
+Secrets, `<private>` blocks and prompt injection (the write gate) register here; `validate`
+runs every registered check on each atom it parses, so the pre-commit hook, CI and the Claude
+Code PostToolUse handler all apply them without knowing they exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from memkit.atom import Atom
+from memkit.config import Config
+from memkit.findings import Finding
+
+ContentCheck = Callable[[Atom, str, Config], Iterable[Finding]]
+"""(parsed atom, the file's full text, config) -> findings."""
+
+CONTENT_CHECKS: list[ContentCheck] = []
+
+
+def register(check: ContentCheck) -> ContentCheck:
+    CONTENT_CHECKS.append(check)
+    return check
+
+
+def run_content_checks(atom: Atom, text: str, config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    for check in CONTENT_CHECKS:
+        findings.extend(check(atom, text, config))
+    return findings

@@ -1,0 +1,183 @@
+"""`memkit validate` / hook `memkit-validate`: format and references of atoms.
+
+With no files it checks the whole repository; with files (as pre-commit passes them) it
+checks those, still resolving references against every atom in the working tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from memkit.atom import REFERENCE_KEYS, Atom, id_from_path, is_atom_path
+from memkit.atomfile import ParsedAtom, read_atom
+from memkit.checks.content import run_content_checks
+from memkit.config import Config, load_config
+from memkit.errors import MemkitError, UsageError
+from memkit.findings import Finding, Severity
+from memkit.repo import find_root, list_atom_files, relpath_in
+
+MEMORY_INDEX = "MEMORY.md"
+
+
+class _Repo:
+    """Every atom path in the working tree, parsed lazily and at most once."""
+
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root
+        self.config = config
+        self.paths = list_atom_files(root)
+        self.by_id: dict[str, list[str]] = defaultdict(list)
+        for path in self.paths:
+            self.by_id[id_from_path(path)].append(path)
+        self._parsed: dict[str, ParsedAtom] = {}
+        self.graph: dict[str, set[str]] | None = None
+
+    def parse(self, relpath: str) -> ParsedAtom:
+        if relpath not in self._parsed:
+            self._parsed[relpath] = read_atom(self.root, relpath, self.config)
+        return self._parsed[relpath]
+
+    def atom(self, atom_id: str) -> Atom | None:
+        paths = self.by_id.get(atom_id)
+        return self.parse(paths[0]).atom if paths else None
+
+
+def validate(root: Path, files: Sequence[str] | None = None) -> list[Finding]:
+    """All findings for `files` (paths relative to root), or for the whole repo."""
+    config = load_config(root)
+    repo = _Repo(root, config)
+    targets = list(repo.paths) if files is None else [f for f in files if is_atom_path(f)]
+    findings: list[Finding] = []
+    for relpath in dict.fromkeys(targets):
+        findings.extend(_check_atom(repo, relpath))
+    if files is None or MEMORY_INDEX in files:
+        findings.extend(_check_memory_index(root, config))
+    return sorted(set(findings))
+
+
+def _check_atom(repo: _Repo, relpath: str) -> list[Finding]:
+    parsed = repo.parse(relpath)
+    findings = list(parsed.findings)
+    atom = parsed.atom
+    if atom is None:
+        return findings
+    others = [p for p in repo.by_id.get(atom.id, []) if p != relpath]
+    if others:
+        findings.append(Finding(relpath, atom.line_of("id"), 1, "MK009",
+                                f"id `{atom.id}` is also used by {', '.join(others)}; "
+                                "ids must be unique across the repository"))
+    for key in REFERENCE_KEYS:
+        for ref in getattr(atom, key):
+            if ref == atom.id:
+                findings.append(Finding(relpath, atom.line_of(key), 1, "MK010",
+                                        f"`{key}` names this atom itself"))
+            elif ref not in repo.by_id:
+                findings.append(Finding(relpath, atom.line_of(key), 1, "MK010",
+                                        f"`{key}` names `{ref}`, which is not an atom in this "
+                                        "repository; fix the id or remove it"))
+    cycle = _supersede_cycle(repo, atom)
+    if cycle:
+        findings.append(Finding(relpath, atom.line_of("supersedes"), 1, "MK011",
+                                "supersede cycle: " + " -> ".join(cycle)
+                                + "; an atom cannot (indirectly) supersede itself"))
+    if parsed.ok:
+        text = (repo.root / relpath).read_text(encoding="utf-8", errors="replace")
+        findings.extend(run_content_checks(atom, text, repo.config))
+    return findings
+
+
+def _supersede_graph(repo: _Repo) -> dict[str, set[str]]:
+    """Edges a -> b for "a supersedes b", whichever side wrote them down.
+
+    Built from every atom, so only when a checked atom takes part in superseding at all:
+    an edge written as `superseded_by` lives in the other file.
+    """
+    graph: dict[str, set[str]] = defaultdict(set)
+    for relpath in repo.paths:
+        atom = repo.parse(relpath).atom
+        if atom is None:
+            continue
+        graph[atom.id].update(atom.supersedes)
+        for newer in atom.superseded_by:
+            graph[newer].add(atom.id)
+    return graph
+
+
+def _supersede_cycle(repo: _Repo, start: Atom) -> list[str]:
+    """A path start -> ... -> start, or [] when there is none."""
+    if not start.supersedes and not start.superseded_by:
+        return []
+    if repo.graph is None:
+        repo.graph = _supersede_graph(repo)
+    graph = repo.graph
+    stack: list[tuple[str, list[str]]] = [(start.id, [start.id])]
+    seen: set[str] = set()
+    while stack:
+        node, path = stack.pop()
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == start.id:
+                return [*path, nxt]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, [*path, nxt]))
+    return []
+
+
+def _check_memory_index(root: Path, config: Config) -> list[Finding]:
+    path = root / MEMORY_INDEX
+    if not path.is_file():
+        return []
+    count = len(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    if count <= config.memory_md_lines:
+        return []
+    return [Finding(MEMORY_INDEX, config.memory_md_lines + 1, 1, "MK014",
+                    f"MEMORY.md has {count} lines, more than the limit of "
+                    f"{config.memory_md_lines} (limits.memory_md_lines); it is injected into "
+                    "every session, keep it short")]
+
+
+def report(findings: Sequence[Finding]) -> int:
+    errors = sum(f.is_error for f in findings)
+    for finding in findings:
+        print(finding.format())
+    if findings:
+        warnings = len(findings) - errors
+        print(f"memkit validate: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def resolve_targets(root: Path, filenames: Sequence[str]) -> list[str]:
+    targets: list[str] = []
+    for name in filenames:
+        rel = relpath_in(root, Path(name).absolute())
+        if rel is None:
+            raise UsageError(f"{name}: not inside the memory repository {root}")
+        targets.append(rel)
+    return targets
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="memkit-validate", description=__doc__)
+    parser.add_argument("filenames", nargs="*", help="atom files (default: the whole repo)")
+    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    args = parser.parse_args(argv)
+    try:
+        root = find_root(args.repo)
+        files = resolve_targets(root, args.filenames) if args.filenames else None
+        return report(validate(root, files))
+    except UsageError as exc:
+        print(f"memkit-validate: error: {exc}", file=sys.stderr)
+        return 2
+    except MemkitError as exc:
+        print(f"memkit-validate: error: {exc}", file=sys.stderr)
+        return 1
+
+
+__all__ = ["Severity", "main", "validate"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""Where a memory repository is and which of its files are atoms."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from memkit.atom import SCOPE_DIRS, is_atom_path
+from memkit.config import CONFIG_NAME
+from memkit.errors import MemkitError
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The memory repository containing `start`: the nearest folder with memkit.yaml.
+
+    A memory repo may live as a folder inside a code repo, so memkit.yaml wins over the git
+    top level; without either, it is an error the user can fix with `memkit init`.
+    """
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    git_top = git_toplevel(here)
+    if git_top is not None:
+        return git_top
+    raise MemkitError(
+        f"{here} is not inside a memory repository (no {CONFIG_NAME} found); "
+        "run `memkit init PATH` to make one"
+    )
+
+
+def git_toplevel(path: Path) -> Path | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=path if path.is_dir() else path.parent,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    if out.returncode != 0:
+        return None
+    return Path(out.stdout.strip())
+
+
+def relpath_in(root: Path, path: Path) -> str | None:
+    """`path` relative to `root` as a posix string, or None when it lies outside.
+
+    Symlinks are not followed here: a link inside the repo is judged by where it stands.
+    """
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    try:
+        rel = Path(os.path.normpath(absolute)).relative_to(root)
+    except ValueError:
+        return None
+    return rel.as_posix()
+
+
+def list_atom_files(root: Path) -> list[str]:
+    """Atom files in the working tree, tracked or not, sorted.
+
+    Ignored files count too: personal atoms are gitignored by default, yet they are the
+    user's own memory and must be validated and recalled on this machine.
+    """
+    found: list[str] = []
+    for top in SCOPE_DIRS:
+        base = root / top
+        if not base.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in filenames:
+                rel = (Path(dirpath) / name).relative_to(root).as_posix()
+                if is_atom_path(rel):
+                    found.append(rel)
+    return sorted(found)

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The project's one test command: install into .venv, then lint, type-check and run pytest.
+# CI runs exactly this (via .ci/run) on a clean clone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+
+# The tests run git hooks through pre-commit, which look for `memkit` on PATH.
+export PATH="$PWD/.venv/bin:$PATH"
+
+ruff check .
+ruff format --check memkit tests
+mypy
+pytest "$@"
