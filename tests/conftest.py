@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REAL_HOME = Path(os.environ.get("HOME", "~")).expanduser()
+# Places memkit, git, pre-commit or Claude Code could write to in a user's home.
+GUARDED = (".claude", ".claude.json", ".memkit", ".config/memkit", ".gitconfig",
+           ".cache/pre-commit", ".cache/memkit")
+
+
+def _snapshot() -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for rel in GUARDED:
+        p = REAL_HOME / rel
+        out[rel] = p.stat().st_mtime if p.exists() else None
+    return out
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit cache for the whole run: hook environments are built once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    pre_commit_home: Path,
+) -> Iterator[None]:
+    """Every test runs with a throwaway HOME and a fixed git identity; the real home is
+    checked afterwards, and a test that wrote there fails."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Alice Test\n\temail = alice@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
+    monkeypatch.setenv("MEMKIT_LOG_DIR", str(home / "memkit-logs"))
+    # git hooks look for `memkit` on PATH: put this interpreter's bin folder first.
+    bindir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    before = _snapshot()
+    yield
+    after = _snapshot()
+    changed = [rel for rel in GUARDED if before[rel] != after[rel]]
+    assert not changed, f"a test wrote into the real home directory: {changed}"

@@ -1,0 +1,56 @@
+"""Helpers for tests: real memory repositories in temp folders, real git, real memkit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from memkit.commands.init import create
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check)
+
+
+def memkit(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI in a fresh process, as a user or a git hook would."""
+    return subprocess.run(
+        [sys.executable, "-m", "memkit", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        check=False,
+    )
+
+
+def make_memory_repo(path: Path, *, hooks: bool = True) -> Path:
+    """A memory repository made by `memkit init`, with its first commit."""
+    create(path, install_hooks=hooks, commit=True)
+    return path
+
+
+def atom_text(
+    atom_id: str,
+    *,
+    title: str = "",
+    body: str = "- Always send a ping every 30 s; the balancer drops idle sockets after 60 s.",
+    type_: str = "fact",
+    confidence: str = "observed",
+    created: str = "2026-02-08",
+    extra: str = "",
+) -> str:
+    head = (
+        f"---\nid: {atom_id}\ntype: {type_}\nconfidence: {confidence}\n"
+        f"created: {created}\n{extra}---\n"
+    )
+    return head + f"# {title or atom_id.replace('-', ' ').capitalize()}\n\n{body}\n"
+
+
+def write_atom(repo: Path, relpath: str, text: str) -> Path:
+    path = repo / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
