@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import frontmatter
+from frontmatter.default_handlers import YAMLHandler
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -47,7 +47,7 @@ _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _BOUNDARY = re.compile(r"^-{3,}\s*$")
 
 
-class RoundTripYAMLHandler(frontmatter.YAMLHandler):  # type: ignore[misc]
+class RoundTripYAMLHandler(YAMLHandler):
     """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML."""
 
     def load(self, fm: str, **kwargs: object) -> Any:
@@ -105,8 +105,13 @@ def read_atom(root: Path, relpath: str, config: Config | None = None) -> ParsedA
     if full.is_symlink():
         target = full.resolve()
         if not target.is_relative_to(root.resolve()):
-            out.error(1, 1, "MK019", f"symlink points outside the repository (to {target}); "
-                      "commit the atom itself, not a link")
+            out.error(
+                1,
+                1,
+                "MK019",
+                f"symlink points outside the repository (to {target}); "
+                "commit the atom itself, not a link",
+            )
             return ParsedAtom(relpath, None, tuple(out.findings))
     try:
         with full.open("rb") as fh:
@@ -121,8 +126,13 @@ def parse_atom_bytes(relpath: str, data: bytes, config: Config | None = None) ->
     config = config or Config()
     out = _Collector(relpath)
     if len(data) > config.atom_bytes:
-        out.error(1, 1, "MK018", f"file is larger than {config.atom_bytes} bytes "
-                  "(limits.atom_bytes); split it into several atoms")
+        out.error(
+            1,
+            1,
+            "MK018",
+            f"file is larger than {config.atom_bytes} bytes "
+            "(limits.atom_bytes); split it into several atoms",
+        )
         return ParsedAtom(relpath, None, tuple(out.findings))
     text = _decode(data, out)
     if text is None:
@@ -142,8 +152,12 @@ def _decode(data: bytes, out: _Collector) -> str | None:
         before = data[: exc.start]
         line = before.count(b"\n") + 1
         col = exc.start - (before.rfind(b"\n") + 1) + 1
-        out.error(line, col, "MK001", f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); "
-                  "save the file as UTF-8")
+        out.error(
+            line,
+            col,
+            "MK001",
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8",
+        )
         return None
     return text.removeprefix("\ufeff").replace("\r\n", "\n")
 
@@ -154,8 +168,13 @@ def _split(text: str, out: _Collector) -> _Split | None:
         out.error(1, 1, "MK002", "empty file; an atom starts with a `---` frontmatter block")
         return None
     if not _BOUNDARY.match(lines[0]):
-        out.error(1, 1, "MK002", "missing frontmatter: the first line must be `---`, "
-                  "followed by YAML keys (id, type, confidence, created) and a closing `---`")
+        out.error(
+            1,
+            1,
+            "MK002",
+            "missing frontmatter: the first line must be `---`, "
+            "followed by YAML keys (id, type, confidence, created) and a closing `---`",
+        )
         return None
     for i in range(1, len(lines)):
         if _BOUNDARY.match(lines[i]):
@@ -172,15 +191,23 @@ def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
         for event in _yaml().parse(split.yaml_text):
             if isinstance(event, AliasEvent):
                 mark = event.start_mark
-                out.error(split.yaml_line + mark.line, mark.column + 1, "MK020",
-                          "YAML aliases (*name) are not allowed in frontmatter; write the value out")
+                out.error(
+                    split.yaml_line + mark.line,
+                    mark.column + 1,
+                    "MK020",
+                    "YAML aliases (*name) are not allowed in frontmatter; write the value out",
+                )
                 return None
             if isinstance(event, CollectionStartEvent):
                 depth += 1
                 if depth > MAX_YAML_DEPTH:
                     mark = event.start_mark
-                    out.error(split.yaml_line + mark.line, mark.column + 1, "MK020",
-                              f"frontmatter nested deeper than {MAX_YAML_DEPTH} levels")
+                    out.error(
+                        split.yaml_line + mark.line,
+                        mark.column + 1,
+                        "MK020",
+                        f"frontmatter nested deeper than {MAX_YAML_DEPTH} levels",
+                    )
                     return None
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
@@ -211,8 +238,12 @@ def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
         out.error(split.yaml_line, 1, "MK003", f"frontmatter is not valid YAML: {exc}")
         return None
     if not isinstance(loaded, CommentedMap) or not loaded:
-        out.error(split.yaml_line, 1, "MK004",
-                  "frontmatter must be a mapping of keys to values (`id: my-atom`)")
+        out.error(
+            split.yaml_line,
+            1,
+            "MK004",
+            "frontmatter must be a mapping of keys to values (`id: my-atom`)",
+        )
         return None
     return loaded
 
@@ -265,8 +296,12 @@ def _parse_text(relpath: str, text: str, config: Config, out: _Collector) -> Ato
         if key in LIST_KEYS:
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, list) or any(_scalar(v) is None for v in items):
-                out.error(line, col, "MK017", f"`{key}` must be a list of strings, "
-                          f"e.g. `{key}: [first, second]`")
+                out.error(
+                    line,
+                    col,
+                    "MK017",
+                    f"`{key}` must be a list of strings, e.g. `{key}: [first, second]`",
+                )
                 continue
             lists[key] = tuple(str(_scalar(v)).strip() for v in items if str(v).strip())
             continue
@@ -285,11 +320,21 @@ def _parse_text(relpath: str, text: str, config: Config, out: _Collector) -> Ato
     if "id" in values:
         line, col = at("id")
         if not ID_RE.match(atom_id) or len(atom_id) > ID_MAX_LEN:
-            out.error(line, col, "MK007", f"id `{atom_id}` is not lowercase ASCII kebab-case "
-                      f"(a-z, 0-9 and single hyphens, at most {ID_MAX_LEN} characters)")
+            out.error(
+                line,
+                col,
+                "MK007",
+                f"id `{atom_id}` is not lowercase ASCII kebab-case "
+                f"(a-z, 0-9 and single hyphens, at most {ID_MAX_LEN} characters)",
+            )
         elif atom_id != expected_id:
-            out.error(line, col, "MK008", f"id `{atom_id}` does not match the file name; "
-                      f"rename the file to `{atom_id}.md` or set `id: {expected_id}`")
+            out.error(
+                line,
+                col,
+                "MK008",
+                f"id `{atom_id}` does not match the file name; "
+                f"rename the file to `{atom_id}.md` or set `id: {expected_id}`",
+            )
 
     atom_type = values.get("type", "")
     if "type" in values and atom_type not in TYPES:
@@ -298,8 +343,12 @@ def _parse_text(relpath: str, text: str, config: Config, out: _Collector) -> Ato
     confidence = CONFIDENCE_ALIASES.get(values.get("confidence", ""), values.get("confidence", ""))
     if "confidence" in values and confidence not in CONFIDENCES:
         line, col = at("confidence")
-        out.error(line, col, "MK006", f"confidence `{confidence}` is not one of: "
-                  f"{', '.join(CONFIDENCES)} (or 臨 / 觀 / 固)")
+        out.error(
+            line,
+            col,
+            "MK006",
+            f"confidence `{confidence}` is not one of: {', '.join(CONFIDENCES)} (or 臨 / 觀 / 固)",
+        )
     status = values.get("status", "active")
     if status not in STATUSES:
         line, col = at("status")
@@ -307,27 +356,51 @@ def _parse_text(relpath: str, text: str, config: Config, out: _Collector) -> Ato
     for key in ("created", "updated", "expires"):
         if key in values and not _is_date(values[key]):
             line, col = at(key)
-            out.error(line, col, "MK017", f"`{key}` must be a date written YYYY-MM-DD, "
-                      f"got `{values[key]}`")
+            out.error(
+                line,
+                col,
+                "MK017",
+                f"`{key}` must be a date written YYYY-MM-DD, got `{values[key]}`",
+            )
 
     place = scope_from_path(relpath)
     scope, pending = place if place is not None else ("", False)
     if place is None:
-        out.error(1, 1, "MK012", "this file is not in a scope folder (shared/, roles/<role>/, "
-                  "personal/<user>/, episodic/, archive/)")
+        out.error(
+            1,
+            1,
+            "MK012",
+            "this file is not in a scope folder (shared/, roles/<role>/, "
+            "personal/<user>/, episodic/, archive/)",
+        )
     elif "scope" in values and values["scope"] != scope:
         line, col = at("scope")
-        out.error(line, col, "MK012", f"`scope: {values['scope']}` disagrees with the folder, "
-                  f"which gives `{scope}`; move the file or fix the key")
+        out.error(
+            line,
+            col,
+            "MK012",
+            f"`scope: {values['scope']}` disagrees with the folder, "
+            f"which gives `{scope}`; move the file or fix the key",
+        )
 
     body = split.body
     if not body.strip():
-        out.error(split.body_line, 1, "MK015", "empty body: write what the atom says below the "
-                  "frontmatter, starting with a `# Title` line")
+        out.error(
+            split.body_line,
+            1,
+            "MK015",
+            "empty body: write what the atom says below the "
+            "frontmatter, starting with a `# Title` line",
+        )
     total_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     if total_lines > config.atom_lines:
-        out.error(config.atom_lines + 1, 1, "MK013", f"atom has {total_lines} lines, more than "
-                  f"the limit of {config.atom_lines} (limits.atom_lines); split it")
+        out.error(
+            config.atom_lines + 1,
+            1,
+            "MK013",
+            f"atom has {total_lines} lines, more than "
+            f"the limit of {config.atom_lines} (limits.atom_lines); split it",
+        )
 
     from memkit.markdown import parse_sections  # noqa: PLC0415
 
@@ -423,8 +496,8 @@ def write_atomic(path: Path, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
+            Path(tmp).chmod(path.stat().st_mode & 0o777)
+        Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

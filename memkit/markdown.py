@@ -95,7 +95,8 @@ def parse_sections(body: str, first_line: int) -> tuple[Section, ...]:
     import mistune  # noqa: PLC0415  (kept off the Claude Code hot path)
 
     tokens = mistune.create_markdown(renderer=None)(body)
-    assert isinstance(tokens, list)
+    if not isinstance(tokens, list):  # renderer=None always gives the AST list
+        return ()
     lines = body.split("\n")
     marks = _scan(lines)
     cursor = 0

@@ -9,8 +9,15 @@ import pytest
 
 REAL_HOME = Path(os.environ.get("HOME", "~")).expanduser()
 # Places memkit, git, pre-commit or Claude Code could write to in a user's home.
-GUARDED = (".claude", ".claude.json", ".memkit", ".config/memkit", ".gitconfig",
-           ".cache/pre-commit", ".cache/memkit")
+GUARDED = (
+    ".claude",
+    ".claude.json",
+    ".memkit",
+    ".config/memkit",
+    ".gitconfig",
+    ".cache/pre-commit",
+    ".cache/memkit",
+)
 
 
 def _snapshot() -> dict[str, float | None]:

@@ -13,9 +13,18 @@ def test_init_makes_a_memory_repository(tmp_path: Path) -> None:
     repo = tmp_path / "team-memory"
     result = memkit("init", str(repo), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    for name in ("memkit.yaml", "MEMORY.md", ".gitignore", ".pre-commit-config.yaml",
-                 "shared/_roles.md", "shared/_pending", "roles", "personal", "episodic",
-                 "archive"):
+    for name in (
+        "memkit.yaml",
+        "MEMORY.md",
+        ".gitignore",
+        ".pre-commit-config.yaml",
+        "shared/_roles.md",
+        "shared/_pending",
+        "roles",
+        "personal",
+        "episodic",
+        "archive",
+    ):
         assert (repo / name).exists(), name
     assert ".memkit/" in (repo / ".gitignore").read_text(encoding="utf-8")
     assert "alice@example.com" in (repo / "shared/_roles.md").read_text(encoding="utf-8")
@@ -83,8 +92,11 @@ def test_good_atom_commits_through_pre_commit(repo: Path) -> None:
 
 
 def test_bad_atom_is_refused_with_codes(repo: Path) -> None:
-    write_atom(repo, "shared/ws-heartbeat.md",
-               atom_text("ws-heartbeat-interval", extra="related: [nope]\n"))
+    write_atom(
+        repo,
+        "shared/ws-heartbeat.md",
+        atom_text("ws-heartbeat-interval", extra="related: [nope]\n"),
+    )
     rc, out = commit(repo)
     assert rc == 1
     assert "shared/ws-heartbeat.md:2:1: MK008 id `ws-heartbeat-interval` does not match" in out

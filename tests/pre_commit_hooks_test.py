@@ -27,7 +27,10 @@ def manifest() -> dict[str, dict[str, object]]:
 def test_manifest_is_valid_for_pre_commit() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", "validate-manifest", ".pre-commit-hooks.yaml"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -46,7 +49,10 @@ def test_template_config_matches_the_manifest() -> None:
     config = load(ROOT / "memkit/memory_template/pre-commit-config.yaml")
     assert isinstance(config, dict)
     assert config["default_install_hook_types"] == [
-        "pre-commit", "post-checkout", "post-merge", "post-rewrite"
+        "pre-commit",
+        "post-checkout",
+        "post-merge",
+        "post-rewrite",
     ]
     local = {hook["id"]: hook for hook in config["repos"][0]["hooks"]}
     hooks = manifest()
@@ -71,9 +77,20 @@ def test_try_repo_runs_memkit_from_this_repository(tmp_path: Path) -> None:
 
     def try_repo(*files: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "memkit-validate",
-             "--files", *files],
-            cwd=repo, capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pre_commit",
+                "try-repo",
+                str(ROOT),
+                "memkit-validate",
+                "--files",
+                *files,
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
         )
 
     good = try_repo("shared/good.md")

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -31,39 +30,86 @@ BAD_INPUTS: list[tuple[str, str, bytes, set[str]]] = [
     ("frontmatter only", "shared/a.md", FM_ONLY.encode(), {"MK015"}),
     ("yaml syntax error", "shared/a.md", b"---\nid: [a\n---\nbody\n", {"MK003"}),
     ("tabs in yaml", "shared/a.md", b"---\nid: a\ntriggers:\n\t- x\n---\nbody\n", {"MK003"}),
-    ("duplicate keys", "shared/a.md", GOOD.replace("id: good-atom\n", "id: a\nid: a\n").encode(),
-     {"MK003"}),
+    (
+        "duplicate keys",
+        "shared/a.md",
+        GOOD.replace("id: good-atom\n", "id: a\nid: a\n").encode(),
+        {"MK003"},
+    ),
     ("yaml list, not mapping", "shared/a.md", b"---\n- a\n- b\n---\nbody\n", {"MK004"}),
     ("missing keys", "shared/a.md", b"---\nid: a\n---\n# A\n\ntext\n", {"MK005"}),
-    ("bad type", "shared/good-atom.md", GOOD.replace("type: fact", "type: rumour").encode(),
-     {"MK006"}),
-    ("bad confidence", "shared/good-atom.md",
-     GOOD.replace("confidence: observed", "confidence: sure").encode(), {"MK006"}),
-    ("bad status", "shared/good-atom.md",
-     GOOD.replace("created:", "status: dead\ncreated:").encode(), {"MK006"}),
-    ("id not kebab-case", "shared/Good_Atom.md", GOOD.replace("good-atom", "Good_Atom").encode(),
-     {"MK007"}),
+    (
+        "bad type",
+        "shared/good-atom.md",
+        GOOD.replace("type: fact", "type: rumour").encode(),
+        {"MK006"},
+    ),
+    (
+        "bad confidence",
+        "shared/good-atom.md",
+        GOOD.replace("confidence: observed", "confidence: sure").encode(),
+        {"MK006"},
+    ),
+    (
+        "bad status",
+        "shared/good-atom.md",
+        GOOD.replace("created:", "status: dead\ncreated:").encode(),
+        {"MK006"},
+    ),
+    (
+        "id not kebab-case",
+        "shared/Good_Atom.md",
+        GOOD.replace("good-atom", "Good_Atom").encode(),
+        {"MK007"},
+    ),
     ("id is not the file name", "shared/other.md", GOOD.encode(), {"MK008"}),
-    ("scope key disagrees", "shared/good-atom.md",
-     GOOD.replace("created:", "scope: role:art\ncreated:").encode(), {"MK012"}),
+    (
+        "scope key disagrees",
+        "shared/good-atom.md",
+        GOOD.replace("created:", "scope: role:art\ncreated:").encode(),
+        {"MK012"},
+    ),
     ("empty body", "shared/good-atom.md", (GOOD.split("# ")[0] + "\n\n   \n").encode(), {"MK015"}),
-    ("unknown key is a warning", "shared/good-atom.md",
-     GOOD.replace("created:", "colour: blue\ncreated:").encode(), {"MK016"}),
-    ("triggers not a list", "shared/good-atom.md",
-     GOOD.replace("created:", "triggers: {a: 1}\ncreated:").encode(), {"MK017"}),
-    ("not a date", "shared/good-atom.md", GOOD.replace("2026-02-08", "last week").encode(),
-     {"MK017"}),
-    ("impossible date", "shared/good-atom.md", GOOD.replace("2026-02-08", "2026-13-45").encode(),
-     {"MK017"}),
+    (
+        "unknown key is a warning",
+        "shared/good-atom.md",
+        GOOD.replace("created:", "colour: blue\ncreated:").encode(),
+        {"MK016"},
+    ),
+    (
+        "triggers not a list",
+        "shared/good-atom.md",
+        GOOD.replace("created:", "triggers: {a: 1}\ncreated:").encode(),
+        {"MK017"},
+    ),
+    (
+        "not a date",
+        "shared/good-atom.md",
+        GOOD.replace("2026-02-08", "last week").encode(),
+        {"MK017"},
+    ),
+    (
+        "impossible date",
+        "shared/good-atom.md",
+        GOOD.replace("2026-02-08", "2026-13-45").encode(),
+        {"MK017"},
+    ),
     ("5 MB file", "shared/good-atom.md", GOOD.encode() + b"x" * (5 * 1024 * 1024), {"MK018"}),
-    ("invalid UTF-8", "shared/good-atom.md", GOOD.encode() + b"\n\xff\xfe bad bytes\n",
-     {"MK001"}),
+    ("invalid UTF-8", "shared/good-atom.md", GOOD.encode() + b"\n\xff\xfe bad bytes\n", {"MK001"}),
     ("binary content", "shared/good-atom.md", b"\x89PNG\r\n\x1a\n\0\0\0", {"MK001"}),
-    ("yaml bomb (aliases)", "shared/a.md",
-     b"---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-     b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n---\nbody\n", {"MK020"}),
-    ("deeply nested yaml", "shared/a.md", b"---\nid: " + b"[" * 5000 + b"]" * 5000 + b"\n---\nb\n",
-     {"MK020"}),
+    (
+        "yaml bomb (aliases)",
+        "shared/a.md",
+        b"---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n---\nbody\n",
+        {"MK020"},
+    ),
+    (
+        "deeply nested yaml",
+        "shared/a.md",
+        b"---\nid: " + b"[" * 5000 + b"]" * 5000 + b"\n---\nb\n",
+        {"MK020"},
+    ),
     ("too many lines", "shared/good-atom.md", (GOOD + "- more\n" * 300).encode(), {"MK013"}),
 ]
 
@@ -91,14 +137,15 @@ def test_bad_input_gets_its_code_and_no_traceback(
         assert file == relpath
         assert int(line_no) >= 1
         assert int(col) >= 1
-        assert message[:5] in {code for code in found} or message.startswith("MK")
+        assert message[:5] in found
 
 
-def test_symlink_pointing_outside_the_repo(repo: Path, tmp_path_factory: pytest.TempPathFactory
-                                           ) -> None:
+def test_symlink_pointing_outside_the_repo(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     outside = tmp_path_factory.mktemp("outside") / "secret.md"
     outside.write_text(GOOD, encoding="utf-8")
-    os.symlink(outside, repo / "shared" / "good-atom.md")
+    (repo / "shared" / "good-atom.md").symlink_to(outside)
     assert codes(repo) == ["MK019"]
 
 
@@ -167,7 +214,9 @@ def test_three_step_cycle_written_partly_as_superseded_by(repo: Path) -> None:
 
 def test_a_plain_supersede_chain_is_fine(repo: Path) -> None:
     write_atom(repo, "shared/v3.md", atom_text("v3", extra="supersedes: [v2]\n"))
-    write_atom(repo, "shared/v2.md", atom_text("v2", extra="supersedes: [v1]\nstatus: superseded\n"))
+    write_atom(
+        repo, "shared/v2.md", atom_text("v2", extra="supersedes: [v1]\nstatus: superseded\n")
+    )
     write_atom(repo, "shared/v1.md", atom_text("v1", extra="status: superseded\n"))
     assert codes(repo) == []
 

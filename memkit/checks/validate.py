@@ -67,23 +67,48 @@ def _check_atom(repo: _Repo, relpath: str) -> list[Finding]:
         return findings
     others = [p for p in repo.by_id.get(atom.id, []) if p != relpath]
     if others:
-        findings.append(Finding(relpath, atom.line_of("id"), 1, "MK009",
-                                f"id `{atom.id}` is also used by {', '.join(others)}; "
-                                "ids must be unique across the repository"))
+        findings.append(
+            Finding(
+                relpath,
+                atom.line_of("id"),
+                1,
+                "MK009",
+                f"id `{atom.id}` is also used by {', '.join(others)}; "
+                "ids must be unique across the repository",
+            )
+        )
     for key in REFERENCE_KEYS:
         for ref in getattr(atom, key):
             if ref == atom.id:
-                findings.append(Finding(relpath, atom.line_of(key), 1, "MK010",
-                                        f"`{key}` names this atom itself"))
+                findings.append(
+                    Finding(
+                        relpath, atom.line_of(key), 1, "MK010", f"`{key}` names this atom itself"
+                    )
+                )
             elif ref not in repo.by_id:
-                findings.append(Finding(relpath, atom.line_of(key), 1, "MK010",
-                                        f"`{key}` names `{ref}`, which is not an atom in this "
-                                        "repository; fix the id or remove it"))
+                findings.append(
+                    Finding(
+                        relpath,
+                        atom.line_of(key),
+                        1,
+                        "MK010",
+                        f"`{key}` names `{ref}`, which is not an atom in this "
+                        "repository; fix the id or remove it",
+                    )
+                )
     cycle = _supersede_cycle(repo, atom)
     if cycle:
-        findings.append(Finding(relpath, atom.line_of("supersedes"), 1, "MK011",
-                                "supersede cycle: " + " -> ".join(cycle)
-                                + "; an atom cannot (indirectly) supersede itself"))
+        findings.append(
+            Finding(
+                relpath,
+                atom.line_of("supersedes"),
+                1,
+                "MK011",
+                "supersede cycle: "
+                + " -> ".join(cycle)
+                + "; an atom cannot (indirectly) supersede itself",
+            )
+        )
     if parsed.ok:
         text = (repo.root / relpath).read_text(encoding="utf-8", errors="replace")
         findings.extend(run_content_checks(atom, text, repo.config))
@@ -134,10 +159,17 @@ def _check_memory_index(root: Path, config: Config) -> list[Finding]:
     count = len(path.read_text(encoding="utf-8", errors="replace").splitlines())
     if count <= config.memory_md_lines:
         return []
-    return [Finding(MEMORY_INDEX, config.memory_md_lines + 1, 1, "MK014",
-                    f"MEMORY.md has {count} lines, more than the limit of "
-                    f"{config.memory_md_lines} (limits.memory_md_lines); it is injected into "
-                    "every session, keep it short")]
+    return [
+        Finding(
+            MEMORY_INDEX,
+            config.memory_md_lines + 1,
+            1,
+            "MK014",
+            f"MEMORY.md has {count} lines, more than the limit of "
+            f"{config.memory_md_lines} (limits.memory_md_lines); it is injected into "
+            "every session, keep it short",
+        )
+    ]
 
 
 def report(findings: Sequence[Finding]) -> int:

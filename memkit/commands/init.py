@@ -68,8 +68,9 @@ def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bo
     if path.is_dir():
         clashes = [p.name for p in path.iterdir() if p.name != ".git" and _template_has(p.name)]
         if clashes:
-            raise UsageError(f"{path} already has {', '.join(sorted(clashes))}; "
-                             "choose an empty folder")
+            raise UsageError(
+                f"{path} already has {', '.join(sorted(clashes))}; choose an empty folder"
+            )
     path.mkdir(parents=True, exist_ok=True)
     top = git_toplevel(path)
     if top is None:
@@ -78,23 +79,28 @@ def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bo
     user, email = _git_identity(path)
     _copy_template(path, {"{user}": user or "your-name", "{email}": email or "you@example.com"})
     if top.resolve() != path.resolve():
-        log.warning("%s is inside the git repository %s: add memkit's hooks to that "
-                    "repository's .pre-commit-config.yaml yourself", path, top)
+        log.warning(
+            "%s is inside the git repository %s: add memkit's hooks to that "
+            "repository's .pre-commit-config.yaml yourself",
+            path,
+            top,
+        )
         return False
     if install_hooks:
         _install_hooks(path)
     if commit and email:
         _git(path, "add", "-A")
-        _git(path, "commit", "--quiet", "-m", "memkit init: new memory repository",
-             env=_hook_env())
+        _git(path, "commit", "--quiet", "-m", "memkit init: new memory repository", env=_hook_env())
         return True
     return False
 
 
 def join(path: Path, *, install_hooks: bool = True) -> None:
     if not (path / CONFIG_NAME).is_file():
-        raise UsageError(f"{path} has no {CONFIG_NAME}: not a memory repository "
-                         "(use `memkit init PATH` to make one)")
+        raise UsageError(
+            f"{path} has no {CONFIG_NAME}: not a memory repository "
+            "(use `memkit init PATH` to make one)"
+        )
     if git_toplevel(path) is None:
         raise MemkitError(f"{path} is not a git repository")
     if install_hooks:
@@ -154,15 +160,17 @@ def _hook_env() -> dict[str, str]:
 
 def _git_identity(path: Path) -> tuple[str, str]:
     def get(key: str) -> str:
-        out = subprocess.run(["git", "config", key], cwd=path, capture_output=True, text=True,
-                             check=False)
+        out = subprocess.run(
+            ["git", "config", key], cwd=path, capture_output=True, text=True, check=False
+        )
         return out.stdout.strip()
 
     return get("user.name"), get("user.email")
 
 
 def _git(path: Path, *args: str, env: dict[str, str] | None = None) -> None:
-    result = subprocess.run(["git", *args], cwd=path, capture_output=True, text=True,
-                            check=False, env=env)
+    result = subprocess.run(
+        ["git", *args], cwd=path, capture_output=True, text=True, check=False, env=env
+    )
     if result.returncode != 0:
         raise MemkitError(f"git {args[0]} failed: {(result.stdout + result.stderr).strip()}")
