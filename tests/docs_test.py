@@ -18,7 +18,7 @@ def codes_in_source() -> set[str]:
 
 
 def test_every_check_code_is_documented_with_an_example() -> None:
-    doc = (ROOT / "docs/memory-format.md").read_text(encoding="utf-8")
+    doc = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
     sections = dict(
         re.findall(r"^### (MK\d{3}) — .*?\n(.*?)(?=^### |^## |\Z)", doc, flags=re.M | re.S)
     )

@@ -17,6 +17,20 @@ ContentCheck = Callable[[Atom, str, Config], Iterable[Finding]]
 """(parsed atom, the file's full text, config) -> findings."""
 
 CONTENT_CHECKS: list[ContentCheck] = []
+_loaded = False
+
+
+def _load_builtin() -> None:
+    """The write gate's checks, imported on first use to keep `memkit.checks` light."""
+    global _loaded  # noqa: PLW0603  (one-time registration)
+    if _loaded:
+        return
+    _loaded = True
+    from memkit.gate.injection import injection_findings  # noqa: PLC0415
+    from memkit.gate.secrets import secret_findings  # noqa: PLC0415
+
+    register(secret_findings)
+    register(injection_findings)
 
 
 def register(check: ContentCheck) -> ContentCheck:
@@ -25,6 +39,7 @@ def register(check: ContentCheck) -> ContentCheck:
 
 
 def run_content_checks(atom: Atom, text: str, config: Config) -> list[Finding]:
+    _load_builtin()
     findings: list[Finding] = []
     for check in CONTENT_CHECKS:
         findings.extend(check(atom, text, config))

@@ -1,0 +1,368 @@
+"""The quality score of an atom (DESIGN.md §5): a pure function of its text and type.
+
+Seven rules add weights; the total decides pass / warn / fail. Each rule works for English and
+for Chinese/Japanese text. Weights and thresholds come from `memkit.yaml` (`gate:`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from memkit.gate.text import plain_text
+
+DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType(
+    {
+        "length_20": 0.15,
+        "length_50": 0.10,
+        "tech_terms": 0.15,
+        "explicit_intent": 0.35,
+        "concrete_value": 0.15,
+        "non_transient": 0.10,
+        "actionable": 0.15,
+    }
+)
+
+# How to earn each rule: shown to the writer when it did not fire.
+HINTS: Mapping[str, str] = MappingProxyType(
+    {
+        "length_20": "write at least 20 characters",
+        "length_50": "write at least 50 characters",
+        "tech_terms": "name the technical things involved (API, schema, 設定, …)",
+        "explicit_intent": "say it is a rule: always / never / remember / 記住 / 以後一律 / 必須",
+        "concrete_value": "give a concrete value: a version, path, number with unit or config key",
+        "non_transient": "avoid transient wording (for now, this time, retry, 暫時)",
+        "actionable": "say what to do: need X, if Y then Z, use A instead of B, X → Y",
+    }
+)
+
+_TECH_WORDS = (
+    "api",
+    "sdk",
+    "cli",
+    "git",
+    "branch",
+    "commit",
+    "merge",
+    "rebase",
+    "schema",
+    "database",
+    "sql",
+    "query",
+    "index",
+    "vector",
+    "embedding",
+    "cache",
+    "config",
+    "yaml",
+    "json",
+    "toml",
+    "http",
+    "https",
+    "rest",
+    "grpc",
+    "websocket",
+    "socket",
+    "tcp",
+    "udp",
+    "dns",
+    "tls",
+    "ssl",
+    "endpoint",
+    "server",
+    "client",
+    "proxy",
+    "docker",
+    "kubernetes",
+    "k8s",
+    "container",
+    "ci",
+    "pipeline",
+    "deploy",
+    "build",
+    "test",
+    "pytest",
+    "lint",
+    "compiler",
+    "runtime",
+    "thread",
+    "async",
+    "mutex",
+    "lock",
+    "queue",
+    "kafka",
+    "redis",
+    "postgres",
+    "mysql",
+    "sqlite",
+    "orm",
+    "migration",
+    "regex",
+    "token",
+    "oauth",
+    "jwt",
+    "auth",
+    "python",
+    "node",
+    "npm",
+    "pip",
+    "typescript",
+    "javascript",
+    "rust",
+    "java",
+    "golang",
+    "shader",
+    "texture",
+    "render",
+    "frontend",
+    "backend",
+    "framework",
+    "library",
+    "package",
+    "dependency",
+    "module",
+    "function",
+    "method",
+    "class",
+    "interface",
+    "heartbeat",
+    "latency",
+    "timeout",
+    "memory",
+    "cpu",
+    "gpu",
+    "load balancer",
+    "balancer",
+    "hook",
+    "webhook",
+    "env",
+    "variable",
+    "port",
+    "log",
+    "bucket",
+)
+_TECH_CJK = (
+    "架構",
+    "架构",
+    "設定",
+    "设定",
+    "配置",
+    "資料庫",
+    "数据库",
+    "資料表",
+    "数据表",
+    "介面",
+    "接口",
+    "部署",
+    "快取",
+    "缓存",
+    "索引",
+    "執行緒",
+    "线程",
+    "測試",
+    "测试",
+    "分支",
+    "提交",
+    "版本",
+    "函式",
+    "函数",
+    "參數",
+    "参数",
+    "伺服器",
+    "服务器",
+    "框架",
+    "模組",
+    "模块",
+    "環境變數",
+    "环境变量",
+    "端口",
+    "連線",
+    "连接",
+    "心跳",
+    "負載平衡",
+    "负载均衡",
+    "編譯",
+    "编译",
+    "記憶體",
+    "内存",
+    "日誌",
+    "日志",
+    "憑證",
+    "证书",
+    "設定檔",
+    "配置文件",
+    "依賴",
+    "依赖",
+    "向量",
+    "查詢",
+    "查询",
+    "構建",
+    "构建",
+    "渲染",
+    "着色器",
+    "貼圖",
+    "贴图",
+    "サーバー",
+    "データベース",
+    "設定ファイル",
+    "テスト",
+    "ブランチ",
+    "デプロイ",
+    "キャッシュ",
+    "インデックス",
+    "ライブラリ",
+    "関数",
+)
+_TECH_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in _TECH_WORDS) + r")s?\b", re.I)
+# Identifiers read as technical terms too: snake_case, dotted.names, CamelCase, `code`.
+_IDENT_RE = re.compile(
+    r"`[^`\n]+`|\b[a-z]+_[a-z0-9_]+\b|\b[a-zA-Z]+\.[a-zA-Z][\w.]*\b|\b[A-Z][a-z]+[A-Z]\w+\b"
+)
+
+_INTENT_RE = re.compile(
+    r"\b(?:remember|always|never|must|from now on|going forward|as a rule|important|do not ever)\b"
+    r"|記住|记住|記得|记得|這是固定規則|这是固定规则|固定規則|固定规则|以後一律|以后一律|一律|永遠|永远"
+    r"|務必|务必|必須|必须|不要|禁止|不准|不得|絕對|绝对|切記|切记|覚えて|必ず|常に|絶対|禁止"
+    r"|してはいけない|しないこと",
+    re.I,
+)
+_CONCRETE_RE = re.compile(
+    r"\bv?\d+\.\d+(?:\.\d+)*\b"  # versions
+    r"|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.*-]+)+|\b[\w-]+/[\w.-]+\.\w{1,5}\b|\b\w+\.(?:py|ts|js|go|rs|"
+    r"java|yaml|yml|json|toml|md|sh|sql|cfg|ini|conf)\b"  # paths and files
+    r"|\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|min|minutes?|h|hours?|days?|kb|mb|gb|tb|%|px|"
+    r"rpm|qps|rps|毫秒|秒|分鐘|分钟|小時|小时|天|次|個|个|倍|件|行)(?![a-z])"  # numbers + unit
+    r"|\b[\w-]+\.[\w.-]+\s*[:=]|\b[A-Z][A-Z0-9_]{2,}=\S+|--[a-z][\w-]+|:\d{2,5}\b"  # config
+    r"|`[^`\n]+`",
+    re.I,
+)
+_TRANSIENT_RE = re.compile(
+    r"\b(?:temporar(?:y|ily)|for now|right now|this time|today|tonight|wip|retry|retries|"
+    r"timeout|flaky|for the moment|just once|hotfix for today)\b"
+    r"|暫時|暂时|臨時|临时|這次|这次|今天|先這樣|先这样|目前先|一時的|今回|とりあえず|今日",
+    re.I,
+)
+_ACTION_RE = re.compile(
+    r"\b(?:need(?:s)? to|needs?|should|must|use|don't|do not|avoid|prefer|instead of|make sure|"
+    r"ensure|set|run|call|add|remove|switch to|if\b.{1,80}\bthen|when\b.{1,80},|otherwise|"
+    r"before|after)\b"
+    r"|→|->|=>|⇒|⟶"
+    r"|需要|應該|应该|請|请|如果.{0,40}(?:就|則|则|要|請|请)|若.{0,40}(?:則|则|就)|改用|改成|避免|"
+    r"先.{0,20}再|確保|确保|要用|不要|必須|必须|務必|务必|してください|すること|使う|場合は|べき",
+    re.I,
+)
+_PITFALL_RE = re.compile(
+    r"\b(?:pitfall|gotcha|footgun|trap)s?\b|陷阱|踩坑|坑|落とし穴|ハマり", re.I
+)
+
+
+@dataclass(frozen=True)
+class RuleHit:
+    rule: str
+    weight: float
+    evidence: str
+
+
+@dataclass(frozen=True)
+class GateScore:
+    score: float
+    verdict: str  # "pass" | "warn" | "fail"
+    hits: tuple[RuleHit, ...]
+    missed: tuple[str, ...]
+    fast_path: bool = False
+
+    def explain(self) -> str:
+        fired = ", ".join(
+            f"{h.rule} +{h.weight:.2f}" + (f" ({h.evidence})" if h.evidence else "")
+            for h in self.hits
+        )
+        text = f"quality {self.score:.2f} {self.verdict}"
+        if self.fast_path:
+            text += " (pitfall fast path)"
+        text += f"; fired: {fired or 'nothing'}"
+        if self.missed and self.verdict != "pass":
+            text += "; to improve: " + "; ".join(HINTS[m] for m in self.missed if m in HINTS)
+        return text
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    weights: Mapping[str, float] = field(default_factory=lambda: DEFAULT_WEIGHTS)
+    pass_at: float = 0.5
+    warn_at: float = 0.3
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any]) -> GateSettings:
+        weights = dict(DEFAULT_WEIGHTS)
+        raw = section.get("weights") or {}
+        if isinstance(raw, Mapping):
+            for key, value in raw.items():
+                if key in weights and isinstance(value, (int, float)):
+                    weights[key] = float(value)
+        pass_at = section.get("pass", 0.5)
+        warn_at = section.get("warn", 0.3)
+        return cls(
+            weights=MappingProxyType(weights),
+            pass_at=float(pass_at) if isinstance(pass_at, (int, float)) else 0.5,
+            warn_at=float(warn_at) if isinstance(warn_at, (int, float)) else 0.3,
+        )
+
+
+def _first(pattern: re.Pattern[str], text: str) -> str:
+    m = pattern.search(text)
+    return m.group(0).strip()[:40] if m else ""
+
+
+def _tech_terms(text: str) -> set[str]:
+    terms = {m.group(0).lower() for m in _TECH_RE.finditer(text)}
+    terms |= {m.group(0).strip("`").lower() for m in _IDENT_RE.finditer(text)}
+    terms |= {w for w in _TECH_CJK if w in text}
+    return terms
+
+
+def score_text(
+    text: str, *, atom_type: str = "", settings: GateSettings | None = None
+) -> GateScore:
+    settings = settings or GateSettings()
+    w = settings.weights
+    hits: list[RuleHit] = []
+    missed: list[str] = []
+
+    def rule(name: str, fired: bool, evidence: str = "") -> None:
+        (hits.append(RuleHit(name, w[name], evidence)) if fired else missed.append(name))
+
+    length = len(text)
+    rule("length_20", length >= 20, f"{length} chars")
+    rule("length_50", length >= 50)
+    terms = sorted(_tech_terms(text))
+    rule("tech_terms", len(terms) >= 2, ", ".join(terms[:3]))
+    rule("explicit_intent", bool(_INTENT_RE.search(text)), _first(_INTENT_RE, text))
+    rule("concrete_value", bool(_CONCRETE_RE.search(text)), _first(_CONCRETE_RE, text))
+    transient = _first(_TRANSIENT_RE, text)
+    rule("non_transient", not transient)
+    rule("actionable", bool(_ACTION_RE.search(text)), _first(_ACTION_RE, text))
+    total = round(sum(h.weight for h in hits), 4)
+    if total >= settings.pass_at:
+        verdict = "pass"
+    elif total >= settings.warn_at:
+        verdict = "warn"
+    else:
+        verdict = "fail"
+    # Failure modes are the most valuable memory and often terse: pitfalls are kept.
+    fast = (
+        verdict != "pass"
+        and length > 0
+        and (atom_type == "pitfall" or _PITFALL_RE.search(text) is not None)
+    )
+    if fast:
+        verdict = "pass"
+    return GateScore(total, verdict, tuple(hits), tuple(missed), fast)
+
+
+def score_atom(
+    title: str, body: str, atom_type: str, settings: GateSettings | None = None
+) -> GateScore:
+    return score_text(plain_text(title, body), atom_type=atom_type, settings=settings)

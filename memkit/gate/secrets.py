@@ -1,0 +1,127 @@
+"""Secrets and `<private>` blocks: never allowed in a committed atom.
+
+Memory is replicated to every clone and injected into every teammate's agent, so a key that
+lands here leaks far. Findings name the kind and the line, and show the secret only redacted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from memkit.atom import Atom
+from memkit.config import Config
+from memkit.findings import Finding
+
+# (kind, pattern): provider formats first, they are the most certain.
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        ("AWS access key id", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"),
+        ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b"),
+        ("GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}\b"),
+        ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
+        ("Slack webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+        ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+        ("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+        ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+        ("Stripe key", r"\b(?:sk|rk)_live_[0-9a-zA-Z]{20,}\b"),
+        ("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}\b"),
+        ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    )
+)
+_CONNECTION = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@]+:([^\s/@]+)@[^\s/]+", re.I)
+_NEAR_WORD = re.compile(
+    r"(?:api[_-]?key|apikey|access[_-]?key|secret|token|passw(?:or)?d|pwd|credential|auth"
+    r"|密碼|密码|密鑰|密钥|金鑰|令牌|口令|パスワード|トークン)"
+    r"[\"']?\s*(?:[:=]|=>|是|為|为|は)\s*[\"']?([^\s\"',;]{12,})",
+    re.I,
+)
+_PLACEHOLDER = re.compile(
+    r"^(?:\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|\*+|x+|\.+|(?:your|my|the|some|example|dummy|changeme"
+    r"|placeholder|redacted|secret|password|token|xxx)[\w-]*|%\(?\w+\)?s?)$",
+    re.I,
+)
+_PRIVATE = re.compile(r"<private\b[^>]*>", re.I)
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    line: int
+    col: int
+    kind: str
+    redacted: str
+
+
+def _entropy(value: str) -> float:
+    counts = {c: value.count(c) for c in set(value)}
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def redact(secret: str) -> str:
+    return f"{secret[:4]}…({len(secret)} chars)" if len(secret) > 8 else "…"
+
+
+def find_secrets(text: str) -> Iterator[SecretHit]:
+    for number, line in enumerate(text.split("\n"), start=1):
+        taken: list[tuple[int, int]] = []
+
+        def free(start: int, end: int, taken: list[tuple[int, int]] = taken) -> bool:
+            return all(end <= a or start >= b for a, b in taken)
+
+        for kind, pattern in _PATTERNS:
+            for m in pattern.finditer(line):
+                if free(m.start(), m.end()):
+                    taken.append((m.start(), m.end()))
+                    yield SecretHit(number, m.start() + 1, kind, redact(m.group(0)))
+        for m in _CONNECTION.finditer(line):
+            password = m.group(1)
+            if free(m.start(), m.end()) and not _PLACEHOLDER.match(password):
+                taken.append((m.start(), m.end()))
+                yield SecretHit(
+                    number, m.start(1) + 1, "password in a connection string", redact(password)
+                )
+        for m in _NEAR_WORD.finditer(line):
+            value = m.group(1)
+            if (
+                free(m.start(1), m.end(1))
+                and not _PLACEHOLDER.match(value)
+                and _entropy(value) >= 3.3
+                and re.search(r"\d", value)
+                and re.search(r"[A-Za-z]", value)
+            ):
+                taken.append((m.start(1), m.end(1)))
+                yield SecretHit(
+                    number,
+                    m.start(1) + 1,
+                    "high-entropy value next to a secret word",
+                    redact(value),
+                )
+
+
+def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
+    del config
+    for hit in find_secrets(text):
+        yield Finding(
+            atom.path,
+            hit.line,
+            hit.col,
+            "MK110",
+            f"possible secret ({hit.kind}: {hit.redacted}); remove it and rotate it "
+            "if it was real: memory is copied to every clone",
+        )
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = _PRIVATE.search(line)
+        if m:
+            yield Finding(
+                atom.path,
+                number,
+                m.start() + 1,
+                "MK111",
+                "<private> block in a committed atom; private notes belong in "
+                "personal/<you>/ (gitignored) or nowhere",
+            )
