@@ -35,6 +35,9 @@ KNOWN_KEYS = frozenset(
         "expires",
         "audience",
         "source",
+        "rejected_reason",
+        "reviewed_by",
+        "reviewed",
     )
 )
 

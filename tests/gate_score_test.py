@@ -11,22 +11,38 @@ from memkit.gate.secrets import find_secrets
 
 # rule -> [(text that fires it, text that does not)], English then Chinese.
 RULE_CASES: dict[str, list[tuple[str, str]]] = {
-    "length_20": [("The build cache lives in /tmp.", "ok"), ("構建快取放在臨時目錄底下的某個地方就好了喔", "好")],
+    "length_20": [
+        ("The build cache lives in /tmp.", "ok"),
+        ("構建快取放在臨時目錄底下的某個地方就好了喔", "好"),
+    ],
     "length_50": [
         ("Run the database migrations before deploying the service to staging.", "Short note."),
-        ("部署服務到預備環境之前必須先執行資料庫遷移,不然啟動時會因為缺少資料表而失敗,"
-         "並且會留下半套的結構,之後還得手動清理整個資料庫的狀態", "部署前先遷移。"),
+        (
+            "部署服務到預備環境之前必須先執行資料庫遷移,不然啟動時會因為缺少資料表而失敗,"
+            "並且會留下半套的結構,之後還得手動清理整個資料庫的狀態",
+            "部署前先遷移。",
+        ),
     ],
-    "tech_terms": [("The API schema is in git.", "The cat sat on the mat."),
-                   ("介面的參數寫在設定檔", "今天天氣很好")],
-    "explicit_intent": [("Always pin the Node version.", "Node is pinned."),
-                        ("記住:Node 版本要固定", "Node 版本有固定")],
-    "concrete_value": [("Pin Node to v20.11.1.", "Pin Node to a version."),
-                       ("快取保留 30 秒", "快取保留一陣子")],
-    "non_transient": [("Use pnpm for installs.", "Use pnpm for now."),
-                      ("安裝依賴用 pnpm", "暫時用 pnpm 安裝")],
-    "actionable": [("If the build fails then clear the cache.", "The build was green."),
-                   ("如果構建失敗就清除快取", "構建是綠的")],
+    "tech_terms": [
+        ("The API schema is in git.", "The cat sat on the mat."),
+        ("介面的參數寫在設定檔", "今天天氣很好"),
+    ],
+    "explicit_intent": [
+        ("Always pin the Node version.", "Node is pinned."),
+        ("記住:Node 版本要固定", "Node 版本有固定"),
+    ],
+    "concrete_value": [
+        ("Pin Node to v20.11.1.", "Pin Node to a version."),
+        ("快取保留 30 秒", "快取保留一陣子"),
+    ],
+    "non_transient": [
+        ("Use pnpm for installs.", "Use pnpm for now."),
+        ("安裝依賴用 pnpm", "暫時用 pnpm 安裝"),
+    ],
+    "actionable": [
+        ("If the build fails then clear the cache.", "The build was green."),
+        ("如果構建失敗就清除快取", "構建是綠的"),
+    ],
 }
 
 
@@ -50,8 +66,10 @@ def test_each_rule_in_english_and_chinese(rule: str, fires: str, does_not: str, 
         ("lol that meeting was fun today", "fail"),
         ("謝謝,今天先這樣", "fail"),
         ("The meeting went well and everyone was happy with the progress.", "warn"),
-        ("Always send a WebSocket ping every 30 s; the load balancer drops idle sockets at 60 s.",
-         "pass"),
+        (
+            "Always send a WebSocket ping every 30 s; the balancer drops idle sockets at 60 s.",
+            "pass",
+        ),
         ("記住:部署前必須先跑 migration,設定檔在 config/app.yaml。", "pass"),
         ("以後一律用 pnpm 安裝依賴,不要用 npm。", "pass"),
         ("デプロイの前に必ずテストを実行すること。", "pass"),
@@ -90,7 +108,10 @@ SECRETS = [
     ("Anthropic API key", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz"),
     ("Slack token", "xoxb-123456789012-abcdefghijkl"),
     ("private key block", "-----BEGIN RSA PRIVATE KEY-----"),
-    ("JSON Web Token", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w"),
+    (
+        "JSON Web Token",
+        "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w",
+    ),
     ("password in a connection string", "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db:5432/app"),
     ("high-entropy value next to a secret word", 'api_key = "q8Zr4Lx2Vn7Wp9Ks3Md6"'),
     ("high-entropy value next to a secret word", "資料庫密碼是 Zx9Qw3Er7Ty1Ui5O"),

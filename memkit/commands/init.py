@@ -15,6 +15,7 @@ from typing import Any
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError, UsageError
 from memkit.repo import git_toplevel
+from memkit.roles import slug
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,15 @@ def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bo
     if top is None:
         _git(path, "init", "--quiet")
         top = path
-    user, email = _git_identity(path)
-    _copy_template(path, {"{user}": user or "your-name", "{email}": email or "you@example.com"})
+    name, email = _git_identity(path)
+    user = slug(name) or slug(email.split("@", 1)[0]) or "your-name"
+    _copy_template(path, {"{user}": user, "{email}": email or "you@example.com"})
+    # The first member of the whitelist declares the role too: management needs both.
+    declaration = path / "personal" / user / "role.md"
+    declaration.parent.mkdir(parents=True, exist_ok=True)
+    declaration.write_text(
+        f"# Role declaration of {user}\n\nroles: [management]\n", encoding="utf-8"
+    )
     if top.resolve() != path.resolve():
         log.warning(
             "%s is inside the git repository %s: add memkit's hooks to that "
