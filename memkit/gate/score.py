@@ -220,6 +220,7 @@ _TECH_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in _TECH_WORDS) + r
 # Identifiers read as technical terms too: snake_case, dotted.names, CamelCase, `code`.
 _IDENT_RE = re.compile(
     r"`[^`\n]+`|\b[a-z]+_[a-z0-9_]+\b|\b[a-zA-Z]+\.[a-zA-Z][\w.]*\b|\b[A-Z][a-z]+[A-Z]\w+\b"
+    r"|\b[A-Z][A-Z0-9]{2,}\b"  # acronyms: API, CDN, ASTC
 )
 
 _INTENT_RE = re.compile(
@@ -234,7 +235,8 @@ _CONCRETE_RE = re.compile(
     r"|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.*-]+)+|\b[\w-]+/[\w.-]+\.\w{1,5}\b|\b\w+\.(?:py|ts|js|go|rs|"
     r"java|yaml|yml|json|toml|md|sh|sql|cfg|ini|conf)\b"  # paths and files
     r"|\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|min|minutes?|h|hours?|days?|kb|mb|gb|tb|%|px|"
-    r"rpm|qps|rps|毫秒|秒|分鐘|分钟|小時|小时|天|次|個|个|倍|件|行)(?![a-z])"  # numbers + unit
+    r"rpm|qps|rps|毫秒|秒|分鐘|分钟|小時|小时|天|次|個|个|倍|件|行|像素|位元|ピクセル|秒間)"
+    r"(?![a-z])"  # numbers with a unit
     r"|\b[\w-]+\.[\w.-]+\s*[:=]|\b[A-Z][A-Z0-9_]{2,}=\S+|--[a-z][\w-]+|:\d{2,5}\b"  # config
     r"|`[^`\n]+`",
     re.I,

@@ -1,0 +1,157 @@
+"""`memkit gate` / hook `memkit-gate`: is each new or changed atom worth keeping?
+
+Quality score (MK101 fail, MK102 warn) and duplicates of existing active atoms (MK103 fail,
+MK104 near: update that atom instead). Secrets, `<private>` blocks and prompt injection are
+content checks run by `memkit validate` on the same commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memkit.atom import Atom
+from memkit.atomfile import read_atom
+from memkit.checks.validate import resolve_targets
+from memkit.config import Config, load_config
+from memkit.errors import MemkitError, UsageError
+from memkit.findings import Finding, Severity
+from memkit.gate.duplicates import DuplicateSettings, Match, nearest
+from memkit.gate.score import GateScore, GateSettings, score_atom
+from memkit.repo import find_root, list_atom_files
+
+# Retired atoms are not gated: they are kept for history, not recalled.
+_UNGATED_SCOPES = ("archive",)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    atom: Atom
+    score: GateScore
+    matches: tuple[Match, ...]
+    findings: tuple[Finding, ...]
+
+
+def gate_atoms(
+    root: Path, atoms: Sequence[Atom], config: Config, *, existing: Sequence[Atom] | None = None
+) -> list[GateResult]:
+    """Score `atoms` and compare them with the repo's other active atoms."""
+    section = config.section("gate")
+    settings = GateSettings.from_config(section)
+    dup = DuplicateSettings.from_config(section)
+    if existing is None:
+        existing = _active_atoms(root, config)
+    matches = nearest(atoms, existing, root=root, model=config.embedding_model, floor=dup.near)
+    by_path = {a.path: a for a in existing}
+    results: list[GateResult] = []
+    for atom in atoms:
+        score = score_atom(atom.title, atom.body, atom.type, settings)
+        findings: list[Finding] = []
+        if score.verdict == "fail":
+            findings.append(Finding(atom.path, 1, 1, "MK101", score.explain()))
+        elif score.verdict == "warn":
+            findings.append(Finding(atom.path, 1, 1, "MK102", score.explain(), Severity.WARNING))
+        for match in matches.get(atom.path, []):
+            findings.extend(_match_findings(atom, match, dup, by_path.get(match.path)))
+        results.append(GateResult(atom, score, tuple(matches.get(atom.path, [])), tuple(findings)))
+    return results
+
+
+def _match_findings(
+    atom: Atom, match: Match, dup: DuplicateSettings, other: Atom | None
+) -> list[Finding]:
+    """What a close neighbour means: a copy, a near copy, or a changed value of it."""
+    if match.id in atom.supersedes or (other is not None and atom.id in other.superseded_by):
+        return []  # this atom replaces the other: closeness is expected
+    where = (atom.path, atom.line_of("id"), 1)
+    if other is not None:
+        from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415
+        from memkit.vectors import atom_text  # noqa: PLC0415
+
+        verdict = classify(atom_text(atom), atom_text(other), similarity=match.similarity)
+        if verdict.kind == CONTRADICTS:
+            # Same wording, different value: an update of the other atom, not a copy.
+            return [
+                Finding(
+                    *where,
+                    "MK105",
+                    f"changes what `{match.id}` ({match.path}) says ({verdict.reason}); "
+                    f"if this replaces it, add `supersedes: [{match.id}]`",
+                    Severity.WARNING,
+                )
+            ]
+    if match.similarity >= dup.duplicate:
+        return [
+            Finding(
+                *where,
+                "MK103",
+                f"duplicate of `{match.id}` ({match.path}, similarity "
+                f"{match.similarity:.3f}); edit that atom instead of adding this one",
+            )
+        ]
+    return [
+        Finding(
+            *where,
+            "MK104",
+            f"very close to `{match.id}` ({match.path}, similarity "
+            f"{match.similarity:.3f}); consider updating that atom, or add "
+            f"`related: [{match.id}]` if both are needed",
+            Severity.WARNING,
+        )
+    ]
+
+
+def _active_atoms(root: Path, config: Config) -> list[Atom]:
+    atoms: list[Atom] = []
+    for relpath in list_atom_files(root):
+        atom = read_atom(root, relpath, config).atom
+        if atom is not None and atom.is_active and atom.scope not in _UNGATED_SCOPES:
+            atoms.append(atom)
+    return atoms
+
+
+def run_gate(root: Path, files: Sequence[str] | None) -> int:
+    config = load_config(root)
+    targets = list_atom_files(root) if files is None else files
+    atoms: list[Atom] = []
+    for relpath in targets:
+        parsed = read_atom(root, relpath, config) if (root / relpath).is_file() else None
+        # Unparseable atoms are `memkit validate`'s to report; the gate scores what it can.
+        if (
+            parsed is not None
+            and parsed.atom is not None
+            and parsed.atom.scope not in ("", *_UNGATED_SCOPES)
+        ):
+            atoms.append(parsed.atom)
+    errors = 0
+    for result in gate_atoms(root, atoms, config):
+        if not result.findings:
+            print(f"{result.atom.path}: {result.score.explain()}")
+        for finding in result.findings:
+            print(finding.format())
+            errors += finding.is_error
+    return 1 if errors else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="memkit-gate", description=__doc__)
+    parser.add_argument("filenames", nargs="*", help="atom files (default: every atom)")
+    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    args = parser.parse_args(argv)
+    try:
+        root = find_root(args.repo)
+        files = resolve_targets(root, args.filenames) if args.filenames else None
+        return run_gate(root, files)
+    except UsageError as exc:
+        print(f"memkit-gate: error: {exc}", file=sys.stderr)
+        return 2
+    except MemkitError as exc:
+        print(f"memkit-gate: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,90 @@
+"""memkit audit: find incoming atoms that contradict or duplicate what is there."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from memkit.audit.run import audit, changed_paths, format_report, problems, save_report
+from memkit.config import load_config
+from memkit.errors import UsageError
+from memkit.repo import find_root
+
+log = logging.getLogger(__name__)
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "audit",
+        help="check incoming atoms for contradictions and duplicates",
+        description="Compare the atoms added or changed between two revisions (default "
+        "ORIG_HEAD..HEAD, i.e. what the last pull or merge brought in) with the other active "
+        "atoms, and report unresolved contradictions and duplicates. A pair is resolved when "
+        "one atom supersedes the other. Exit 1 when something is unresolved, unless --hook.",
+    )
+    parser.add_argument("--from", dest="from_ref", help="old revision (default ORIG_HEAD)")
+    parser.add_argument("--to", dest="to_ref", default="HEAD", help="new revision")
+    parser.add_argument("--all", action="store_true", help="audit every atom in the repo")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--hook", action="store_true", help="post-merge mode: report, never fail, never block"
+    )
+    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    parser.set_defaults(func=run)
+
+
+def _rev_exists(root: Path, rev: str) -> bool:
+    return (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", rev],
+            cwd=root,
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except Exception:
+        if not args.hook:
+            raise
+        # A post-merge hook must never make a pull look failed.
+        log.warning("memkit audit failed; the merge itself is fine", exc_info=True)
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    root = find_root(args.repo)
+    config = load_config(root)
+    refs: tuple[str, str] | None = None
+    if args.all:
+        paths: list[str] = []
+    else:
+        from_ref = args.from_ref or "ORIG_HEAD"
+        if not _rev_exists(root, from_ref) or not _rev_exists(root, args.to_ref):
+            if args.hook:
+                return 0
+            raise UsageError(f"unknown revision {from_ref!r} or {args.to_ref!r}")
+        refs = (from_ref, args.to_ref)
+        paths = changed_paths(root, *refs)
+    results = audit(root, paths, config, everything=args.all)
+    incoming = len({r.incoming_path for r in results}) if args.all else len(paths)
+    save_report(root, results, incoming, refs)
+    if args.json:
+        print(
+            json.dumps(
+                {"refs": refs, "incoming": incoming, "results": [asdict(r) for r in results]},
+                ensure_ascii=False,
+            )
+        )
+    elif problems(results) or not args.hook:
+        print(format_report(results, incoming))
+    return 0 if args.hook or not problems(results) else 1

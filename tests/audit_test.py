@@ -1,0 +1,159 @@
+"""The conflict audit: classifier cases, and a real `git pull` of a teammate's atom."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from memkit.audit.classify import CONTRADICTS, EXTENDS, classify
+from memkit.audit.judge import Judge
+from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Send a WebSocket heartbeat every 30 s.", "Send a WebSocket heartbeat every 90 s."),
+        ("Use PostgreSQL 16 for new services.", "New services run on PostgreSQL 15."),
+        ("The config lives in config/app.yaml.", "The config lives in deploy/app.yaml."),
+        ("Always use pnpm to install dependencies.", "Never use pnpm; install with npm ci."),
+        ("Enable HTTP/2 on the load balancer.", "Disable HTTP/2 on the load balancer."),
+        ("Feature flags are supported in staging.", "Feature flags are not supported in staging."),
+        ("心跳間隔是 30 秒。", "心跳間隔是 60 秒。"),
+        ("部署前必須先跑資料庫遷移。", "部署前不要跑資料庫遷移。"),
+        ("合併請求一律使用 squash merge。", "合併請求禁止使用 squash merge。"),
+    ],
+)
+def test_contradictions(a: str, b: str) -> None:
+    verdict = classify(a, b, similarity=0.85)
+    assert verdict.kind == CONTRADICTS, verdict
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Send a WebSocket heartbeat every 30 s.",
+            "WebSocket heartbeats also need a 5 s pong timeout.",
+        ),
+        (
+            "Always run migrations before deploying.",
+            "Migrations are in db/migrations and run with make migrate.",
+        ),
+        ("心跳間隔是 30 秒。", "心跳失敗時客戶端要用指數退避重新連線。"),
+    ],
+)
+def test_extensions_are_not_contradictions(a: str, b: str) -> None:
+    assert classify(a, b, similarity=0.85).kind == EXTENDS
+
+
+def test_unrelated_below_the_candidate_threshold() -> None:
+    verdict = classify(
+        "Texture atlases are 2048 px.", "Design reviews are on Thursdays.", similarity=0.3
+    )
+    assert verdict.kind == "unrelated"
+
+
+class _Ollama(BaseHTTPRequestHandler):
+    answer = "contradicts"
+
+    def do_POST(self) -> None:
+        length = int(self.headers["Content-Length"])
+        json.loads(self.rfile.read(length))
+        body = json.dumps({"response": self.answer}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def ollama() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", 0), _Ollama)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def test_judge_settles_grey_cases_and_failures_keep_the_heuristic(ollama: str) -> None:
+    grey = classify(
+        "Use Kafka for events.", "Events go through Kafka topics per team.", similarity=0.9
+    )
+    judge = Judge.from_config({"judge": {"enabled": True, "url": ollama, "model": "m"}})
+    assert judge is not None and judge.is_grey(grey, 0.9)
+    assert judge.settle("a", "b", grey).kind == CONTRADICTS
+    dead = Judge("http://127.0.0.1:9", "m", timeout=0.5)
+    assert dead.settle("a", "b", grey) == grey
+    assert Judge.from_config({}) is None
+
+
+HEARTBEAT = "- Send a WebSocket heartbeat every 30 s; the balancer drops idle sockets at 60 s."
+
+
+def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(tmp_path: Path) -> None:
+    alice = make_memory_repo(tmp_path / "alice")
+    write_atom(
+        alice,
+        "shared/ws-heartbeat-interval.md",
+        atom_text(
+            "ws-heartbeat-interval",
+            title="WebSocket heartbeat",
+            body=HEARTBEAT,
+            extra="triggers: [websocket, heartbeat]\n",
+        ),
+    )
+    git(alice, "add", "-A")
+    git(alice, "commit", "-m", "heartbeat")
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "--quiet", str(alice), str(bob))
+    git(bob, "config", "user.email", "bob@example.com")
+    assert memkit("init", "--join", cwd=bob).returncode == 0
+
+    write_atom(
+        alice,
+        "shared/ws-heartbeat-90s.md",
+        atom_text(
+            "ws-heartbeat-90s",
+            title="WebSocket heartbeat interval",
+            body="- Always send a WebSocket heartbeat every 90 s; 30 s floods the gateway.",
+            extra="triggers: [websocket, heartbeat]\n",
+        ),
+    )
+    git(alice, "add", "-A")
+    assert git(alice, "commit", "-m", "longer heartbeat", check=False).returncode == 0
+
+    pull = git(bob, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+    out = pull.stdout + pull.stderr
+    assert pull.returncode == 0, out
+    assert "memkit audit: 1 unresolved contradiction(s)" in out
+    assert "CONTRADICTS shared/ws-heartbeat-90s.md <-> shared/ws-heartbeat-interval.md" in out
+    report = json.loads((bob / ".memkit/audit/last.json").read_text(encoding="utf-8"))
+    assert [r["other"] for r in report["unresolved"]] == ["ws-heartbeat-interval"]
+    assert (bob / "shared/ws-heartbeat-90s.md").is_file()  # nothing lost or edited
+
+    (alice / "shared/ws-heartbeat-90s.md").write_text(
+        (alice / "shared/ws-heartbeat-90s.md")
+        .read_text(encoding="utf-8")
+        .replace("triggers:", "supersedes: [ws-heartbeat-interval]\ntriggers:"),
+        encoding="utf-8",
+    )
+    git(alice, "add", "-A")
+    assert git(alice, "commit", "-m", "supersede", check=False).returncode == 0
+    pull = git(bob, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+    assert pull.returncode == 0
+    assert "unresolved contradiction" not in pull.stdout + pull.stderr
+    again = memkit("audit", "--all", cwd=bob)
+    assert again.returncode == 0, again.stdout
+    assert "0 unresolved contradiction(s)" in again.stdout
