@@ -1,0 +1,97 @@
+"""memkit search QUERY: find atoms (hybrid BM25 + vectors + triggers)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from memkit.errors import MemkitError, UsageError
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "search",
+        help="search the memory",
+        description="Search atoms by meaning and by words. Each result says why it matched "
+        "(trigger, BM25 rank, vector rank). The index is refreshed first when it is missing.",
+    )
+    parser.add_argument("query", nargs="?", help="what to look for")
+    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--include-inactive",
+        action="store_true",
+        help="also superseded, archived and pending atoms",
+    )
+    parser.add_argument(
+        "--batch", type=Path, help="JSON lines {id, query} in; one JSON line per query out"
+    )
+    parser.set_defaults(func=run)
+
+
+def _root(repo: Path | None) -> Path:
+    # Kept free of ruamel: find the repo by its memkit.yaml without parsing it.
+    start = (repo or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / "memkit.yaml").is_file():
+            return folder
+    from memkit.repo import find_root  # noqa: PLC0415
+
+    return find_root(repo)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memkit.index import IndexUnavailable, open_index, refresh  # noqa: PLC0415
+
+    if (args.query is None) == (args.batch is None):
+        raise UsageError("give a QUERY or --batch FILE")
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    root = _root(args.repo)
+    try:
+        reader = open_index(root)
+    except IndexUnavailable:
+        refresh(root, quiet=True)
+        reader = open_index(root)
+    options = {"limit": args.limit, "mode": args.mode, "include_inactive": args.include_inactive}
+    if args.batch is not None:
+        try:
+            lines = args.batch.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise MemkitError(f"{args.batch}: {exc.strerror or exc}") from exc
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                query = str(item["query"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise UsageError(f'{args.batch}:{n}: expected {{"id": ..., "query": ...}}') from exc
+            hits = reader.search(query, **options)
+            print(
+                json.dumps(
+                    {"id": item.get("id"), "results": [h.to_json() for h in hits]},
+                    ensure_ascii=False,
+                )
+            )
+        return 0
+    hits = reader.search(args.query, **options)
+    if args.json:
+        print(
+            json.dumps(
+                {"query": args.query, "results": [h.to_json() for h in hits]}, ensure_ascii=False
+            )
+        )
+        return 0
+    if not hits:
+        print("no matching atoms", file=sys.stderr)
+        return 0
+    for n, hit in enumerate(hits, 1):
+        print(f"{n:2}. {hit.id}  {hit.title}")
+        print(f"    {hit.path}  score {hit.score:.3f}  ({hit.why})")
+    return 0

@@ -1,0 +1,33 @@
+"""The derived, disposable search index under `<repo>/.memkit/index/`.
+
+Reading (`open_index`) stays light: tantivy, numpy, tokenizers. Building (`refresh`) parses
+atoms and is imported only when called.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memkit.index.search import MODES, Hit, IndexReader, IndexUnavailable, open_index
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from memkit.index.build import BuildStats
+
+
+def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats:
+    from memkit.index.build import refresh as _refresh  # noqa: PLC0415
+
+    return _refresh(root, full=full, quiet=quiet)
+
+
+__all__ = ["MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index", "refresh"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BuildStats":
+        from memkit.index.build import BuildStats  # noqa: PLC0415
+
+        return BuildStats
+    raise AttributeError(name)

@@ -1,0 +1,50 @@
+"""Text analysis for the index: English stemming from tantivy, CJK as unigrams + bigrams.
+
+tantivy has no CJK tokenizer. A field with an `ngram(1, 2)` + lowercase analyzer, fed only
+the CJK runs of the text and queried with an OR of the query's CJK unigrams and bigrams as
+term queries, ranks partial matches well. Analyzers are not saved in the index: every process
+registers them again after opening it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+CJK_ANALYZER = "memkit_cjk"
+_CJK_RUN = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3131-\u318e]+"
+)
+
+
+def cjk_text(text: str) -> str:
+    """Only the CJK runs of `text`, one per line, so n-grams never span two runs."""
+    return "\n".join(_CJK_RUN.findall(text))
+
+
+def cjk_grams(text: str) -> list[str]:
+    """The distinct unigrams and bigrams of the CJK runs of a query."""
+    grams: dict[str, None] = {}
+    for run in _CJK_RUN.findall(text.lower()):
+        for i, ch in enumerate(run):
+            grams[ch] = None
+            if i + 1 < len(run):
+                grams[run[i : i + 2]] = None
+    return list(grams)
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK_RUN.search(text) is not None
+
+
+def register(index: Any) -> None:
+    import tantivy  # noqa: PLC0415
+
+    analyzer = (
+        tantivy.TextAnalyzerBuilder(
+            tantivy.Tokenizer.ngram(min_gram=1, max_gram=2, prefix_only=False)
+        )
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+    index.register_tokenizer(CJK_ANALYZER, analyzer)

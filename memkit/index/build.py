@@ -1,0 +1,213 @@
+"""Build or refresh the index: re-index only what changed, publish a new generation."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memkit.atom import Atom
+from memkit.atomfile import read_atom
+from memkit.config import load_config
+from memkit.index import store
+from memkit.index.analysis import cjk_text, register
+from memkit.index.manifest import current_manifest
+from memkit.index.schema import build_schema
+from memkit.vectors import atom_text
+
+log = logging.getLogger(__name__)
+WRITER_HEAP = 64_000_000
+
+
+@dataclass(frozen=True)
+class BuildStats:
+    atoms: int
+    indexed: int
+    removed: int
+    full: bool
+    seconds: float
+    generation: str
+    changed: bool
+
+
+def _section_text(atom: Atom, heading: str, text: str) -> str:
+    return f"{atom.title}\n{heading}\n{text}" if heading != atom.title else f"{heading}\n{text}"
+
+
+def _entry(atom: Atom, blob: str) -> dict[str, Any]:
+    return {
+        "id": atom.id,
+        "path": atom.path,
+        "title": atom.title,
+        "type": atom.type,
+        "scope": atom.scope,
+        "status": atom.status,
+        "confidence": atom.confidence,
+        "pending": atom.pending,
+        "triggers": list(atom.triggers),
+        "paths": list(atom.paths),
+        "related": list(atom.related),
+        "supersedes": list(atom.supersedes),
+        "superseded_by": list(atom.superseded_by),
+        "created": atom.created,
+        "blob": blob,
+        "chars": len(atom.body),
+        "sections": [
+            {
+                "heading": s.heading,
+                "level": s.level,
+                "line": s.line,
+                "end_line": s.end_line,
+                "chars": len(s.text),
+            }
+            for s in atom.sections
+        ],
+    }
+
+
+def _document(atom: Atom) -> Any:
+    import tantivy  # noqa: PLC0415
+
+    return tantivy.Document(
+        id=atom.id,
+        path=atom.path,
+        title=atom.title,
+        triggers=" ".join(atom.triggers),
+        tags=" ".join(atom.tags),
+        body=atom.body,
+        cjk=cjk_text(" ".join((atom.title, *atom.triggers, *atom.tags, atom.body))),
+        scope=atom.scope,
+        type=atom.type,
+        status=atom.status,
+        confidence=atom.confidence,
+    )
+
+
+def _open_previous(root: Path, model: str) -> tuple[Path, dict[str, Any]] | None:
+    gen = store.current_generation(root)
+    if gen is None:
+        return None
+    try:
+        meta = store.read_meta(gen)
+        import numpy as np  # noqa: PLC0415
+
+        vectors = np.load(gen / "vectors.npy", mmap_mode="r")
+        if vectors.shape[0] != len(meta["atoms"]) or meta.get("model") != model:
+            return None
+    except (OSError, ValueError, KeyError):
+        log.warning("index generation %s is unreadable; rebuilding from scratch", gen)
+        return None
+    return gen, meta
+
+
+def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats:
+    """Bring `<root>/.memkit/index/` up to date with the working tree."""
+    import numpy as np  # noqa: PLC0415
+    import tantivy  # noqa: PLC0415
+
+    from memkit.embedding import encode_bulk, load_encoder, resolve_model  # noqa: PLC0415
+
+    started = time.perf_counter()
+    config = load_config(root)
+    model_path = str(resolve_model(config.embedding_model, root))
+    show = not quiet and sys.stderr.isatty()
+    with store.write_lock(root):
+        manifest = current_manifest(root)
+        previous = None if full else _open_previous(root, model_path)
+        old_atoms: dict[str, dict[str, Any]] = {}
+        if previous is not None:
+            old_atoms = {a["path"]: a for a in previous[1]["atoms"]}
+        keep = [p for p in manifest if p in old_atoms and old_atoms[p]["blob"] == manifest[p]]
+        if previous is not None and len(keep) == len(manifest) == len(old_atoms):
+            return BuildStats(
+                len(manifest), 0, 0, False, time.perf_counter() - started, previous[0].name, False
+            )
+        kept = set(keep)
+        todo = [p for p in manifest if p not in kept]
+        removed = [p for p in old_atoms if p not in kept]
+        if show:
+            print(
+                f"memkit index: {len(todo)} atom(s) to index, {len(removed)} to remove",
+                file=sys.stderr,
+            )
+        atoms: list[Atom] = []
+        for n, path in enumerate(todo, 1):
+            atom = read_atom(root, path, config).atom
+            if atom is not None:
+                atoms.append(atom)
+            if show and n % 1000 == 0:
+                print(f"  parsed {n}/{len(todo)}", file=sys.stderr)
+
+        gen = store.new_generation(root)
+        try:
+            if previous is not None:
+                shutil.copytree(previous[0] / "tantivy", gen / "tantivy")
+                index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=True)
+            else:
+                (gen / "tantivy").mkdir()
+                index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=False)
+            register(index)
+            writer = index.writer(WRITER_HEAP, 1)
+            for path in removed:
+                writer.delete_documents_by_term("path", path)
+            for atom in atoms:
+                writer.add_document(_document(atom))
+            writer.commit()
+            writer.wait_merging_threads()
+
+            encoder = load_encoder(model_path, cache_dir=root / ".memkit" / "models")
+            new_vecs = encode_bulk(encoder, [atom_text(a) for a in atoms])
+            sec_texts = [_section_text(a, s.heading, s.text) for a in atoms for s in a.sections]
+            new_secs = encode_bulk(encoder, sec_texts)
+            entries, rows, sec_rows = [], [], []
+            if previous is not None:
+                old_vecs = np.load(previous[0] / "vectors.npy", mmap_mode="r")
+                old_secs = np.load(previous[0] / "sections.npy", mmap_mode="r")
+                for i, entry in enumerate(previous[1]["atoms"]):
+                    if entry["path"] in kept:
+                        first = entry["section_row"]
+                        entries.append(entry)
+                        rows.append(old_vecs[i])
+                        sec_rows.extend(old_secs[first : first + len(entry["sections"])])
+            s = 0
+            for i, atom in enumerate(atoms):
+                entries.append(_entry(atom, manifest[atom.path]))
+                rows.append(new_vecs[i])
+                sec_rows.extend(new_secs[s : s + len(atom.sections)])
+                s += len(atom.sections)
+            offset = 0
+            for entry in entries:
+                entry["section_row"] = offset
+                offset += len(entry["sections"])
+            dim = encoder.dim
+            np.save(gen / "vectors.npy", np.asarray(rows, dtype=np.float32).reshape(len(rows), dim))
+            np.save(
+                gen / "sections.npy",
+                np.asarray(sec_rows, dtype=np.float32).reshape(len(sec_rows), dim),
+            )
+            store.write_json_atomic(
+                gen / "meta.json",
+                {
+                    "format": store.FORMAT,
+                    "model": model_path,
+                    "dim": dim,
+                    "built": time.time(),
+                    "atoms": entries,
+                },
+            )
+            store.publish(root, gen)
+        except BaseException:
+            store.discard(gen)
+            raise
+    seconds = time.perf_counter() - started
+    if show:
+        print(
+            f"memkit index: {len(entries)} atom(s) in {seconds:.2f} s ({gen.name})", file=sys.stderr
+        )
+    return BuildStats(
+        len(entries), len(atoms), len(removed), previous is None, seconds, gen.name, True
+    )

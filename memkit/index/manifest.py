@@ -1,0 +1,52 @@
+"""What is in the working tree now: atom path -> git blob sha.
+
+Tracked files that match the git index take their sha from one `git ls-files -s`; files that
+differ from it, untracked and ignored ones (personal atoms) are hashed the way git would, so
+the keys are comparable. After `git merge --squash` HEAD does not move, but the working tree
+does: hashing the working tree, not HEAD, follows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+from memkit.atom import SCOPE_DIRS
+from memkit.repo import list_atom_files
+
+
+def blob_sha(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324  (git's id)
+
+
+def _git(root: Path, *args: str) -> list[str] | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+    except OSError:
+        return None
+    if out.returncode != 0:
+        return None
+    return [p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def current_manifest(root: Path) -> dict[str, str]:
+    paths = list_atom_files(root)
+    tracked: dict[str, str] = {}
+    dirty: set[str] = set()
+    staged = _git(root, "ls-files", "-s", "-z", "--", *SCOPE_DIRS)
+    if staged is not None:
+        for entry in staged:
+            meta, _, path = entry.partition("\t")
+            tracked[path] = meta.split()[1]
+        dirty = set(_git(root, "diff", "--name-only", "-z", "--", *SCOPE_DIRS) or [])
+    manifest: dict[str, str] = {}
+    for path in paths:
+        sha = tracked.get(path)
+        if sha is None or path in dirty:
+            try:
+                sha = blob_sha((root / path).read_bytes())
+            except OSError:
+                continue
+        manifest[path] = sha
+    return manifest
