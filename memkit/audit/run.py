@@ -20,7 +20,7 @@ from memkit.audit.judge import Judge
 from memkit.config import Config
 from memkit.gate.duplicates import DEFAULT_DUPLICATE
 from memkit.repo import list_atom_files
-from memkit.vectors import atom_text, atom_vectors
+from memkit.vectors import atom_text, is_live, neighbours
 
 REPORT = ".memkit/audit/last.json"
 
@@ -84,47 +84,61 @@ def _resolved(a: Atom, b: Atom) -> bool:
 def audit(
     root: Path, incoming_paths: Sequence[str], config: Config, *, everything: bool = False
 ) -> list[PairResult]:
-    atoms: dict[str, Atom] = {}
-    for relpath in list_atom_files(root):
-        atom = read_atom(root, relpath, config).atom
-        if atom is not None and atom.scope != "archive":
-            atoms[relpath] = atom
-    incoming = list(atoms) if everything else [p for p in incoming_paths if p in atoms]
-    if not incoming:
-        return []
-    active = [p for p, a in atoms.items() if a.is_active]
+    """Classify each incoming atom against its candidates among the live atoms."""
+    import numpy as np  # noqa: PLC0415
+
     settings = AuditSettings.from_config(config.section("audit"), config.section("gate"))
     judge = Judge.from_config(config.section("audit"))
-    order = list(dict.fromkeys([*incoming, *active]))
-    vectors = atom_vectors(root, [atoms[p] for p in order], config.embedding_model)
-    row = {p: i for i, p in enumerate(order)}
-    active_rows = [row[p] for p in active]
-    sims = vectors[[row[p] for p in incoming]] @ vectors[active_rows].T
+    paths = list_atom_files(root) if everything else list(incoming_paths)
+    incoming = [
+        a
+        for p in paths
+        if (root / p).is_file()
+        and (a := read_atom(root, p, config).atom) is not None
+        and a.scope != "archive"
+    ]
+    if not incoming:
+        return []
+    near, reader = neighbours(
+        root, incoming, floor=settings.candidate_similarity, limit=settings.neighbours
+    )
+    # Only incoming atoms and their candidates are parsed, never the whole repository.
+    parsed: dict[str, Atom | None] = {a.path: a for a in incoming}
+
+    def load(path: str) -> Atom | None:
+        if path not in parsed:
+            parsed[path] = read_atom(root, path, config).atom
+        return parsed[path]
+
     seen: set[frozenset[str]] = set()
     results: list[PairResult] = []
-    for i, path in enumerate(incoming):
-        atom = atoms[path]
-        ranked = sims[i].argsort()[::-1]
-        near = [
-            active[j]
-            for j in ranked[: settings.neighbours + 1]
-            if sims[i, j] >= settings.candidate_similarity
-        ]
-        by_trigger = [p for p in active if set(atoms[p].triggers) & set(atom.triggers)]
-        for other_path in dict.fromkeys([*near, *by_trigger]):
-            other = atoms[other_path]
-            pair = frozenset((path, other_path))
-            if other_path == path or pair in seen:
+    for atom in incoming:
+        candidates: dict[str, float | None] = {n.path: n.similarity for n in near[atom.path]}
+        triggers = {t.lower() for t in atom.triggers}
+        if triggers:
+            for entry in reader.atoms:
+                if is_live(entry) and triggers & {t.lower() for t in entry["triggers"]}:
+                    candidates.setdefault(entry["path"], None)
+        for other_path, known in candidates.items():
+            pair = frozenset((atom.path, other_path))
+            if other_path == atom.path or pair in seen:
+                continue
+            other = load(other_path)
+            if other is None or other.id == atom.id:
                 continue
             seen.add(pair)
-            similarity = float(sims[i, active.index(other_path)])
+            similarity = known
+            if similarity is None:  # found by a shared trigger: measure it
+                vecs = reader.encoder.encode([atom_text(atom), atom_text(other)])
+                similarity = float(np.dot(vecs[0], vecs[1]))
+            shared = len(triggers & {t.lower() for t in other.triggers})
             verdict = classify(
                 atom_text(atom),
                 atom_text(other),
                 similarity=similarity,
                 duplicate_at=settings.duplicate,
                 related_at=settings.candidate_similarity,
-                shared_triggers=len(set(atom.triggers) & set(other.triggers)),
+                shared_triggers=shared,
             )
             if judge is not None and judge.is_grey(verdict, similarity):
                 verdict = judge.settle(atom_text(atom), atom_text(other), verdict)
@@ -133,7 +147,7 @@ def audit(
             results.append(
                 PairResult(
                     atom.id,
-                    path,
+                    atom.path,
                     other.id,
                     other_path,
                     verdict.kind,

@@ -35,17 +35,19 @@ class GateResult:
     findings: tuple[Finding, ...]
 
 
-def gate_atoms(
-    root: Path, atoms: Sequence[Atom], config: Config, *, existing: Sequence[Atom] | None = None
-) -> list[GateResult]:
-    """Score `atoms` and compare them with the repo's other active atoms."""
+def gate_atoms(root: Path, atoms: Sequence[Atom], config: Config) -> list[GateResult]:
+    """Score `atoms` and compare them with the repo's other live atoms."""
     section = config.section("gate")
     settings = GateSettings.from_config(section)
     dup = DuplicateSettings.from_config(section)
-    if existing is None:
-        existing = _active_atoms(root, config)
-    matches = nearest(atoms, existing, root=root, model=config.embedding_model, floor=dup.near)
-    by_path = {a.path: a for a in existing}
+    matches = nearest(atoms, root=root, floor=dup.near) if atoms else {}
+    # Only the few atoms that came close are parsed, to tell a copy from a changed value.
+    by_path = {
+        m.path: parsed
+        for found in matches.values()
+        for m in found
+        if (parsed := read_atom(root, m.path, config).atom) is not None
+    }
     results: list[GateResult] = []
     for atom in atoms:
         score = score_atom(atom.title, atom.body, atom.type, settings)
@@ -102,15 +104,6 @@ def _match_findings(
             Severity.WARNING,
         )
     ]
-
-
-def _active_atoms(root: Path, config: Config) -> list[Atom]:
-    atoms: list[Atom] = []
-    for relpath in list_atom_files(root):
-        atom = read_atom(root, relpath, config).atom
-        if atom is not None and atom.is_active and atom.scope not in _UNGATED_SCOPES:
-            atoms.append(atom)
-    return atoms
 
 
 def run_gate(root: Path, files: Sequence[str] | None) -> int:

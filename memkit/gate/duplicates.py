@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memkit.vectors import atom_vectors
+from memkit.vectors import neighbours
 
 if TYPE_CHECKING:
     from memkit.atom import Atom
@@ -43,27 +43,8 @@ class DuplicateSettings:
 
 
 def nearest(
-    candidates: Sequence[Atom],
-    existing: Sequence[Atom],
-    *,
-    root: Path,
-    model: str = "default",
-    floor: float = DEFAULT_NEAR,
-    limit: int = 3,
+    candidates: Sequence[Atom], *, root: Path, floor: float = DEFAULT_NEAR, limit: int = 3
 ) -> dict[str, list[Match]]:
-    """For each candidate, the existing atoms at or above `floor` cosine, best first."""
-    others = [a for a in existing if a.path not in {c.path for c in candidates}]
-    if not candidates or not others:
-        return {c.path: [] for c in candidates}
-    vectors = atom_vectors(root, [*candidates, *others], model)
-    cand, rest = vectors[: len(candidates)], vectors[len(candidates) :]
-    sims = cand @ rest.T
-    out: dict[str, list[Match]] = {}
-    for i, atom in enumerate(candidates):
-        order = sims[i].argsort()[::-1][:limit]
-        out[atom.path] = [
-            Match(others[j].id, others[j].path, float(sims[i, j]))
-            for j in order
-            if sims[i, j] >= floor and others[j].id != atom.id
-        ]
-    return out
+    """For each candidate, the live atoms of the repository at or above `floor`, best first."""
+    found, _ = neighbours(root, candidates, floor=floor, limit=limit)
+    return {path: [Match(n.id, n.path, n.similarity) for n in near] for path, near in found.items()}
