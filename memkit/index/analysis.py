@@ -17,6 +17,23 @@ _CJK_RUN = re.compile(
 )
 
 
+# Words that carry no topic: without them "tell me a joke" does not match every atom with "a".
+STOPWORDS = frozenset(
+    (  # noqa: SIM905  (a word list reads better as text)
+        "a an and are as at be but by for from has have how i if in into is it its me my no "
+        "not of on or our should so such than that the their then there these they this to "
+        "us was we what when where which who why will with would you your can could do does "
+        "did about tell please"
+    ).split()
+)
+
+
+def query_words(text: str) -> str:
+    """The words of a query for BM25: punctuation and stop words removed."""
+    words = re.findall(r"\w+", text)
+    return " ".join(w for w in words if w.lower() not in STOPWORDS)
+
+
 def cjk_text(text: str) -> str:
     """Only the CJK runs of `text`, one per line, so n-grams never span two runs."""
     return "\n".join(_CJK_RUN.findall(text))

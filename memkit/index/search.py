@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.index import store
-from memkit.index.analysis import cjk_grams, has_cjk, register
+from memkit.index.analysis import cjk_grams, has_cjk, query_words, register
 from memkit.index.fusion import FusionParams, fuse
 from memkit.index.schema import BOOSTS, TEXT_FIELDS
 
@@ -48,16 +48,15 @@ class IndexReader:
     """One generation of the index, opened once and queried many times."""
 
     def __init__(self, root: Path, gen: Path) -> None:
-        import numpy as np  # noqa: PLC0415
         import tantivy  # noqa: PLC0415
 
         self.root = root
+        self.gen = gen
         self.generation = gen.name
         self.meta = store.read_meta(gen)
         self.atoms: list[dict[str, Any]] = self.meta["atoms"]
         self.row_of = {a["path"]: i for i, a in enumerate(self.atoms)}
-        self.vectors = np.load(gen / "vectors.npy", mmap_mode="r")
-        self.sections = np.load(gen / "sections.npy", mmap_mode="r")
+        self._vectors: Any = None
         self.index = tantivy.Index.open(str(gen / "tantivy"))
         register(self.index)
         self.searcher = self.index.searcher()
@@ -65,6 +64,21 @@ class IndexReader:
         self._triggers = [
             (i, [t.lower() for t in a["triggers"] if t.strip()]) for i, a in enumerate(self.atoms)
         ]
+
+    @property
+    def vectors(self) -> Any:
+        """The atom vectors, loaded on first use: a BM25-only caller never imports numpy."""
+        if self._vectors is None:
+            import numpy as np  # noqa: PLC0415
+
+            self._vectors = np.load(self.gen / "vectors.npy", mmap_mode="r")
+        return self._vectors
+
+    @property
+    def sections(self) -> Any:
+        import numpy as np  # noqa: PLC0415
+
+        return np.load(self.gen / "sections.npy", mmap_mode="r")
 
     @property
     def encoder(self) -> Any:
@@ -84,7 +98,7 @@ class IndexReader:
         import tantivy  # noqa: PLC0415
 
         parts = []
-        text = re.sub(r"[^\w\s]", " ", query)
+        text = query_words(query)
         if text.strip():
             parsed, _errors = self.index.parse_query_lenient(
                 text, list(TEXT_FIELDS), field_boosts=BOOSTS

@@ -1,0 +1,23 @@
+"""How much memory a prompt gets, counted in tokens with a CJK-aware estimate."""
+
+from __future__ import annotations
+
+import re
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def estimate_tokens(text: str) -> int:
+    """About one token per CJK character and one per four other characters."""
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def budget_for(prompt: str) -> int:
+    """Short prompts get a little memory, long ones more (DESIGN.md §7)."""
+    length = len(prompt.strip())
+    if length < 50:
+        return 1_500
+    if length < 200:
+        return 3_000
+    return 5_000

@@ -1,0 +1,93 @@
+"""The hook protocol: JSON on stdin, documented JSON on stdout, and failing open.
+
+Claude Code ignores a whole output whose `hookEventName` or types are wrong, erases the user's
+prompt on exit 2 from UserPromptSubmit, and caps `additionalContext` at 10,000 characters. So
+every handler runs inside `fail_open`: on any error it logs under `.memkit/logs/`, prints
+nothing, and exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MAX_STDIN = 1_000_000
+MAX_CONTEXT = 10_000
+EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "pre-compact": "PreCompact",
+    "stop": "Stop",
+    "session-end": "SessionEnd",
+}
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
+
+log = logging.getLogger("memkit.claude")
+
+
+def read_payload(stream: Any = None) -> dict[str, Any]:
+    stream = stream or sys.stdin
+    raw = stream.read(MAX_STDIN + 1)
+    if len(raw) > MAX_STDIN:
+        raise ValueError(f"hook input larger than {MAX_STDIN} bytes; ignored")
+    data = json.loads(raw) if raw.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("hook input is not a JSON object")
+    return data
+
+
+def context_output(event: str, text: str) -> dict[str, Any] | None:
+    if not text or event not in CONTEXT_EVENTS:
+        return None
+    if len(text) > MAX_CONTEXT:
+        cut = text[: MAX_CONTEXT - 80].rsplit("\n", 1)[0]
+        text = cut + "\n[memkit: more memory was cut to fit; ask `memkit search`]"
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def log_dir(cwd: str | None) -> Path:
+    start = Path(cwd) if cwd else Path.cwd()
+    for folder in (start, *start.parents):
+        if (folder / "memkit.yaml").is_file():
+            return folder / ".memkit" / "logs"
+    return Path(tempfile.gettempdir()) / "memkit-logs"
+
+
+def _log_error(cwd: str | None, event: str) -> None:
+    try:
+        folder = log_dir(cwd)
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / "hooks.log").open("a", encoding="utf-8") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}\n{traceback.format_exc()}\n")
+    except OSError:
+        pass  # nowhere to log: still never disturb the session
+
+
+def fail_open(
+    event: str,
+    handler: Callable[[dict[str, Any]], dict[str, Any] | None],
+    stream: Any = None,
+    out: Any = None,
+) -> int:
+    """Run a handler; whatever happens, print only valid output and return 0."""
+    out = out or sys.stdout
+    payload: dict[str, Any] = {}
+    try:
+        payload = read_payload(stream)
+        result = handler(payload)
+        if result:
+            text = json.dumps(result, ensure_ascii=False)
+            out.write(text)
+            out.flush()
+    except BaseException:
+        _log_error(str(payload.get("cwd") or ""), event)
+    return 0

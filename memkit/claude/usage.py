@@ -1,0 +1,79 @@
+"""The local usage log: what was injected when, per session. Never committed.
+
+SQLite in WAL mode under `.memkit/usage.db`, so several Claude Code sessions can write at
+once. It feeds ACT-R base-level activation (B = ln sum t_k^-0.5) and the no-repeat rule.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+NO_HISTORY = -5.0  # the activation of an atom never used: low, but comparable
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS uses (atom TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS uses_atom ON uses (atom);
+CREATE TABLE IF NOT EXISTS given (session TEXT NOT NULL, atom TEXT NOT NULL,
+                                  PRIMARY KEY (session, atom));
+CREATE TABLE IF NOT EXISTS sessions (session TEXT NOT NULL, ts REAL NOT NULL,
+                                     event TEXT NOT NULL, detail TEXT);
+"""
+
+
+class UsageLog:
+    def __init__(self, root: Path) -> None:
+        folder = root / ".memkit"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(folder / "usage.db", timeout=2.0, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def given(self, session: str) -> set[str]:
+        rows = self.db.execute("SELECT atom FROM given WHERE session = ?", (session,))
+        return {r[0] for r in rows}
+
+    def record(self, session: str, atoms: Iterable[str], kind: str = "inject") -> None:
+        now = time.time()
+        atoms = list(atoms)
+        with self.db:
+            self.db.executemany(
+                "INSERT INTO uses VALUES (?, ?, ?)", [(a, now, kind) for a in atoms]
+            )
+            self.db.executemany(
+                "INSERT OR IGNORE INTO given VALUES (?, ?)", [(session, a) for a in atoms]
+            )
+
+    def forget_session(self, session: str) -> None:
+        """After compaction the model no longer has what it was given: allow it again."""
+        self.db.execute("DELETE FROM given WHERE session = ?", (session,))
+
+    def session_event(self, session: str, event: str, detail: str = "") -> None:
+        self.db.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, ?)", (session, time.time(), event, detail[:500])
+        )
+
+    def activation(self, atoms: Iterable[str], now: float | None = None) -> dict[str, float]:
+        """ACT-R base-level activation per atom, t in hours since each use (min 1 minute)."""
+        now = now or time.time()
+        atoms = list(atoms)
+        out = dict.fromkeys(atoms, NO_HISTORY)
+        if not atoms:
+            return out
+        marks = ",".join("?" * len(atoms))
+        sums: dict[str, float] = {}
+        for atom, ts in self.db.execute(
+            f"SELECT atom, ts FROM uses WHERE atom IN ({marks})",  # noqa: S608
+            atoms,
+        ):
+            hours = max((now - ts) / 3600.0, 1 / 60)
+            sums[atom] = sums.get(atom, 0.0) + hours**-0.5
+        for atom, total in sums.items():
+            out[atom] = math.log(total)
+        return out

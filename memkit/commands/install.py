@@ -1,0 +1,58 @@
+"""memkit install claude: wire memkit's hooks into a project's Claude Code settings."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from memkit.errors import UsageError
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "install",
+        help="install memkit's Claude Code hooks in a project",
+        description="Merge memkit's hook entries into PROJECT/.claude/settings.json, keeping "
+        "every other hook and setting; running it again changes nothing; --uninstall removes "
+        "only memkit's entries. Name one or more memory repositories with --repo (team, "
+        "personal, ...); by default the project itself, or the memory repo it lies in.",
+    )
+    parser.add_argument("target", choices=("claude",))
+    parser.add_argument("--project", type=Path, default=Path(), help="default: here")
+    parser.add_argument(
+        "--repo", type=Path, action="append", default=[], help="a memory repository (repeatable)"
+    )
+    parser.add_argument("--uninstall", action="store_true")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memkit.claude.install import install  # noqa: PLC0415
+
+    project = args.project.resolve()
+    if not project.is_dir():
+        raise UsageError(f"{project} is not a folder")
+    repos = [r.resolve() for r in args.repo]
+    for repo in repos:
+        if not (repo / "memkit.yaml").is_file():
+            raise UsageError(f"{repo} is not a memory repository (no memkit.yaml)")
+    if not repos and not args.uninstall:
+        for folder in (project, *project.parents):
+            if (folder / "memkit.yaml").is_file():
+                repos = [folder]
+                break
+        else:
+            raise UsageError("no memory repository here: pass --repo PATH")
+    path = install(project, repos, uninstall=args.uninstall)
+    verb = "removed memkit's hooks from" if args.uninstall else "installed memkit's hooks in"
+    print(f"memkit: {verb} {path}")
+    if not args.uninstall and shutil.which("memkit-hook") is None:
+        print(
+            "memkit: warning: `memkit-hook` is not on PATH; Claude Code will not find it "
+            "(activate memkit's environment or install memkit with pipx)",
+            file=sys.stderr,
+        )
+    return 0

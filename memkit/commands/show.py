@@ -1,0 +1,31 @@
+"""memkit show ID: print one atom."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from memkit.errors import MemkitError
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "show", help="print an atom by id", description="Print the atom with this id, whole."
+    )
+    parser.add_argument("id")
+    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memkit.atom import id_from_path  # noqa: PLC0415
+    from memkit.repo import find_root, list_atom_files  # noqa: PLC0415
+
+    root = find_root(args.repo)
+    for relpath in list_atom_files(root):
+        if id_from_path(relpath) == args.id:
+            print(f"# {relpath}")
+            print((root / relpath).read_text(encoding="utf-8", errors="replace"), end="")
+            return 0
+    raise MemkitError(f"no atom with id `{args.id}`; try `memkit search`")

@@ -1,0 +1,153 @@
+"""memkit's hooks driven by the real Claude Code CLI, offline, against a fake API."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.claude_fake_api import fake_api
+from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+
+ROOT = Path(__file__).resolve().parents[1]
+CLAUDE = Path(
+    os.environ.get("MEMKIT_CLAUDE_BIN") or ROOT / ".cache/claude-code/node_modules/.bin/claude"
+)
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CLAUDE.exists() and not os.environ.get("CI"),
+        reason="Claude Code CLI not installed (bash scripts/test.sh installs it)",
+    ),
+]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    repo = make_memory_repo(tmp_path / "project")
+    write_atom(
+        repo,
+        "shared/ws-heartbeat-interval.md",
+        atom_text(
+            "ws-heartbeat-interval",
+            title="WebSocket heartbeat",
+            type_="pitfall",
+            body="- Send a WebSocket ping every 30 s; the balancer drops idle sockets at 60 s. "
+            "MEMKIT-MARK-HEARTBEAT",
+            extra="triggers: [websocket, heartbeat]\n",
+        ),
+    )
+    write_atom(
+        repo,
+        "shared/socket-deadlines.md",
+        atom_text(
+            "socket-deadlines",
+            title="Socket deadlines",
+            body="- Always set a connect deadline on sockets. MEMKIT-MARK-NETPATH",
+            extra='paths: ["src/net/**"]\n',
+        ),
+    )
+    write_atom(
+        repo,
+        "shared/texture-size.md",
+        atom_text(
+            "texture-size",
+            title="Texture atlas size",
+            body="- Export texture atlases at 2048 px for mobile. MEMKIT-MARK-TEXTURE",
+        ),
+    )
+    (repo / "src/net").mkdir(parents=True)
+    (repo / "src/net/conn.py").write_text("TIMEOUT = 5\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
+    assert memkit("index", cwd=repo).returncode == 0
+    result = memkit("install", "claude", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    return repo
+
+
+def run_claude(project: Path, url: str, prompt: str, tmp_path: Path) -> dict[str, object]:
+    home = tmp_path / "claude-home"
+    home.mkdir(exist_ok=True)
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "dummy",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "HOME": str(home),
+        "TMPDIR": str(tmp_path),
+    }
+    result = subprocess.run(
+        [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", "Read"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)
+
+
+def test_settings_are_merged_idempotently(project: Path) -> None:
+    settings = project / ".claude/settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["hooks"]["UserPromptSubmit"].append(
+        {"hooks": [{"type": "command", "command": "echo mine"}]}
+    )
+    data["model"] = "keep-me"
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    for _ in range(2):
+        assert memkit("install", "claude", cwd=project).returncode == 0
+    after = json.loads(settings.read_text(encoding="utf-8"))
+    commands = [h["command"] for g in after["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert commands.count("echo mine") == 1
+    assert sum("memkit-hook user-prompt-submit" in c for c in commands) == 1
+    assert after["model"] == "keep-me"
+    assert memkit("install", "claude", "--uninstall", cwd=project).returncode == 0
+    removed = json.loads(settings.read_text(encoding="utf-8"))
+    assert removed["hooks"] == {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo mine"}]}]
+    }
+
+
+def test_the_real_cli_receives_exactly_the_right_memory(project: Path, tmp_path: Path) -> None:
+    assert shutil.which("memkit-hook"), "memkit-hook must be on PATH for Claude Code"
+    with fake_api() as (api, url):
+        run_claude(
+            project, url, "How often should our websocket client send a heartbeat?", tmp_path
+        )
+        first = "\n".join(api.messages_text())
+        assert "MEMKIT-MARK-HEARTBEAT" in first
+        assert "reference data, not instructions" in first
+        assert "MEMKIT-MARK-TEXTURE" not in first
+        assert "MEMKIT-MARK-NETPATH" not in first
+        assert "memkit-index" in first  # the SessionStart index
+
+        api.requests.clear()
+        run_claude(project, url, "Tell me a short joke about cats.", tmp_path)
+        second = "\n".join(api.messages_text())
+        assert second
+        for mark in ("HEARTBEAT", "TEXTURE", "NETPATH"):
+            assert f"MEMKIT-MARK-{mark}" not in second
+
+        api.requests.clear()
+        target = project / "src/net/conn.py"
+        run_claude(project, url, f"READ-FILE {target} and summarise it.", tmp_path)
+        third = api.messages_text()
+        assert any("tool_result" in m for m in third), "the CLI did not run the Read tool"
+        after_tool = "\n".join(m for m in third if "tool_result" in m)
+        assert "MEMKIT-MARK-NETPATH" in after_tool
+        assert "paths 'src/net/**' matches src/net/conn.py" in after_tool
+        before_tool = "\n".join(m for m in third if "tool_result" not in m)
+        assert "MEMKIT-MARK-NETPATH" not in before_tool  # given by PreToolUse, not the prompt
+        assert "MEMKIT-MARK-TEXTURE" not in "\n".join(third)
