@@ -188,7 +188,8 @@ def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
         # Scan events first: aliases (billion-laughs bombs) and deep nesting are refused
         # before anything is built from them.
         depth = 0
-        for event in _yaml().parse(split.yaml_text):
+        events = _yaml().parse(split.yaml_text) if _needs_scan(split.yaml_text) else ()
+        for event in events:
             if isinstance(event, AliasEvent):
                 mark = event.start_mark
                 out.error(
@@ -246,6 +247,26 @@ def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
         )
         return None
     return loaded
+
+
+def _needs_scan(yaml_text: str) -> bool:
+    """Whether the YAML could hold aliases or deep nesting: only then is it scanned first.
+
+    Most frontmatter has neither `&`/`*` nor more than a couple of brackets; skipping the
+    scan halves the cost of parsing it.
+    """
+    if "&" in yaml_text or "*" in yaml_text:
+        return True
+    depth = deepest = 0
+    for ch in yaml_text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    indent = max((len(line) - len(line.lstrip(" ")) for line in yaml_text.split("\n")),
+                 default=0)
+    return deepest + indent // 2 >= MAX_YAML_DEPTH
 
 
 def _key_lines(meta: CommentedMap, yaml_line: int) -> dict[str, tuple[int, int]]:

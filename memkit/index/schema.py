@@ -7,8 +7,10 @@ from typing import Any
 from memkit.index.analysis import CJK_ANALYZER
 
 TEXT_FIELDS = ("title", "triggers", "tags", "body")
-# Triggers and titles say what an atom is about; a body mention counts for less.
-BOOSTS = {"triggers": 3.0, "title": 2.0, "tags": 1.5, "body": 1.0}
+# The body already holds the title (its `# heading`): the title field adds a little on top.
+# Tuned on SciFact's train queries (nDCG@10, BM25 alone): title x2 0.621, x1 0.671,
+# x0.5 0.698, x0.25 0.704. Triggers are the writer's own keywords and weigh most.
+BOOSTS = {"triggers": 3.0, "title": 0.25, "tags": 1.0, "body": 1.0}
 
 
 def build_schema() -> Any:
