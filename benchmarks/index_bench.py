@@ -40,7 +40,7 @@ from _common import (
 from memkit.index import open_index, refresh
 from memkit.index.fusion import FusionParams, fuse
 
-WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5)
+WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 
 
 def rrf(bm25: list[tuple[int, float]], vec: list[tuple[int, float]], k: int = 60) -> list[int]:

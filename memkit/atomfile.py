@@ -264,8 +264,7 @@ def _needs_scan(yaml_text: str) -> bool:
             deepest = max(deepest, depth)
         elif ch in "]}":
             depth -= 1
-    indent = max((len(line) - len(line.lstrip(" ")) for line in yaml_text.split("\n")),
-                 default=0)
+    indent = max((len(line) - len(line.lstrip(" ")) for line in yaml_text.split("\n")), default=0)
     return deepest + indent // 2 >= MAX_YAML_DEPTH
 
 
