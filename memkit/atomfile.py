@@ -98,7 +98,11 @@ class _Collector:
         self.findings.append(Finding(self.path, line, col, code, message, Severity.WARNING))
 
 
-def read_atom(root: Path, relpath: str, config: Config | None = None) -> ParsedAtom:
+def read_atom(
+    root: Path, relpath: str, config: Config | None = None, *, fast: bool = False
+) -> ParsedAtom:
+    """Parse one atom. `fast` (for indexing) skips what only reports need: comment-preserving
+    YAML and the exact line of each key."""
     config = config or Config()
     out = _Collector(relpath)
     full = root / relpath
@@ -119,10 +123,12 @@ def read_atom(root: Path, relpath: str, config: Config | None = None) -> ParsedA
     except OSError as exc:
         out.error(1, 1, "MK001", f"cannot read file: {exc.strerror or exc}")
         return ParsedAtom(relpath, None, tuple(out.findings))
-    return parse_atom_bytes(relpath, data, config)
+    return parse_atom_bytes(relpath, data, config, fast=fast)
 
 
-def parse_atom_bytes(relpath: str, data: bytes, config: Config | None = None) -> ParsedAtom:
+def parse_atom_bytes(
+    relpath: str, data: bytes, config: Config | None = None, *, fast: bool = False
+) -> ParsedAtom:
     config = config or Config()
     out = _Collector(relpath)
     if len(data) > config.atom_bytes:
@@ -137,7 +143,7 @@ def parse_atom_bytes(relpath: str, data: bytes, config: Config | None = None) ->
     text = _decode(data, out)
     if text is None:
         return ParsedAtom(relpath, None, tuple(out.findings))
-    atom = _parse_text(relpath, text, config, out)
+    atom = _parse_text(relpath, text, config, out, fast=fast)
     return ParsedAtom(relpath, atom, tuple(out.findings))
 
 
@@ -183,7 +189,7 @@ def _split(text: str, out: _Collector) -> _Split | None:
     return None
 
 
-def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
+def _load_yaml(split: _Split, out: _Collector, *, fast: bool = False) -> dict[str, Any] | None:
     try:
         # Scan events first: aliases (billion-laughs bombs) and deep nesting are refused
         # before anything is built from them.
@@ -212,7 +218,11 @@ def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
                     return None
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
-        loaded = RoundTripYAMLHandler().load(split.yaml_text)
+        if fast:
+            # The base loader builds plain containers of strings: no dates, no comments.
+            loaded = YAML(typ="base", pure=True).load(split.yaml_text)
+        else:
+            loaded = RoundTripYAMLHandler().load(split.yaml_text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = split.yaml_line + (mark.line if mark else 0)
@@ -238,7 +248,7 @@ def _load_yaml(split: _Split, out: _Collector) -> CommentedMap | None:
     except (YAMLError, RecursionError) as exc:
         out.error(split.yaml_line, 1, "MK003", f"frontmatter is not valid YAML: {exc}")
         return None
-    if not isinstance(loaded, CommentedMap) or not loaded:
+    if not isinstance(loaded, dict) or not loaded:
         out.error(
             split.yaml_line,
             1,
@@ -291,14 +301,16 @@ def _scalar(value: object) -> str | None:
     return None
 
 
-def _parse_text(relpath: str, text: str, config: Config, out: _Collector) -> Atom | None:
+def _parse_text(
+    relpath: str, text: str, config: Config, out: _Collector, *, fast: bool = False
+) -> Atom | None:
     split = _split(text, out)
     if split is None:
         return None
-    meta = _load_yaml(split, out)
+    meta = _load_yaml(split, out, fast=fast)
     if meta is None:
         return None
-    where = _key_lines(meta, split.yaml_line)
+    where = _key_lines(meta, split.yaml_line) if isinstance(meta, CommentedMap) else {}
 
     def at(key: str) -> tuple[int, int]:
         return where.get(key, (1, 1))

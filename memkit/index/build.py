@@ -136,7 +136,7 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
             )
         atoms: list[Atom] = []
         for n, path in enumerate(todo, 1):
-            atom = read_atom(root, path, config).atom
+            atom = read_atom(root, path, config, fast=True).atom
             if atom is not None:
                 atoms.append(atom)
             if show and n % 1000 == 0:
