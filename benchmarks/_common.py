@@ -79,7 +79,10 @@ def fresh_process_ms(argv: list[str], runs: int, cwd: Path | None = None) -> lis
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, cwd=cwd, capture_output=True, check=True)
+        result = subprocess.run(argv, cwd=cwd, capture_output=True, check=False)
+        # Checks exit 1 when they find something; only a crash or usage error spoils a run.
+        if result.returncode not in (0, 1):
+            raise RuntimeError(f"{argv[:4]} exited {result.returncode}: {result.stderr[-500:]!r}")
         times.append((time.perf_counter() - start) * 1000)
     return times
 

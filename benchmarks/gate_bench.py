@@ -5,8 +5,9 @@
 Labelled sets are the project's own (benchmarks/data/): gate_labels.jsonl (keep vs junk),
 duplicate_pairs.jsonl (duplicate vs distinct; also used to calibrate the thresholds) and
 conflict_pairs.jsonl (contradicts / extends / unrelated / duplicate). Timings: `memkit gate`
-on 100 changed atoms in a repository of --atoms atoms, and `memkit audit` of 50 incoming atoms,
-each as a fresh process, side by side with `python -c pass`.
+on 100 changed atoms in a repository of --atoms atoms, and `memkit audit` of the same
+100 changed atoms as incoming (the goal names 50), each as a fresh process, side by side
+with `python -c pass`.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def timings(n: int, runs: int) -> list[str]:
             {
                 "python -c pass": [PYTHON, "-c", "pass"],
                 "gate (100 changed)": [PYTHON, "-m", "memkit", "gate", *files],
-                "audit (50 incoming)": [
+                "audit (100 incoming)": [
                     PYTHON,
                     "-m",
                     "memkit",
@@ -148,7 +149,7 @@ def timings(n: int, runs: int) -> list[str]:
         "|---|---|---|",
         f"| python -c pass | {base[0]:.0f} ms | {base[1]:.0f} ms |",
     ]
-    for name in ("gate (100 changed)", "audit (50 incoming)"):
+    for name in ("gate (100 changed)", "audit (100 incoming)"):
         p50, p95 = p50_p95(times[name])
         out.append(f"| memkit {name} | {p50 / 1000:.2f} s | {p95 / 1000:.2f} s |")
     return out
