@@ -8,16 +8,15 @@ content checks run by `memkit validate` on the same commit.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from memkit.atom import Atom
 from memkit.atomfile import read_atom
+from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config
-from memkit.errors import MemkitError, UsageError
 from memkit.findings import Finding, Severity
 from memkit.gate.duplicates import DuplicateSettings, Match, nearest
 from memkit.gate.score import GateScore, GateSettings, score_atom
@@ -134,16 +133,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("filenames", nargs="*", help="atom files (default: every atom)")
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     args = parser.parse_args(argv)
-    try:
+
+    def check() -> int:
         root = find_root(args.repo)
         files = resolve_targets(root, args.filenames) if args.filenames else None
         return run_gate(root, files)
-    except UsageError as exc:
-        print(f"memkit-gate: error: {exc}", file=sys.stderr)
-        return 2
-    except MemkitError as exc:
-        print(f"memkit-gate: error: {exc}", file=sys.stderr)
-        return 1
+
+    return run_hook("memkit-gate", check)
 
 
 if __name__ == "__main__":

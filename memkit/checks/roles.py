@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from memkit.atom import scope_from_path
 from memkit.atomfile import read_atom
+from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config
-from memkit.errors import MemkitError, UsageError
 from memkit.findings import Finding
 from memkit.repo import find_root
 from memkit.roles import ROLES_FILE, Identity, has_commits, identify
@@ -129,14 +128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base", default="HEAD", help="revision whose whitelist applies")
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     args = parser.parse_args(argv)
-    try:
+
+    def check() -> int:
         return run_check(args.repo, args.filenames, actor=args.actor, base=args.base)
-    except UsageError as exc:
-        print(f"memkit-roles: error: {exc}", file=sys.stderr)
-        return 2
-    except MemkitError as exc:
-        print(f"memkit-roles: error: {exc}", file=sys.stderr)
-        return 1
+
+    return run_hook("memkit-roles", check)
 
 
 def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None, base: str) -> int:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from memkit.atom import REFERENCE_KEYS, Atom, id_from_path, is_atom_path
 from memkit.atomfile import ParsedAtom, read_atom
+from memkit.checks import run_hook
 from memkit.checks.content import run_content_checks
 from memkit.config import Config, load_config
-from memkit.errors import MemkitError, UsageError
+from memkit.errors import UsageError
 from memkit.findings import Finding, Severity
 from memkit.repo import find_root, list_atom_files, relpath_in
 
@@ -197,16 +198,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("filenames", nargs="*", help="atom files (default: the whole repo)")
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     args = parser.parse_args(argv)
-    try:
+
+    def check() -> int:
         root = find_root(args.repo)
         files = resolve_targets(root, args.filenames) if args.filenames else None
         return report(validate(root, files))
-    except UsageError as exc:
-        print(f"memkit-validate: error: {exc}", file=sys.stderr)
-        return 2
-    except MemkitError as exc:
-        print(f"memkit-validate: error: {exc}", file=sys.stderr)
-        return 1
+
+    return run_hook("memkit-validate", check)
 
 
 __all__ = ["Severity", "main", "validate"]
