@@ -55,6 +55,8 @@ def _isolated_home(
     )
     monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
     monkeypatch.setenv("MEMKIT_LOG_DIR", str(home / "memkit-logs"))
+    # Hooks would start a warm engine in the background; tests that want one start it.
+    monkeypatch.setenv("MEMKIT_NO_ENGINE", "1")
     # git hooks look for `memkit` on PATH: put this interpreter's bin folder first.
     bindir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))

@@ -37,11 +37,20 @@ def find_repos(payload: dict[str, Any], repos: Sequence[str]) -> list[Path]:
     return []
 
 
+WARM = False  # set by the engine: the index stays open and vectors are affordable
+_READERS: dict[Path, Any] = {}
+
+
 def _reader(root: Path) -> Any:
     from memkit.index import IndexUnavailable, open_index  # noqa: PLC0415
+    from memkit.index.store import current_generation  # noqa: PLC0415
 
+    cached = _READERS.get(root)
+    gen = current_generation(root)
+    if cached is not None and gen is not None and cached.generation == gen.name:
+        return cached
     try:
-        return open_index(root)
+        reader = open_index(root)
     except IndexUnavailable:
         # Build it in the background; this prompt goes without memory rather than waiting.
         subprocess.Popen(
@@ -52,6 +61,8 @@ def _reader(root: Path) -> Any:
             start_new_session=True,
         )
         return None
+    _READERS[root] = reader
+    return reader
 
 
 def _scopes(root: Path) -> frozenset[str] | None:
@@ -83,7 +94,7 @@ def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[st
                 budget=budget,
                 activation=usage.activation,
                 scopes=_scopes(root),
-                use_vectors=os.environ.get("MEMKIT_HOOK_VECTORS") == "1",
+                use_vectors=WARM or os.environ.get("MEMKIT_HOOK_VECTORS") == "1",
             )
             usage.record(session, [i.id for i in found])
         finally:

@@ -1,15 +1,44 @@
 """`memkit-hook EVENT [--repo PATH ...]`: the entry point Claude Code runs.
 
-Kept to the standard library until a handler needs more, and never through the full CLI
-parser (which imports every command).
+The fast path imports only the standard library: it hands the hook's JSON to the warm engine
+of the memory repository over its Unix socket. When no engine answers, it starts one in the
+background and answers this hook itself (BM25 and triggers, no model). Never through the full
+CLI parser, which imports every command.
 """
 
 from __future__ import annotations
 
+import io
+import os
+import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from memkit.claude.protocol import EVENT_NAMES, fail_open
+from memkit.claude.protocol import EVENT_NAMES, MAX_STDIN, fail_open
+
+ENGINE_TIMEOUT = 3.0
+
+
+def _root(repos: list[str], cwd: str) -> Path | None:
+    for candidate in [*repos, cwd]:
+        start = Path(candidate).expanduser()
+        for folder in (start, *start.parents):
+            if (folder / "memkit.yaml").is_file():
+                return folder
+    return None
+
+
+def _start_engine(root: Path) -> None:
+    if os.environ.get("MEMKIT_NO_ENGINE") == "1":
+        return
+    subprocess.Popen(
+        [sys.executable, "-m", "memkit", "serve", "--repo", str(root)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -19,13 +48,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0  # even a wrong command line must not block Claude Code
     event, rest = args[0], args[1:]
     repos = [rest[i + 1] for i, a in enumerate(rest[:-1]) if a == "--repo"]
+    try:
+        raw = sys.stdin.read(MAX_STDIN + 1)
+    except (OSError, UnicodeDecodeError):
+        raw = ""
+    root = _root(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    if root is not None and len(raw) <= MAX_STDIN:
+        from memkit.claude.engine import ask  # noqa: PLC0415
+
+        try:
+            answer = ask(root, event, raw, repos, ENGINE_TIMEOUT)
+        except OSError:
+            _start_engine(root)
+        else:
+            sys.stdout.write(answer)
+            sys.stdout.flush()
+            return 0
 
     def run(payload: dict[str, object]) -> dict[str, object] | None:
         from memkit.claude.handlers import HANDLERS  # noqa: PLC0415
 
         return HANDLERS[event](payload, repos)
 
-    return fail_open(event, run)
+    return fail_open(event, run, io.StringIO(raw))
 
 
 if __name__ == "__main__":

@@ -9,11 +9,7 @@ nothing, and exits 0.
 from __future__ import annotations
 
 import json
-import logging
 import sys
-import tempfile
-import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,9 +26,6 @@ EVENT_NAMES = {
     "session-end": "SessionEnd",
 }
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
-
-log = logging.getLogger("memkit.claude")
-
 
 def read_payload(stream: Any = None) -> dict[str, Any]:
     stream = stream or sys.stdin
@@ -55,6 +48,8 @@ def context_output(event: str, text: str) -> dict[str, Any] | None:
 
 
 def log_dir(cwd: str | None) -> Path:
+    import tempfile  # noqa: PLC0415  (only when something went wrong)
+
     start = Path(cwd) if cwd else Path.cwd()
     for folder in (start, *start.parents):
         if (folder / "memkit.yaml").is_file():
@@ -63,6 +58,9 @@ def log_dir(cwd: str | None) -> Path:
 
 
 def _log_error(cwd: str | None, event: str) -> None:
+    import time  # noqa: PLC0415  (only when something went wrong)
+    import traceback  # noqa: PLC0415
+
     try:
         folder = log_dir(cwd)
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,132 @@
+"""The warm engine: one process per memory repository that keeps the index and the model
+loaded and answers hooks over a Unix socket in `.memkit/` (mode 0600, no TCP port).
+
+A fresh Python process that loads numpy, tokenizers and the model costs ~0.5 s here; the hook
+client (`memkit-hook`) instead imports only the standard library, sends the hook's JSON to the
+engine and prints the answer. One engine per repository (an flock on `.memkit/engine.lock`);
+it exits after an idle timeout, and picks up a new index generation on the next request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+SOCKET = "engine.sock"
+LOCK = "engine.lock"
+IDLE_SECONDS = 600.0
+MAX_REQUEST = 4_000_000
+
+
+def socket_path(root: Path) -> Path:
+    return root / ".memkit" / SOCKET
+
+
+def _handle(raw: bytes) -> bytes:
+    from memkit.claude.handlers import HANDLERS  # noqa: PLC0415
+    from memkit.claude.protocol import fail_open  # noqa: PLC0415
+
+    request = json.loads(raw)
+    event, repos, payload = request["event"], request.get("repos", []), request["payload"]
+    out: list[str] = []
+
+    class Sink:
+        def write(self, text: str) -> None:
+            out.append(text)
+
+        def flush(self) -> None:
+            pass
+
+    class Source:
+        def read(self, _n: int) -> str:
+            return str(payload)
+
+    fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink())
+    return "".join(out).encode("utf-8")
+
+
+def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
+    """Run the engine for `root` until it has been idle for `idle` seconds."""
+    from memkit.claude import handlers  # noqa: PLC0415
+
+    folder = root / ".memkit"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / LOCK).open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 0  # another engine serves this repository
+        handlers.WARM = True
+        # SIGTERM (a user's kill, a logout) must still remove the socket on the way out.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        path = socket_path(root)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)  # the socket is born 0600: only this user may talk to it
+        try:
+            server.bind(str(path))
+        finally:
+            os.umask(old_umask)
+        server.listen(16)
+        server.settimeout(1.0)
+        last = time.monotonic()
+        try:
+            while time.monotonic() - last < idle:
+                try:
+                    conn, _ = server.accept()
+                except TimeoutError:
+                    continue
+                last = time.monotonic()
+                with conn:
+                    conn.settimeout(5.0)
+                    try:
+                        conn.sendall(_handle(_read_request(conn)))
+                    except (OSError, ValueError, KeyError):
+                        continue  # a broken client; the hook falls back on its own
+        finally:
+            server.close()
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+    return 0
+
+
+def _read_request(conn: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REQUEST:
+            raise ValueError("request too large")
+        if chunk.endswith(b"\n"):
+            break
+    return b"".join(chunks)
+
+
+def ask(root: Path, event: str, payload: str, repos: list[str], timeout: float) -> str:
+    """Send one hook to the engine; OSError when no engine answers."""
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(timeout)
+    try:
+        client.connect(str(socket_path(root)))
+        request: dict[str, Any] = {"event": event, "repos": repos, "payload": payload}
+        client.sendall(json.dumps(request).encode("utf-8") + b"\n")
+        client.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+    finally:
+        client.close()
+    return b"".join(chunks).decode("utf-8")

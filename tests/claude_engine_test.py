@@ -1,0 +1,88 @@
+"""The warm engine: one per repository, 0600 socket, reloads, idles out, leaves nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = make_memory_repo(tmp_path / "team")
+    write_atom(repo, "shared/ws-heartbeat-interval.md", atom_text(
+        "ws-heartbeat-interval", title="WebSocket heartbeat", type_="pitfall",
+        body="- Send a WebSocket ping every 30 s.", extra="triggers: [websocket]\n"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
+    assert memkit("index", cwd=repo).returncode == 0
+    return repo
+
+
+def hook(repo: Path, event: str, payload: dict[str, object]) -> str:
+    env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
+    hook_bin = str(Path(sys.executable).parent / "memkit-hook")
+    result = subprocess.run([hook_bin, event], input=json.dumps(payload), cwd=repo, env=env,
+                            capture_output=True, text=True, check=False, timeout=60)
+    assert result.returncode == 0
+    return result.stdout
+
+
+def wait_for(predicate: object, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
+    sock = repo / ".memkit/engine.sock"
+    engine = subprocess.Popen([sys.executable, "-m", "memkit", "serve", "--idle", "4"],
+                              cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for(sock.exists)
+        assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+        second = subprocess.run([sys.executable, "-m", "memkit", "serve", "--idle", "4"],
+                                cwd=repo, capture_output=True, timeout=30, check=False)
+        assert second.returncode == 0  # the lock: one engine per repository
+
+        payload = {"session_id": "s", "cwd": str(repo), "prompt": "websocket ping interval"}
+        out = json.loads(hook(repo, "user-prompt-submit", payload))
+        text = out["hookSpecificOutput"]["additionalContext"]
+        assert "ws-heartbeat-interval" in text
+        assert "vector #" in text  # answered by the warm engine, which has the model loaded
+
+        write_atom(repo, "shared/kafka-offsets.md", atom_text(
+            "kafka-offsets", title="Kafka offsets",
+            body="- Always commit Kafka offsets after processing.", extra="triggers: [kafka]\n"))
+        assert memkit("index", cwd=repo).returncode == 0
+        payload = {"session_id": "s2", "cwd": str(repo), "prompt": "kafka offsets"}
+        assert "kafka-offsets" in hook(repo, "user-prompt-submit", payload)  # new generation
+    finally:
+        engine.wait(timeout=30)  # idles out by itself
+        engine.communicate()
+    assert engine.returncode == 0
+    assert not sock.exists()
+
+
+def test_no_engine_the_hook_answers_and_starts_one(repo: Path) -> None:
+    payload = {"session_id": "s", "cwd": str(repo), "prompt": "websocket ping"}
+    out = hook(repo, "user-prompt-submit", payload)
+    assert "ws-heartbeat-interval" in out  # answered in-process, BM25 and triggers
+    sock = repo / ".memkit/engine.sock"
+    wait_for(sock.exists)
+    # Stop it: a `memkit serve` started by a hook exits after its idle timeout by itself;
+    # the test does not wait ten minutes.
+    result = subprocess.run(["pkill", "-f", f"memkit serve --repo {repo}"], check=False)
+    assert result.returncode == 0
+    wait_for(lambda: not sock.exists())
