@@ -18,16 +18,12 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
-SOCKET = "engine.sock"
+from memkit.claude.client import socket_path
+
 LOCK = "engine.lock"
 IDLE_SECONDS = 600.0
 MAX_REQUEST = 4_000_000
-
-
-def socket_path(root: Path) -> Path:
-    return root / ".memkit" / SOCKET
 
 
 def _handle(raw: bytes) -> bytes:
@@ -80,6 +76,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
         server.settimeout(1.0)
         last = time.monotonic()
         try:
+            _warm_up(root)
             while time.monotonic() - last < idle:
                 try:
                     conn, _ = server.accept()
@@ -99,6 +96,16 @@ def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
     return 0
 
 
+def _warm_up(root: Path) -> None:
+    """Open the index and load the model now, not on the first prompt."""
+    from memkit.claude import handlers  # noqa: PLC0415
+
+    with contextlib.suppress(Exception):
+        reader = handlers._reader(root)
+        if reader is not None:
+            reader.encode("warm up")
+
+
 def _read_request(conn: socket.socket) -> bytes:
     chunks: list[bytes] = []
     size = 0
@@ -113,20 +120,3 @@ def _read_request(conn: socket.socket) -> bytes:
         if chunk.endswith(b"\n"):
             break
     return b"".join(chunks)
-
-
-def ask(root: Path, event: str, payload: str, repos: list[str], timeout: float) -> str:
-    """Send one hook to the engine; OSError when no engine answers."""
-    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    client.settimeout(timeout)
-    try:
-        client.connect(str(socket_path(root)))
-        request: dict[str, Any] = {"event": event, "repos": repos, "payload": payload}
-        client.sendall(json.dumps(request).encode("utf-8") + b"\n")
-        client.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := client.recv(65536):
-            chunks.append(chunk)
-    finally:
-        client.close()
-    return b"".join(chunks).decode("utf-8")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +31,8 @@ def _root(repos: list[str], cwd: str) -> Path | None:
 def _start_engine(root: Path) -> None:
     if os.environ.get("MEMKIT_NO_ENGINE") == "1":
         return
+    import subprocess  # noqa: PLC0415  (only when the engine must be started)
+
     subprocess.Popen(
         [sys.executable, "-m", "memkit", "serve", "--repo", str(root)],
         stdin=subprocess.DEVNULL,
@@ -54,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raw = ""
     root = _root(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
     if root is not None and len(raw) <= MAX_STDIN:
-        from memkit.claude.engine import ask  # noqa: PLC0415
+        from memkit.claude.client import ask  # noqa: PLC0415
 
         try:
             answer = ask(root, event, raw, repos, ENGINE_TIMEOUT)

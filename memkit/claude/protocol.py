@@ -27,6 +27,7 @@ EVENT_NAMES = {
 }
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
 
+
 def read_payload(stream: Any = None) -> dict[str, Any]:
     stream = stream or sys.stdin
     raw = stream.read(MAX_STDIN + 1)
