@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import signal
 import socket
@@ -30,8 +29,10 @@ def _handle(raw: bytes) -> bytes:
     from memkit.claude.handlers import HANDLERS  # noqa: PLC0415
     from memkit.claude.protocol import fail_open  # noqa: PLC0415
 
-    request = json.loads(raw)
-    event, repos, payload = request["event"], request.get("repos", []), request["payload"]
+    event, repo_line, payload = raw.decode("utf-8").split("\n", 2)
+    if event not in HANDLERS:
+        return b""
+    repos = [r for r in repo_line.split("\t") if r]
     out: list[str] = []
 
     class Sink:
@@ -63,7 +64,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
         handlers.WARM = True
         # SIGTERM (a user's kill, a logout) must still remove the socket on the way out.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        path = socket_path(root)
+        path = Path(socket_path(root))
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -117,6 +118,4 @@ def _read_request(conn: socket.socket) -> bytes:
         size += len(chunk)
         if size > MAX_REQUEST:
             raise ValueError("request too large")
-        if chunk.endswith(b"\n"):
-            break
     return b"".join(chunks)

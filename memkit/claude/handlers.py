@@ -65,13 +65,24 @@ def _reader(root: Path) -> Any:
     return reader
 
 
+_SCOPES: dict[Path, tuple[float, frozenset[str] | None]] = {}
+SCOPE_TTL = 60.0  # identity costs git calls; in the warm engine it is reused for a minute
+
+
 def _scopes(root: Path) -> frozenset[str] | None:
+    import time  # noqa: PLC0415
+
     from memkit.roles import identify  # noqa: PLC0415
 
+    cached = _SCOPES.get(root)
+    if cached is not None and time.monotonic() - cached[0] < SCOPE_TTL:
+        return cached[1]
     try:
-        return identify(root).readable_scopes()
+        scopes: frozenset[str] | None = identify(root).readable_scopes()
     except OSError:
-        return None
+        scopes = None
+    _SCOPES[root] = (time.monotonic(), scopes)
+    return scopes
 
 
 def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:

@@ -11,30 +11,33 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
-from memkit.claude.protocol import EVENT_NAMES, MAX_STDIN, fail_open
+from memkit.claude.events import EVENT_NAMES, MAX_STDIN
 
 ENGINE_TIMEOUT = 3.0
 
 
-def _root(repos: list[str], cwd: str) -> Path | None:
+def _root(repos: list[str], cwd: str) -> str | None:
+    """The memory repository to ask: os.path only, to keep pathlib off the fast path."""
     for candidate in [*repos, cwd]:
-        start = Path(candidate).expanduser()
-        for folder in (start, *start.parents):
-            if (folder / "memkit.yaml").is_file():
+        folder = os.path.abspath(os.path.expanduser(candidate))  # noqa: PTH100, PTH111
+        while True:
+            if os.path.isfile(os.path.join(folder, "memkit.yaml")):  # noqa: PTH113, PTH118
                 return folder
+            parent = os.path.dirname(folder)  # noqa: PTH120
+            if parent == folder:
+                break
+            folder = parent
     return None
 
 
-def _start_engine(root: Path) -> None:
+def _start_engine(root: str) -> None:
     if os.environ.get("MEMKIT_NO_ENGINE") == "1":
         return
     import subprocess  # noqa: PLC0415  (only when the engine must be started)
 
     subprocess.Popen(
-        [sys.executable, "-m", "memkit", "serve", "--repo", str(root)],
+        [sys.executable, "-m", "memkit", "serve", "--repo", root],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -42,7 +45,7 @@ def _start_engine(root: Path) -> None:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in EVENT_NAMES:
         print(f"usage: memkit-hook {{{','.join(EVENT_NAMES)}}} [--repo PATH ...]", file=sys.stderr)
@@ -65,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(answer)
             sys.stdout.flush()
             return 0
+
+    from memkit.claude.protocol import fail_open  # noqa: PLC0415  (the path without an engine)
 
     def run(payload: dict[str, object]) -> dict[str, object] | None:
         from memkit.claude.handlers import HANDLERS  # noqa: PLC0415

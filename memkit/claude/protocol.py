@@ -11,20 +11,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-MAX_STDIN = 1_000_000
+from memkit.claude.events import MAX_STDIN
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
 MAX_CONTEXT = 10_000
-EVENT_NAMES = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "pre-compact": "PreCompact",
-    "stop": "Stop",
-    "session-end": "SessionEnd",
-}
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
 
 
@@ -50,6 +44,7 @@ def context_output(event: str, text: str) -> dict[str, Any] | None:
 
 def log_dir(cwd: str | None) -> Path:
     import tempfile  # noqa: PLC0415  (only when something went wrong)
+    from pathlib import Path  # noqa: PLC0415
 
     start = Path(cwd) if cwd else Path.cwd()
     for folder in (start, *start.parents):

@@ -75,6 +75,42 @@ def _best_sections(body: str, query: str, limit_chars: int) -> str:
     return text + "\n[… other sections omitted: `memkit show ID` for the whole atom]"
 
 
+# Per repository, what the warm engine computes once per index generation (keyed by root,
+# replaced when the reader changes, so old generations are not kept alive).
+_ROWS_BY_ID: dict[str, tuple[Any, dict[str, int]]] = {}
+_MATRIX: dict[str, tuple[Any, Any]] = {}
+VECTOR_POOL = 50
+
+
+def _rows_by_id(reader: Any) -> dict[str, int]:
+    key = str(reader.root)
+    cached = _ROWS_BY_ID.get(key)
+    if cached is None or cached[0] is not reader:
+        cached = (reader, {a["id"]: i for i, a in enumerate(reader.atoms)})
+        _ROWS_BY_ID[key] = cached
+    return cached[1]
+
+
+def _vector_hits(reader: Any, query: str) -> list[tuple[int, float]]:
+    """The reader's vector candidates, from an in-memory copy of the matrix: a product over
+    the memory-mapped file costs ~8 ms at 10k atoms, over memory ~0.2 ms."""
+    import numpy as np  # noqa: PLC0415  (only in the warm engine, or when asked)
+
+    key = str(reader.root)
+    cached = _MATRIX.get(key)
+    if cached is None or cached[0] is not reader:
+        cached = (reader, np.ascontiguousarray(reader.vectors, dtype=np.float32))
+        _MATRIX[key] = cached
+    matrix = cached[1]
+    if not len(matrix):
+        return []
+    sims = matrix @ np.asarray(reader.encode(query), dtype=np.float32)
+    k = min(VECTOR_POOL, len(sims))
+    top = np.argpartition(-sims, k - 1)[:k]
+    top = top[np.argsort(-sims[top], kind="stable")]
+    return [(int(i), float(sims[i])) for i in top]
+
+
 def recall(
     reader: Any,
     query: str,
@@ -91,7 +127,7 @@ def recall(
 
     bm25 = reader.bm25(query)
     # Without a warm engine, vectors would cost the encoder's load: BM25 and triggers only.
-    vec = reader.vector(query) if use_vectors else []
+    vec = _vector_hits(reader, query) if use_vectors else []
     ranked = fuse(bm25, vec, reader.trigger_matches(query), mode="hybrid")
     best = ranked[0][1] if ranked else 0.0
     # A prompt gets only atoms close to the best match: one word in common is not relevance.
@@ -116,7 +152,7 @@ def recall(
 
     rows.sort(key=lambda item: -rerank(item))
     picked: list[tuple[int, str]] = [(r, why) for r, _, why in rows]
-    by_id = {a["id"]: i for i, a in enumerate(reader.atoms)}
+    by_id = _rows_by_id(reader)
     for row, _ in list(picked[:3]):
         for rel in reader.atoms[row]["related"]:
             rel_row = by_id.get(rel)

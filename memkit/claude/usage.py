@@ -23,14 +23,33 @@ CREATE TABLE IF NOT EXISTS sessions (session TEXT NOT NULL, ts REAL NOT NULL,
 """
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        # No fsync: an fsync per prompt costs milliseconds on a busy disk, and losing the last
+        # few uses in a power cut only nudges a ranking.
+        db.execute("PRAGMA synchronous=OFF")
+        db.executescript(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class UsageLog:
     def __init__(self, root: Path) -> None:
         folder = root / ".memkit"
         folder.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(folder / "usage.db", timeout=2.0, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
+        path = folder / "usage.db"
+        try:
+            self.db = _connect(path)
+        except sqlite3.DatabaseError:
+            # A damaged log is set aside, not repaired: it is local and only tunes ranking.
+            path.replace(path.with_name(f"usage.db.damaged-{int(time.time())}"))
+            for extra in ("-wal", "-shm"):
+                path.with_name("usage.db" + extra).unlink(missing_ok=True)
+            self.db = _connect(path)
 
     def close(self) -> None:
         self.db.close()
@@ -42,13 +61,21 @@ class UsageLog:
     def record(self, session: str, atoms: Iterable[str], kind: str = "inject") -> None:
         now = time.time()
         atoms = list(atoms)
-        with self.db:
+        if not atoms:
+            return
+        # One transaction: in autocommit mode each row would be a commit of its own.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
             self.db.executemany(
                 "INSERT INTO uses VALUES (?, ?, ?)", [(a, now, kind) for a in atoms]
             )
             self.db.executemany(
                 "INSERT OR IGNORE INTO given VALUES (?, ?)", [(session, a) for a in atoms]
             )
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def forget_session(self, session: str) -> None:
         """After compaction the model no longer has what it was given: allow it again."""

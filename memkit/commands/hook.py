@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from memkit.claude.protocol import EVENT_NAMES
+from memkit.claude.events import EVENT_NAMES
 
 
 def add_parser(subparsers: Any) -> None:
