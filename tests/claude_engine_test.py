@@ -18,9 +18,17 @@ from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     repo = make_memory_repo(tmp_path / "team")
-    write_atom(repo, "shared/ws-heartbeat-interval.md", atom_text(
-        "ws-heartbeat-interval", title="WebSocket heartbeat", type_="pitfall",
-        body="- Send a WebSocket ping every 30 s.", extra="triggers: [websocket]\n"))
+    write_atom(
+        repo,
+        "shared/ws-heartbeat-interval.md",
+        atom_text(
+            "ws-heartbeat-interval",
+            title="WebSocket heartbeat",
+            type_="pitfall",
+            body="- Send a WebSocket ping every 30 s.",
+            extra="triggers: [websocket]\n",
+        ),
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
     assert memkit("index", cwd=repo).returncode == 0
@@ -30,8 +38,16 @@ def repo(tmp_path: Path) -> Path:
 def hook(repo: Path, event: str, payload: dict[str, object]) -> str:
     env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
     hook_bin = str(Path(sys.executable).parent / "memkit-hook")
-    result = subprocess.run([hook_bin, event], input=json.dumps(payload), cwd=repo, env=env,
-                            capture_output=True, text=True, check=False, timeout=60)
+    result = subprocess.run(
+        [hook_bin, event],
+        input=json.dumps(payload),
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     assert result.returncode == 0
     return result.stdout
 
@@ -47,13 +63,22 @@ def wait_for(predicate: object, seconds: float = 30) -> None:
 
 def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
     sock = repo / ".memkit/engine.sock"
-    engine = subprocess.Popen([sys.executable, "-m", "memkit", "serve", "--idle", "4"],
-                              cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "memkit", "serve", "--idle", "4"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         wait_for(sock.exists)
         assert stat.S_IMODE(sock.stat().st_mode) == 0o600
-        second = subprocess.run([sys.executable, "-m", "memkit", "serve", "--idle", "4"],
-                                cwd=repo, capture_output=True, timeout=30, check=False)
+        second = subprocess.run(
+            [sys.executable, "-m", "memkit", "serve", "--idle", "4"],
+            cwd=repo,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
         assert second.returncode == 0  # the lock: one engine per repository
 
         payload = {"session_id": "s", "cwd": str(repo), "prompt": "websocket ping interval"}
@@ -62,9 +87,16 @@ def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
         assert "ws-heartbeat-interval" in text
         assert "vector #" in text  # answered by the warm engine, which has the model loaded
 
-        write_atom(repo, "shared/kafka-offsets.md", atom_text(
-            "kafka-offsets", title="Kafka offsets",
-            body="- Always commit Kafka offsets after processing.", extra="triggers: [kafka]\n"))
+        write_atom(
+            repo,
+            "shared/kafka-offsets.md",
+            atom_text(
+                "kafka-offsets",
+                title="Kafka offsets",
+                body="- Always commit Kafka offsets after processing.",
+                extra="triggers: [kafka]\n",
+            ),
+        )
         assert memkit("index", cwd=repo).returncode == 0
         payload = {"session_id": "s2", "cwd": str(repo), "prompt": "kafka offsets"}
         assert "kafka-offsets" in hook(repo, "user-prompt-submit", payload)  # new generation
