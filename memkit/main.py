@@ -84,4 +84,8 @@ def _write_crash_log(argv: Sequence[str]) -> Path:
 
 
 def entrypoint() -> NoReturn:
+    # One BLAS thread: a CLI process encodes a handful of texts, and OpenBLAS starting a pool
+    # costs ~18 ms on a busy 2-core machine. Set here, not in the library, so that programs
+    # importing memkit keep their own BLAS settings.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     raise SystemExit(main())

