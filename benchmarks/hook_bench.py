@@ -4,6 +4,8 @@
 
 Side by side with `python -c pass` in the same run: with the warm engine (`memkit serve`,
 which has the index and the model loaded), and without it (BM25 and triggers, in-process).
+memkit is byte-compiled first, as `pip install` does: an editable checkout run with
+PYTHONDONTWRITEBYTECODE=1 would otherwise compile the hook's modules on every call (~4 ms).
 """
 
 from __future__ import annotations
@@ -25,13 +27,18 @@ def main() -> int:
     parser.add_argument("--atoms", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
+    import memkit
+
+    package = str(Path(memkit.__file__).parent)
+    subprocess.run([PYTHON, "-m", "compileall", "-q", package], check=True, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="memkit-hook-bench-") as tmp:
         root = Path(tmp) / "repo"
         write_repo(root, synthetic(args.atoms))
         subprocess.run([PYTHON, "-m", "memkit", "index", "--quiet"], cwd=root, check=True)
         hook = str(Path(PYTHON).parent / "memkit-hook")
         cold_env = {**os.environ, "MEMKIT_NO_ENGINE": "1"}
-        times: dict[str, list[float]] = {k: [] for k in ("pass", "prompt", "start", "warm")}
+        names = ("pass", "prompt", "start", "warm", "wstart", "wtool")
+        times: dict[str, list[float]] = {k: [] for k in names}
         engine = subprocess.Popen([PYTHON, "-m", "memkit", "serve", "--idle", "60"], cwd=root)
         sock = root / ".memkit" / "engine.sock"
         while not sock.exists():
@@ -54,6 +61,23 @@ def main() -> int:
                     "warm",
                     [hook, "user-prompt-submit"],
                     json.dumps({**prompt, "session_id": f"w{i}"}),
+                ),
+                (
+                    "wstart",
+                    [hook, "session-start"],
+                    json.dumps({"session_id": f"w{i}", "cwd": str(root), "source": "startup"}),
+                ),
+                (
+                    "wtool",
+                    [hook, "pre-tool-use"],
+                    json.dumps(
+                        {
+                            "session_id": f"w{i}",
+                            "cwd": str(root),
+                            "tool_name": "Read",
+                            "tool_input": {"file_path": str(root / "src/net/conn.py")},
+                        }
+                    ),
                 ),
             )
             for name, argv, payload in runs:
@@ -86,6 +110,8 @@ def main() -> int:
     print(f"| `python -c pass` | {base[0]:.0f} ms | {base[1]:.0f} ms | 1× |")
     for name, label in (
         ("warm", "`memkit-hook user-prompt-submit`, warm engine"),
+        ("wstart", "`memkit-hook session-start`, warm engine"),
+        ("wtool", "`memkit-hook pre-tool-use` (Read), warm engine"),
         ("prompt", "`memkit-hook user-prompt-submit`, no engine"),
         ("start", "`memkit-hook session-start`, no engine"),
     ):

@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -71,7 +73,9 @@ def project(tmp_path: Path) -> Path:
     return repo
 
 
-def run_claude(project: Path, url: str, prompt: str, tmp_path: Path) -> dict[str, object]:
+def run_claude(
+    project: Path, url: str, prompt: str, tmp_path: Path, *extra: str
+) -> dict[str, object]:
     home = tmp_path / "claude-home"
     home.mkdir(exist_ok=True)
     env = {
@@ -86,7 +90,7 @@ def run_claude(project: Path, url: str, prompt: str, tmp_path: Path) -> dict[str
         "TMPDIR": str(tmp_path),
     }
     result = subprocess.run(
-        [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", "Read"],
+        [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", "Read", *extra],
         cwd=project,
         env=env,
         capture_output=True,
@@ -151,3 +155,46 @@ def test_the_real_cli_receives_exactly_the_right_memory(project: Path, tmp_path:
         before_tool = "\n".join(m for m in third if "tool_result" not in m)
         assert "MEMKIT-MARK-NETPATH" not in before_tool  # given by PreToolUse, not the prompt
         assert "MEMKIT-MARK-TEXTURE" not in "\n".join(third)
+
+
+def test_the_repository_works_as_a_claude_code_plugin(project: Path, tmp_path: Path) -> None:
+    assert memkit("install", "claude", "--uninstall", cwd=project).returncode == 0
+    with fake_api() as (api, url):
+        run_claude(project, url, "Is a websocket heartbeat needed?", tmp_path)
+        assert "MEMKIT-MARK-HEARTBEAT" not in "\n".join(api.messages_text())  # uninstalled
+
+        api.requests.clear()
+        run_claude(
+            project, url, "Is a websocket heartbeat needed?", tmp_path, "--plugin-dir", str(ROOT)
+        )
+        text = "\n".join(api.messages_text())
+        assert "MEMKIT-MARK-HEARTBEAT" in text and "memkit-index" in text
+        assert "MEMKIT-MARK-TEXTURE" not in text
+
+
+def test_the_real_cli_through_the_warm_engine(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sock = project / ".memkit/engine.sock"
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "memkit", "serve", "--idle", "60"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):
+            if sock.exists():
+                break
+            time.sleep(0.05)
+        monkeypatch.setenv("MEMKIT_NO_ENGINE", "0")
+        with fake_api() as (api, url):
+            run_claude(project, url, "How often should our websocket heartbeat fire?", tmp_path)
+            text = "\n".join(api.messages_text())
+        # "vector #" only comes from the engine, which has the model loaded.
+        assert "MEMKIT-MARK-HEARTBEAT" in text and "vector #" in text
+        assert "MEMKIT-MARK-TEXTURE" not in text
+    finally:
+        engine.terminate()
+        engine.wait(timeout=30)
+    assert not sock.exists()

@@ -115,6 +115,33 @@ def test_no_engine_the_hook_answers_and_starts_one(repo: Path) -> None:
     wait_for(sock.exists)
     # Stop it: a `memkit serve` started by a hook exits after its idle timeout by itself;
     # the test does not wait ten minutes.
-    result = subprocess.run(["pkill", "-f", f"memkit serve --repo {repo}"], check=False)
-    assert result.returncode == 0
+    pid = int((repo / ".memkit/engine.pid").read_text(encoding="utf-8"))
+    stopped = memkit("serve", "--stop", cwd=repo)
+    assert stopped.stdout.strip() == "memkit: engine stopped", stopped.stderr
     wait_for(lambda: not sock.exists())
+    assert not (repo / ".memkit/engine.pid").exists()
+    with pytest.raises(ProcessLookupError):
+        for _ in range(100):
+            os.kill(pid, 0)  # gone, not a zombie of ours: it was started detached
+            time.sleep(0.05)
+    assert memkit("serve", "--stop", cwd=repo).stdout.strip() == "memkit: no engine was running"
+
+
+def test_engine_leaves_when_its_repository_goes(repo: Path) -> None:
+    sock = repo / ".memkit/engine.sock"
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "memkit", "serve", "--idle", "600"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for(sock.exists)
+        import shutil
+
+        shutil.rmtree(repo / ".memkit")
+        assert engine.wait(timeout=15) == 0
+    finally:
+        if engine.poll() is None:
+            engine.terminate()
+        engine.communicate()

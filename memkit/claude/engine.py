@@ -15,12 +15,14 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from memkit.claude.client import socket_path
+from memkit.claude.client import socket_path, with_socket_path
 
 LOCK = "engine.lock"
+PID = "engine.pid"
 IDLE_SECONDS = 600.0
 MAX_REQUEST = 4_000_000
 
@@ -52,7 +54,7 @@ def _handle(raw: bytes) -> bytes:
 
 def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
     """Run the engine for `root` until it has been idle for `idle` seconds."""
-    from memkit.claude import handlers  # noqa: PLC0415
+    from memkit.claude import repos  # noqa: PLC0415
 
     folder = root / ".memkit"
     folder.mkdir(parents=True, exist_ok=True)
@@ -61,7 +63,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return 0  # another engine serves this repository
-        handlers.WARM = True
+        repos.WARM = True
         # SIGTERM (a user's kill, a logout) must still remove the socket on the way out.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         path = Path(socket_path(root))
@@ -70,11 +72,14 @@ def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_umask = os.umask(0o177)  # the socket is born 0600: only this user may talk to it
         try:
-            server.bind(str(path))
+            with_socket_path(str(path), server.bind)
         finally:
             os.umask(old_umask)
         server.listen(16)
         server.settimeout(1.0)
+        bound = path.stat().st_ino
+        pid_file = folder / PID
+        write_atomic(pid_file, f"{os.getpid()}\n")
         last = time.monotonic()
         try:
             _warm_up(root)
@@ -82,6 +87,8 @@ def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
                 try:
                     conn, _ = server.accept()
                 except TimeoutError:
+                    if not _still_ours(path, bound):
+                        break  # the repository or its .memkit/ is gone: do not linger
                     continue
                 last = time.monotonic()
                 with conn:
@@ -92,17 +99,56 @@ def serve(root: Path, idle: float = IDLE_SECONDS) -> int:
                         continue  # a broken client; the hook falls back on its own
         finally:
             server.close()
-            with contextlib.suppress(FileNotFoundError):
+            if _still_ours(path, bound):
                 path.unlink()
+            with contextlib.suppress(OSError):
+                if pid_file.read_text(encoding="utf-8").strip() == str(os.getpid()):
+                    pid_file.unlink()
     return 0
+
+
+def _still_ours(path: Path, inode: int) -> bool:
+    try:
+        return path.stat().st_ino == inode
+    except OSError:
+        return False
+
+
+def write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    Path(tmp).replace(path)
+
+
+def stop(root: Path, wait: float = 10.0) -> bool:
+    """Stop the engine of `root`, if one runs; True when one was stopped."""
+    folder = root / ".memkit"
+    try:
+        pid = int((folder / PID).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return False
+    with (folder / LOCK).open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # held: the engine named in the pid file is alive
+        else:
+            (folder / PID).unlink(missing_ok=True)  # a stale pid: nobody holds the lock
+            return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and (folder / PID).exists():
+        time.sleep(0.05)
+    return True
 
 
 def _warm_up(root: Path) -> None:
     """Open the index and load the model now, not on the first prompt."""
-    from memkit.claude import handlers  # noqa: PLC0415
+    from memkit.claude import repos  # noqa: PLC0415
 
     with contextlib.suppress(Exception):
-        reader = handlers._reader(root)
+        reader = repos.reader(root)
         if reader is not None:
             reader.encode("warm up")
 

@@ -9,6 +9,7 @@ nothing, and exits 0.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 MAX_CONTEXT = 10_000
+MAX_LOG = 1_000_000
+_PRIVATE = re.compile(r"<private\b[^>]*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
 
 
@@ -60,8 +63,13 @@ def _log_error(cwd: str | None, event: str) -> None:
     try:
         folder = log_dir(cwd)
         folder.mkdir(parents=True, exist_ok=True)
-        with (folder / "hooks.log").open("a", encoding="utf-8") as fh:
-            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}\n{traceback.format_exc()}\n")
+        path = folder / "hooks.log"
+        if path.is_file() and path.stat().st_size > MAX_LOG:
+            path.replace(path.with_name("hooks.log.1"))  # one old log kept, never unbounded
+        # An exception's message may quote the prompt: its private parts stay out of the log.
+        text = _PRIVATE.sub("<private>…</private>", traceback.format_exc())
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}\n{text}\n")
     except OSError:
         pass  # nowhere to log: still never disturb the session
 
@@ -82,6 +90,8 @@ def fail_open(
             text = json.dumps(result, ensure_ascii=False)
             out.write(text)
             out.flush()
+    except SystemExit:
+        raise  # the engine being stopped, not a hook failing
     except BaseException:
         _log_error(str(payload.get("cwd") or ""), event)
     return 0

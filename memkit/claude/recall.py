@@ -1,8 +1,9 @@
 """The recall pipeline (DESIGN.md §7): from a prompt to the memory worth injecting.
 
-candidates (triggers + BM25 [+ vectors]) -> live atoms only, drop those superseded by another
-candidate, scope filter -> re-rank by ACT-R activation and confidence -> related atoms, depth
-1 -> sections of long atoms -> token budget -> nothing twice in a session -> a reason each.
+`candidates`, per repository: triggers + BM25 [+ vectors] -> live atoms only, drop those
+superseded by another candidate, scope filter -> re-rank by ACT-R activation and confidence ->
+related atoms, depth 1. `pack`, over all repositories: best first -> nothing twice in a session
+-> sections of long atoms -> token budget. Each atom keeps a one-line reason.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from memkit.claude.budget import estimate_tokens
 
 CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
+NO_HISTORY = -5.0  # the activation of an atom never used (as in usage.py)
 LONG_ATOM_CHARS = 1_500
 MIN_RELATIVE = 0.25
 _PRIVATE = re.compile(r"<private\b[^>]*>.*?(?:</private\s*>|\Z)", re.S | re.I)
@@ -36,9 +38,10 @@ class Recalled:
     why: str
     text: str
     tokens: int
+    repo: str = ""  # the memory repository it came from
 
 
-def _visible(entry: dict[str, Any], scopes: frozenset[str] | None) -> bool:
+def visible(entry: dict[str, Any], scopes: frozenset[str] | None) -> bool:
     if entry["status"] != "active" or entry["pending"] or entry["scope"] == "archive":
         return False
     scope = entry["scope"]
@@ -111,6 +114,124 @@ def _vector_hits(reader: Any, query: str) -> list[tuple[int, float]]:
     return [(int(i), float(sims[i])) for i in top]
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """An atom worth considering for a prompt, with a score comparable across repositories."""
+
+    reader: Any
+    row: int
+    score: float
+    why: str
+
+    @property
+    def id(self) -> str:
+        return str(self.reader.atoms[self.row]["id"])
+
+
+def candidates(
+    reader: Any,
+    query: str,
+    *,
+    activation: Any = None,
+    scopes: frozenset[str] | None = None,
+    use_vectors: bool = False,
+    limit: int = 12,
+) -> list[Candidate]:
+    """Ranked candidates of one repository: found, filtered, re-ranked, related added."""
+    query = strip_private(query)
+    from memkit.index.fusion import TRIGGER_BONUS, fuse  # noqa: PLC0415
+
+    bm25 = reader.bm25(query)
+    # Without a warm engine, vectors would cost the encoder's load: BM25 and triggers only.
+    vec = _vector_hits(reader, query) if use_vectors else []
+    triggered = reader.trigger_matches(query)
+    ranked = fuse(bm25, vec, triggered, mode="hybrid")
+    # Relevance is judged on the text match alone: a trigger's bonus would otherwise push
+    # every atom without a trigger below the cut, however well its text matches.
+    has_trigger = {row for row, _ in triggered}
+
+    def content(row: int, score: float) -> float:
+        return score - TRIGGER_BONUS if row in has_trigger else score
+
+    best = max((content(r, s) for r, s, _ in ranked), default=0.0)
+    # A prompt gets only atoms close to the best match: one word in common is not relevance.
+    rows = [
+        (row, score, why)
+        for row, score, why in ranked
+        if visible(reader.atoms[row], scopes)
+        and (row in has_trigger or content(row, score) >= MIN_RELATIVE * best)
+    ]
+    # An atom superseded by another candidate is stale: keep the newer one only.
+    ids = {reader.atoms[r]["id"] for r, _, _ in rows}
+    stale = {old for r, _, _ in rows for old in reader.atoms[r]["supersedes"] if old in ids}
+    rows = [x for x in rows if reader.atoms[x[0]]["id"] not in stale][:limit]
+    act = activation([reader.atoms[r]["id"] for r, _, _ in rows]) if activation else {}
+    top = rows[0][1] if rows else 1.0
+
+    out: list[Candidate] = []
+    for row, score, why in rows:
+        entry = reader.atoms[row]
+        base = score / top if top > 0 else 0.0
+        bonus = CONFIDENCE_BONUS.get(str(entry["confidence"]), 0.0)
+        level = float(act.get(entry["id"], NO_HISTORY))
+        final = base + bonus + ACTIVATION_WEIGHT * max(level, NO_HISTORY) / -NO_HISTORY
+        reason = f"{why}; score {final:.2f}"
+        if level > NO_HISTORY:
+            reason += f"; used before (activation {level:.1f})"
+        out.append(Candidate(reader, row, final, reason))
+    out.sort(key=lambda c: -c.score)
+
+    # Related atoms of the best few, depth 1, after every direct match.
+    by_id = _rows_by_id(reader)
+    taken = {c.row for c in out}
+    for parent in list(out[:3]):
+        for rel in reader.atoms[parent.row]["related"]:
+            rel_row = by_id.get(rel)
+            if (
+                rel_row is not None
+                and rel_row not in taken
+                and visible(reader.atoms[rel_row], scopes)
+            ):
+                taken.add(rel_row)
+                out.append(
+                    Candidate(reader, rel_row, parent.score - 100.0, f"related to {parent.id}")
+                )
+    return out
+
+
+def pack(found: list[Candidate], query: str, *, given: set[str], budget: int) -> list[Recalled]:
+    """The best candidates (of one or several repositories) that fit the token budget, each
+    atom once, none already given in this session; long atoms cut to matching sections."""
+    out: list[Recalled] = []
+    seen = set(given)
+    used = 0
+    for cand in sorted(found, key=lambda c: -c.score):
+        entry = cand.reader.atoms[cand.row]
+        if entry["id"] in seen:
+            continue
+        body = cand.reader.body(entry["path"])
+        if len(body) > LONG_ATOM_CHARS:
+            body = _best_sections(body, strip_private(query), LONG_ATOM_CHARS)
+        tokens = estimate_tokens(body) + 30
+        if used + tokens > budget:
+            continue
+        used += tokens
+        seen.add(entry["id"])
+        out.append(
+            Recalled(
+                entry["id"],
+                entry["title"],
+                entry["type"],
+                entry["confidence"],
+                cand.why,
+                body,
+                tokens,
+                str(cand.reader.root),
+            )
+        )
+    return out
+
+
 def recall(
     reader: Any,
     query: str,
@@ -122,66 +243,11 @@ def recall(
     use_vectors: bool = False,
     limit: int = 12,
 ) -> list[Recalled]:
-    query = strip_private(query)
-    from memkit.index.fusion import fuse  # noqa: PLC0415
-
-    bm25 = reader.bm25(query)
-    # Without a warm engine, vectors would cost the encoder's load: BM25 and triggers only.
-    vec = _vector_hits(reader, query) if use_vectors else []
-    ranked = fuse(bm25, vec, reader.trigger_matches(query), mode="hybrid")
-    best = ranked[0][1] if ranked else 0.0
-    # A prompt gets only atoms close to the best match: one word in common is not relevance.
-    rows = [
-        (row, score, why)
-        for row, score, why in ranked
-        if _visible(reader.atoms[row], scopes) and score >= MIN_RELATIVE * best
-    ]
-    # An atom superseded by another candidate is stale: keep the newer one only.
-    ids = {reader.atoms[r]["id"] for r, _, _ in rows}
-    stale = {old for r, _, _ in rows for old in reader.atoms[r]["supersedes"] if old in ids}
-    rows = [x for x in rows if reader.atoms[x[0]]["id"] not in stale][:limit]
-    act = activation([reader.atoms[r]["id"] for r, _, _ in rows]) if activation else {}
-    top = rows[0][1] if rows else 1.0
-
-    def rerank(item: tuple[int, float, str]) -> float:
-        entry = reader.atoms[item[0]]
-        base = item[1] / top if top > 0 else 0.0
-        bonus = CONFIDENCE_BONUS.get(str(entry["confidence"]), 0.0)
-        activation_score = max(float(act.get(entry["id"], -5.0)), -5.0) / 5.0
-        return float(base) + bonus + ACTIVATION_WEIGHT * activation_score
-
-    rows.sort(key=lambda item: -rerank(item))
-    picked: list[tuple[int, str]] = [(r, why) for r, _, why in rows]
-    by_id = _rows_by_id(reader)
-    for row, _ in list(picked[:3]):
-        for rel in reader.atoms[row]["related"]:
-            rel_row = by_id.get(rel)
-            if (
-                rel_row is not None
-                and _visible(reader.atoms[rel_row], scopes)
-                and rel_row not in {r for r, _ in picked}
-            ):
-                picked.append((rel_row, f"related to {reader.atoms[row]['id']}"))
-
-    out: list[Recalled] = []
-    used = 0
-    for row, why in picked:
-        entry = reader.atoms[row]
-        if entry["id"] in given:
-            continue
-        body = reader.body(entry["path"])
-        if len(body) > LONG_ATOM_CHARS:
-            body = _best_sections(body, query, LONG_ATOM_CHARS)
-        tokens = estimate_tokens(body) + 30
-        if used + tokens > budget:
-            continue
-        used += tokens
-        out.append(
-            Recalled(
-                entry["id"], entry["title"], entry["type"], entry["confidence"], why, body, tokens
-            )
-        )
-    return out
+    """The whole pipeline for one repository."""
+    found = candidates(
+        reader, query, activation=activation, scopes=scopes, use_vectors=use_vectors, limit=limit
+    )
+    return pack(found, query, given=given, budget=budget)
 
 
 FENCE_HEAD = (

@@ -6,12 +6,14 @@ once. It feeds ACT-R base-level activation (B = ln sum t_k^-0.5) and the no-repe
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+MAX_PARAMS = 900
 NO_HISTORY = -5.0  # the activation of an atom never used: low, but comparable
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS uses (atom TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL);
@@ -93,14 +95,41 @@ class UsageLog:
         out = dict.fromkeys(atoms, NO_HISTORY)
         if not atoms:
             return out
-        marks = ",".join("?" * len(atoms))
         sums: dict[str, float] = {}
-        for atom, ts in self.db.execute(
-            f"SELECT atom, ts FROM uses WHERE atom IN ({marks})",  # noqa: S608
-            atoms,
-        ):
+        if len(atoms) <= MAX_PARAMS:
+            marks = ",".join("?" * len(atoms))
+            rows = self.db.execute(
+                f"SELECT atom, ts FROM uses WHERE atom IN ({marks})",  # noqa: S608
+                atoms,
+            )
+        else:
+            # The whole repository (a session's index): older SQLite allows 999 parameters.
+            rows = self.db.execute("SELECT atom, ts FROM uses")
+        for atom, ts in rows:
+            if atom not in out:
+                continue
             hours = max((now - ts) / 3600.0, 1 / 60)
             sums[atom] = sums.get(atom, 0.0) + hours**-0.5
         for atom, total in sums.items():
             out[atom] = math.log(total)
         return out
+
+
+_KEPT: dict[Path, UsageLog] = {}
+
+
+@contextlib.contextmanager
+def usage_log(root: Path, *, keep: bool = False) -> Iterator[UsageLog]:
+    """The usage log of `root`. `keep`: the warm engine holds one connection per repository
+    for its life instead of opening one per hook."""
+    if keep:
+        log = _KEPT.get(root)
+        if log is None:
+            log = _KEPT[root] = UsageLog(root)
+        yield log
+        return
+    log = UsageLog(root)
+    try:
+        yield log
+    finally:
+        log.close()

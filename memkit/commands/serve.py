@@ -23,11 +23,23 @@ def add_parser(subparsers: Any) -> None:
         default=float(os.environ.get("MEMKIT_ENGINE_IDLE", "600")),
         help="seconds without a request before exiting (default 600)",
     )
+    parser.add_argument(
+        "--stop", action="store_true", help="stop the engine of this repository, if one runs"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.claude.engine import serve  # noqa: PLC0415
+    # One BLAS thread: a query is one small matrix-vector product, and on a busy machine a
+    # second BLAS thread waiting for a core costs a scheduler tick (~8 ms) per query. Set
+    # before numpy is first imported, which happens only when the engine loads the index.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    from memkit.claude.engine import serve, stop  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
 
-    return serve(find_root(args.repo), idle=args.idle)
+    root = find_root(args.repo)
+    if args.stop:
+        print("memkit: engine stopped" if stop(root) else "memkit: no engine was running")
+        return 0
+    return serve(root, idle=args.idle)

@@ -1,0 +1,43 @@
+"""UserPromptSubmit: the recall pipeline over every memory repository of the session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memkit.claude import repos as _repos
+from memkit.claude.budget import budget_for
+from memkit.claude.protocol import context_output
+from memkit.claude.recall import Candidate, candidates, pack, render, strip_private
+from memkit.claude.repos import find_repos
+from memkit.claude.usage import usage_log
+
+
+def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+    prompt = strip_private(str(payload.get("prompt") or ""))
+    session = str(payload.get("session_id") or "")
+    if not prompt.strip():
+        return None
+    found: list[Candidate] = []
+    for root in find_repos(payload, repos):
+        reader = _repos.reader(root)
+        if reader is None:
+            continue
+        with usage_log(root, keep=_repos.WARM) as usage:
+            given = usage.given(session)
+            ranked = candidates(
+                reader,
+                prompt,
+                activation=usage.activation,
+                scopes=_repos.scopes(root),
+                use_vectors=_repos.WARM or os.environ.get("MEMKIT_HOOK_VECTORS") == "1",
+            )
+        found += [c for c in ranked if c.id not in given]
+    # Several repositories (team, personal) compete for one budget, best first.
+    items = pack(found, prompt, given=set(), budget=budget_for(prompt))
+    for source in sorted({item.repo for item in items}):
+        with usage_log(Path(source), keep=_repos.WARM) as usage:
+            usage.record(session, [item.id for item in items if item.repo == source])
+    return context_output("UserPromptSubmit", render(items))

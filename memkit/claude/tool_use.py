@@ -1,0 +1,126 @@
+"""PreToolUse: atoms whose `paths` match the file about to be read or edited, once per
+session. PostToolUse: an atom file Claude wrote is validated, and blocked with the reason."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memkit.claude import repos as _repos
+from memkit.claude.budget import estimate_tokens
+from memkit.claude.protocol import context_output
+from memkit.claude.recall import render
+from memkit.claude.repos import find_repos
+from memkit.claude.usage import usage_log
+
+FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit")
+WRITE_TOOLS = ("Edit", "Write", "MultiEdit")
+MAX_ATOMS = 5  # per file: the rest come with the next file or prompt
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_re(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _relative(file_path: str, payload: dict[str, Any]) -> str:
+    project = Path(str(os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or "."))
+    path = Path(file_path)
+    try:
+        return path.resolve().relative_to(project.resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix().lstrip("/")
+
+
+def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+    if payload.get("tool_name") not in FILE_TOOLS:
+        return None
+    file_path = str((payload.get("tool_input") or {}).get("file_path") or "")
+    if not file_path:
+        return None
+    rel = _relative(file_path, payload)
+    session = str(payload.get("session_id") or "")
+    from memkit.claude.recall import Recalled, visible  # noqa: PLC0415
+
+    items: list[Recalled] = []
+    for root in find_repos(payload, repos):
+        reader = _repos.reader(root)
+        if reader is None:
+            continue
+        here: list[Recalled] = []
+        with usage_log(root, keep=_repos.WARM) as usage:
+            given = usage.given(session)
+            scopes = _repos.scopes(root)
+            for entry in reader.atoms:
+                if not entry["paths"] or entry["id"] in given or not visible(entry, scopes):
+                    continue
+                glob = next((g for g in entry["paths"] if _glob_re(g).match(rel)), None)
+                if glob is None:
+                    continue
+                body = reader.body(entry["path"])
+                here.append(
+                    Recalled(
+                        entry["id"],
+                        entry["title"],
+                        entry["type"],
+                        entry["confidence"],
+                        f"paths '{glob}' matches {rel}",
+                        body,
+                        estimate_tokens(body),
+                    )
+                )
+            here = here[: MAX_ATOMS - len(items)]
+            usage.record(session, [i.id for i in here], kind="path")
+        items += here
+    # Context only: the permission decision is never touched.
+    return context_output("PreToolUse", render(items))
+
+
+def post_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+    if payload.get("tool_name") not in WRITE_TOOLS:
+        return None
+    file_path = str((payload.get("tool_input") or {}).get("file_path") or "")
+    if not file_path.endswith(".md"):
+        return None
+    path = Path(file_path).resolve()
+    for folder in path.parents:
+        if (folder / "memkit.yaml").is_file():
+            root = folder
+            break
+    else:
+        return None
+    from memkit.atom import is_atom_path  # noqa: PLC0415
+    from memkit.checks.validate import validate  # noqa: PLC0415
+
+    rel = path.relative_to(root).as_posix()
+    if not is_atom_path(rel):
+        return None
+    errors = [f.format() for f in validate(root, [rel]) if f.is_error]
+    if not errors:
+        return None
+    return {
+        "decision": "block",
+        "reason": "memkit: this memory atom is invalid; fix it before going on:\n"
+        + "\n".join(errors[:20]),
+    }

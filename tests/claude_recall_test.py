@@ -1,0 +1,378 @@
+"""Recall as Claude Code sees it: scopes, several repositories, CJK, long atoms, the output cap,
+the usage log, and hooks that stay quiet when the engine hangs."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memkit.claude.usage import UsageLog
+from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+
+
+def hook(
+    event: str, payload: object, cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memkit.claude.main", event, *args],
+        input=json.dumps(payload),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        timeout=60,
+    )
+
+
+def context(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, result.stderr
+    if not result.stdout:
+        return ""
+    text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert isinstance(text, str)
+    return text
+
+
+def commit_and_index(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
+    assert memkit("index", cwd=repo).returncode == 0
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Path:
+    repo = make_memory_repo(tmp_path / "team")
+    write_atom(
+        repo,
+        "shared/ws-heartbeat.md",
+        atom_text(
+            "ws-heartbeat",
+            title="WebSocket heartbeat",
+            type_="pitfall",
+            body="- Send a WebSocket ping every 30 s.",
+            extra="triggers: [websocket, 心跳]\n",
+        ),
+    )
+    write_atom(
+        repo,
+        "personal/alice-test/alice-websocket-notes.md",
+        atom_text(
+            "alice-websocket-notes",
+            title="My websocket notes",
+            body="- I debug websocket drops with tcpdump.",
+            extra="triggers: [websocket]\n",
+        ),
+    )
+    write_atom(
+        repo,
+        "personal/bob/bob-websocket-notes.md",
+        atom_text(
+            "bob-websocket-notes",
+            title="Bob's websocket notes",
+            body="- Bob keeps websocket logs for a week.",
+            extra="triggers: [websocket]\n",
+        ),
+    )
+    commit_and_index(repo)
+    return repo
+
+
+def test_only_scopes_the_user_may_read(team: Path) -> None:
+    payload = {"session_id": "s", "cwd": str(team), "prompt": "websocket drops again"}
+    text = context(hook("user-prompt-submit", payload, team))
+    assert "## ws-heartbeat" in text
+    assert "## alice-websocket-notes" in text  # the git user is alice-test
+    assert "bob-websocket-notes" not in text
+
+
+def test_recall_merges_several_repositories(team: Path, tmp_path: Path) -> None:
+    mine = make_memory_repo(tmp_path / "mine")
+    write_atom(
+        mine,
+        "shared/ws-proxy.md",
+        atom_text(
+            "ws-proxy",
+            title="WebSocket through the proxy",
+            body="- The office proxy needs the websocket upgrade header allowed.",
+            extra="triggers: [websocket]\n",
+        ),
+    )
+    commit_and_index(mine)
+    project = tmp_path / "project"
+    project.mkdir()
+    payload = {"session_id": "s", "cwd": str(project), "prompt": "websocket drops again"}
+    text = context(
+        hook("user-prompt-submit", payload, project, "--repo", str(team), "--repo", str(mine))
+    )
+    assert "## ws-heartbeat" in text and "## ws-proxy" in text
+    start = context(
+        hook(
+            "session-start",
+            {"session_id": "s", "cwd": str(project), "source": "startup"},
+            project,
+            "--repo",
+            str(team),
+            "--repo",
+            str(mine),
+        )
+    )
+    assert 'repo="team"' in start and 'repo="mine"' in start
+
+
+def test_cjk_prompt_finds_cjk_trigger(team: Path) -> None:
+    payload = {"session_id": "s", "cwd": str(team), "prompt": "連線的心跳間隔要設多少?"}
+    text = context(hook("user-prompt-submit", payload, team))
+    assert "## ws-heartbeat" in text and "trigger '心跳'" in text
+
+
+def test_long_atom_gives_its_matching_section(tmp_path: Path) -> None:
+    repo = make_memory_repo(tmp_path / "team")
+    filler = "\n".join(f"- Unrelated detail number {i} about the build." for i in range(40))
+    body = (
+        "Overview of the release train.\n\n## Packaging\n\n"
+        + filler
+        + "\n\n## Signing\n\n- Sign release artifacts with the hardware key SIGN-MARK.\n"
+    )
+    write_atom(
+        repo,
+        "shared/release-train.md",
+        atom_text(
+            "release-train",
+            title="Release train",
+            body=body,
+            type_="procedure",
+            extra="triggers: [release]\n",
+        ),
+    )
+    commit_and_index(repo)
+    payload = {"session_id": "s", "cwd": str(repo), "prompt": "how do we sign a release artifact"}
+    text = context(hook("user-prompt-submit", payload, repo))
+    assert "SIGN-MARK" in text
+    assert "Unrelated detail number 30" not in text
+    assert "other sections omitted" in text
+
+
+def test_output_fits_the_budget_and_the_cap(tmp_path: Path) -> None:
+    repo = make_memory_repo(tmp_path / "team")
+    for i in range(30):
+        write_atom(
+            repo,
+            f"shared/cache-rule-{i}.md",
+            atom_text(
+                f"cache-rule-{i}",
+                title=f"Cache rule {i}",
+                body="\n".join(f"- Rotate the cache shard {j} before noon." for j in range(25)),
+                extra="triggers: [cache]\n",
+            ),
+        )
+    commit_and_index(repo)
+    payload = {"session_id": "s", "cwd": str(repo), "prompt": "cache " + "rotation " * 60}
+    text = context(hook("user-prompt-submit", payload, repo))
+    assert 0 < len(text) <= 10_000
+    assert text.rstrip().endswith("</memkit-memory>") or "was cut to fit" in text
+    assert text.count("(why: ") >= 3
+
+
+def test_pre_tool_use_once_per_session_until_compaction(tmp_path: Path) -> None:
+    repo = make_memory_repo(tmp_path / "team")
+    write_atom(
+        repo,
+        "shared/net-deadlines.md",
+        atom_text(
+            "net-deadlines",
+            title="Network deadlines",
+            body="- Always set a connect deadline.",
+            extra='paths: ["src/net/**"]\n',
+        ),
+    )
+    commit_and_index(repo)
+    read = {
+        "session_id": "s",
+        "cwd": str(repo),
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(repo / "src/net/conn.py")},
+        "tool_use_id": "t1",
+    }
+    first = json.loads(hook("pre-tool-use", read, repo).stdout)
+    assert "permissionDecision" not in first["hookSpecificOutput"]
+    assert (
+        "paths 'src/net/**' matches src/net/conn.py"
+        in first["hookSpecificOutput"]["additionalContext"]
+    )
+    assert hook("pre-tool-use", read, repo).stdout == ""
+    other = {**read, "tool_input": {"file_path": str(repo / "src/ui/view.py")}, "session_id": "t"}
+    assert hook("pre-tool-use", other, repo).stdout == ""
+    hook("session-start", {"session_id": "s", "cwd": str(repo), "source": "compact"}, repo)
+    assert "net-deadlines" in hook("pre-tool-use", read, repo).stdout
+
+
+def test_activation_rewards_recent_and_frequent_use(tmp_path: Path) -> None:
+    log = UsageLog(tmp_path)
+    now = time.time()
+    try:
+        log.db.executemany(
+            "INSERT INTO uses VALUES (?, ?, 'inject')",
+            [("often", now - 3600 * h) for h in (1, 2, 3)]
+            + [("once", now - 3600), ("long-ago", now - 3600 * 24 * 30)],
+        )
+        act = log.activation(["often", "once", "long-ago", "never"], now=now)
+    finally:
+        log.close()
+    assert act["often"] > act["once"] > act["long-ago"] > act["never"]
+
+
+def test_a_damaged_usage_log_is_set_aside(team: Path) -> None:
+    (team / ".memkit").mkdir(exist_ok=True)
+    (team / ".memkit/usage.db").write_bytes(b"this is not a database" * 100)
+    payload = {"session_id": "s", "cwd": str(team), "prompt": "websocket drops again"}
+    assert "## ws-heartbeat" in context(hook("user-prompt-submit", payload, team))
+    assert list((team / ".memkit").glob("usage.db.damaged-*"))
+    with sqlite3.connect(team / ".memkit/usage.db") as db:
+        assert db.execute("SELECT count(*) FROM given").fetchone()[0] >= 1
+
+
+@pytest.fixture
+def hung_engine(team: Path) -> Iterator[Path]:
+    """Something listening on the engine's socket that never answers."""
+    path = team / ".memkit/engine.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield team
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+def test_a_hung_engine_does_not_hold_up_the_prompt(hung_engine: Path) -> None:
+    payload = {"session_id": "s", "cwd": str(hung_engine), "prompt": "websocket drops again"}
+    start = time.monotonic()
+    result = hook("user-prompt-submit", payload, hung_engine)
+    assert time.monotonic() - start < 10
+    assert result.returncode == 0
+    assert "## ws-heartbeat" in context(result)  # answered in-process after the engine's timeout
+
+
+def test_past_its_deadline_a_hook_says_nothing_and_exits_0(hung_engine: Path) -> None:
+    import os
+
+    payload = {"session_id": "s", "cwd": str(hung_engine), "prompt": "websocket drops again"}
+    # Shorter than answering in-process takes (imports, opening the index): nothing in time.
+    env = {**os.environ, "MEMKIT_HOOK_DEADLINE": "0.02"}
+    start = time.monotonic()
+    result = hook("user-prompt-submit", payload, hung_engine, env=env)
+    assert time.monotonic() - start < 1.4  # the engine timeout (1.5 s) never came
+    assert (result.returncode, result.stdout) == (0, "")
+    log = (hung_engine / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
+    assert "user-prompt-submit: deadline expired" in log
+
+
+def test_session_start_names_pending_reviews_and_conflicts(team: Path) -> None:
+    write_atom(
+        team,
+        "shared/_pending/db-choice.md",
+        atom_text("db-choice", title="We use Postgres", type_="decision", body="- Postgres 16."),
+    )
+    commit_and_index(team)
+    report = {
+        "unresolved": [
+            {
+                "incoming": "ws-heartbeat",
+                "other": "ws-heartbeat-60",
+                "kind": "contradicts",
+                "reason": "30 s vs 60 s",
+            }
+        ]
+    }
+    (team / ".memkit/audit").mkdir(parents=True, exist_ok=True)
+    (team / ".memkit/audit/last.json").write_text(json.dumps(report), encoding="utf-8")
+    payload = {"session_id": "s", "cwd": str(team), "source": "startup"}
+    text = context(hook("session-start", payload, team))
+    assert "1 atom(s) wait for review" in text
+    assert "Unresolved contradicts: ws-heartbeat vs ws-heartbeat-60 (30 s vs 60 s)" in text
+    assert "db-choice" not in text  # not reviewed yet: not served
+    assert "bob-websocket-notes" not in text  # another person's scope
+
+
+def test_a_trigger_match_does_not_crowd_out_a_text_match(team: Path) -> None:
+    write_atom(
+        team,
+        "shared/reconnect-backoff.md",
+        atom_text(
+            "reconnect-backoff",
+            title="Reconnect with exponential backoff",
+            body="- Reconnect with exponential backoff, capped at 60 s.",
+        ),
+    )
+    commit_and_index(team)
+    payload = {
+        "session_id": "s",
+        "cwd": str(team),
+        "prompt": "websocket: how should the client reconnect, with what backoff?",
+    }
+    text = context(hook("user-prompt-submit", payload, team))
+    assert "## ws-heartbeat" in text and "(why: trigger 'websocket'" in text
+    assert "## reconnect-backoff" in text
+    reason = text.split("## reconnect-backoff", 1)[1].splitlines()[1]
+    assert reason.startswith("(why: BM25 #1") and "; score " in reason
+
+
+def test_the_reason_says_when_an_atom_was_used_before(team: Path) -> None:
+    payload = {"session_id": "s1", "cwd": str(team), "prompt": "websocket drops again"}
+    assert "used before" not in context(hook("user-prompt-submit", payload, team))
+    again = context(hook("user-prompt-submit", {**payload, "session_id": "s2"}, team))
+    assert "; used before (activation " in again
+
+
+def test_the_error_log_keeps_private_text_out(team: Path) -> None:
+    import io
+
+    from memkit.claude.protocol import fail_open
+
+    def broken(payload: dict[str, object]) -> None:
+        raise ValueError(f"cannot handle {payload['prompt']}")
+
+    raw = json.dumps({"cwd": str(team), "prompt": "ping <private>hunter2</private> pong"})
+    out = io.StringIO()
+    assert fail_open("user-prompt-submit", broken, io.StringIO(raw), out) == 0
+    assert out.getvalue() == ""
+    log = (team / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
+    assert "cannot handle ping" in log and "hunter2" not in log
+
+
+def test_activation_of_a_whole_large_repository(tmp_path: Path) -> None:
+    log = UsageLog(tmp_path)
+    try:
+        log.record("s", ["atom-5", "atom-1500"])
+        act = log.activation([f"atom-{i}" for i in range(3_000)])
+    finally:
+        log.close()
+    assert len(act) == 3_000
+    assert act["atom-5"] > act["atom-6"] and act["atom-1500"] == act["atom-5"]
