@@ -57,6 +57,15 @@ def write_repo(root: Path, docs: Iterable[tuple[str, str, str]]) -> int:
     return n
 
 
+def commit_all(root: Path) -> None:
+    """Make `root` a git repository with everything committed, as a team's memory repo is:
+    the index then takes unchanged files' ids from `git ls-files -s` instead of hashing them."""
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-q", "--no-verify", "-m", "atoms"], cwd=root, check=True)
+
+
 def ndcg_at_10(ranked: list[str], relevant: dict[str, int]) -> float:
     dcg = sum(relevant.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:10]))
     ideal = sorted(relevant.values(), reverse=True)[:10]

@@ -25,6 +25,7 @@ from pathlib import Path
 from _common import (
     PYTHON,
     ROOT,
+    commit_all,
     data_dir,
     mrr_at_10,
     ndcg_at_10,
@@ -251,6 +252,7 @@ def build_and_latency(sizes: list[int], workdir: Path, runs: int) -> list[str]:
     for n in sizes:
         root = workdir / f"syn-{n}"
         write_repo(root, synthetic(n))
+        commit_all(root)
         refresh(root)  # warm the model cache, then measure a clean full build
         shutil.rmtree(root / ".memkit" / "index")
         start = time.perf_counter()

@@ -8,8 +8,9 @@ decides where a heading or bullet starts.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,11 +91,17 @@ def _walk(tokens: list[dict[str, Any]]) -> Iterator[tuple[str, str, int]]:
             yield from _walk(tok["children"])
 
 
-def parse_sections(body: str, first_line: int) -> tuple[Section, ...]:
-    """Split `body` into sections; `first_line` is the file line the body starts on."""
+@functools.cache
+def _markdown() -> Callable[[str], Any]:
+    # Made once: building the parser costs a third of parsing a typical atom.
     import mistune  # noqa: PLC0415  (kept off the Claude Code hot path)
 
-    tokens = mistune.create_markdown(renderer=None)(body)
+    return mistune.create_markdown(renderer=None)
+
+
+def parse_sections(body: str, first_line: int) -> tuple[Section, ...]:
+    """Split `body` into sections; `first_line` is the file line the body starts on."""
+    tokens = _markdown()(body)
     if not isinstance(tokens, list):  # renderer=None always gives the AST list
         return ()
     lines = body.split("\n")

@@ -66,14 +66,17 @@ def list_atom_files(root: Path) -> list[str]:
     user's own memory and must be validated and recalled on this machine.
     """
     found: list[str] = []
+    # Plain strings, not Path objects: this walk runs on every index refresh (10k files).
     for top in SCOPE_DIRS:
         base = root / top
         if not base.is_dir():
             continue
+        skip = len(os.fspath(base))
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            folder = top + dirpath[skip:].replace(os.sep, "/")
             for name in filenames:
-                rel = (Path(dirpath) / name).relative_to(root).as_posix()
+                rel = f"{folder}/{name}"
                 if is_atom_path(rel):
                     found.append(rel)
     return sorted(found)

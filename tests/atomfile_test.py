@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,30 @@ def test_write_atomic_leaves_no_temp_files_and_keeps_mode(tmp_path: Path) -> Non
     assert path.read_text(encoding="utf-8") == "new"
     assert path.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["a.md"]
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        GOOD.split("---\n")[1],
+        "id: x\ntype: fact\nconfidence: 固\ncreated: '2026-02-08'\ntriggers:\n  - on\n  - 'no'\n",
+        'id: x\ntype: fact\nconfidence: fixed\ncreated: 2026-02-08\ntitle: "a: \\"b\\""\n',
+        "id: x\ntype: fact\nconfidence: fixed\ncreated: 2026-02-08\nrelated: [a, b]\nx: {k: v}\n",
+    ],
+)
+def test_the_index_fast_path_reads_the_same_atom_as_validation(frontmatter: str) -> None:
+    # The index parses with libyaml, validation with ruamel: both must see one atom.
+    data = f"---\n{frontmatter}---\n# Title\n\n- a bullet\n".encode()
+    slow = parse_atom_bytes("shared/x.md", data).atom
+    fast = parse_atom_bytes("shared/x.md", data, fast=True).atom
+    assert slow is not None
+    assert fast is not None
+    assert fast.key_lines == {}  # the one thing indexing does without
+    assert dataclasses.replace(fast, key_lines=slow.key_lines) == slow
+
+
+def test_the_fast_path_reports_what_libyaml_refuses_with_ruamels_error() -> None:
+    data = b"---\nid: x\ntype: [fact\n---\n# Title\n\nbody\n"
+    parsed = parse_atom_bytes("shared/x.md", data, fast=True)
+    assert parsed.atom is None
+    assert [f.code for f in parsed.findings] == ["MK003"]

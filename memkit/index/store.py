@@ -46,7 +46,8 @@ def read_meta(gen: Path) -> dict[str, Any]:
 def write_json_atomic(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False)
+        # dumps, not dump: json.dump streams through the pure-Python encoder (~5x slower).
+        fh.write(json.dumps(data, ensure_ascii=False))
     Path(tmp).replace(path)
 
 
