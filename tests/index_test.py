@@ -253,3 +253,20 @@ def test_the_query_path_stays_light(repo: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_search_command_imports_only_its_own_verb(repo: Path) -> None:
+    # The CLI loads one command module, not all of them: `memkit search` in a fresh process
+    # pays for the query path only.
+    code = (
+        "import sys\n"
+        "from memkit.main import main\n"
+        f"main(['search', 'websocket ping', '--repo', {str(repo)!r}])\n"
+        "heavy = [m for m in ('git', 'ruamel', 'mistune', 'frontmatter', 'yaml', 'memkit.audit')"
+        " if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]"
