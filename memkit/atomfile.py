@@ -45,6 +45,7 @@ from memkit.findings import Finding, Severity
 MAX_YAML_DEPTH = 8
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _BOUNDARY = re.compile(r"^-{3,}\s*$")
+_UNREAL_DATE = re.compile(r"^(\s*[\w-]+:[ \t]*)(\d{4}-\d{2}-\d{2})(?=[ \t]*(?:#.*)?$)", re.M)
 
 
 class RoundTripYAMLHandler(YAMLHandler):
@@ -235,7 +236,16 @@ def _load_yaml(split: _Split, out: _Collector, *, fast: bool = False) -> dict[st
             out.error(line, col, "MK003", f"frontmatter is not valid YAML: {problem}")
         return None
     except ValueError as exc:
-        # ruamel builds dates eagerly: 2026-13-01 fails here, not in the scanner.
+        # ruamel builds dates eagerly: 2026-13-01 fails here, not in the scanner. Read the
+        # impossible date as text, so the key's own check reports it (with its column) and
+        # every other problem of the atom is reported in the same run.
+        quoted = _UNREAL_DATE.sub(
+            lambda m: f"{m[1]}'{m[2]}'" if not _is_date(m[2]) else m[0], split.yaml_text
+        )
+        if quoted != split.yaml_text:
+            return _load_yaml(
+                _Split(quoted, split.yaml_line, split.body, split.body_line), out, fast=fast
+            )
         line = split.yaml_line
         for i, text_line in enumerate(split.yaml_text.split("\n")):
             m = re.match(r"^\s*[\w-]+:\s*['\"]?(\d{4}-\d{2}-\d{2})", text_line)
@@ -411,7 +421,9 @@ def _parse_text(
                 line,
                 col,
                 "MK017",
-                f"`{key}` must be a date written YYYY-MM-DD, got `{values[key]}`",
+                f"`{key}` is not a real date: `{values[key]}` has no such day"
+                if _DATE_RE.match(values[key])
+                else f"`{key}` must be a date written YYYY-MM-DD, got `{values[key]}`",
             )
 
     place = scope_from_path(relpath)

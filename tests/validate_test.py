@@ -250,3 +250,15 @@ def test_non_atom_files_are_ignored(repo: Path) -> None:
     write_atom(repo, "docs/notes.md", "anything\n")
     assert codes(repo) == []
     assert codes(repo, ["shared/README.md", "docs/notes.md"]) == []
+
+
+def test_an_impossible_date_does_not_hide_the_other_problems(repo: Path) -> None:
+    (repo / "shared" / "ws-heart.md").write_text(
+        "---\nid: ws-heartbeat\ntype: pitfal\nconfidence: observed\n"
+        "created: 2026-02-30   # a typo\nrelated: [nope]\n---\n# Heartbeat\n\ntext\n",
+        encoding="utf-8",
+    )
+    findings = {(f.line, f.code) for f in validate(repo)}
+    assert findings == {(2, "MK008"), (3, "MK006"), (5, "MK017"), (6, "MK010")}
+    (msg,) = [f.message for f in validate(repo) if f.code == "MK017"]
+    assert "2026-02-30" in msg
