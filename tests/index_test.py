@@ -270,3 +270,24 @@ def test_the_search_command_imports_only_its_own_verb(repo: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_an_invalid_atom_is_left_out_until_it_is_fixed(repo: Path) -> None:
+    draft = repo / "shared" / "draft-note.md"
+    draft.write_text(
+        "---\nid: draft-note\ntype: pitfal\nconfidence: observed\ncreated: 2026-01-01\n---\n"
+        "# Cache eviction draft\n\n- Evict the cache every 5 min.\n",
+        encoding="utf-8",
+    )
+    stats = refresh(repo)
+    assert stats.skipped == ("shared/draft-note.md",)
+    assert "draft-note" not in ids(repo, "cache eviction")
+    # An unchanged invalid file is remembered: nothing to do, no new generation.
+    again = refresh(repo)
+    assert (again.changed, again.generation) == (False, stats.generation)
+    out = memkit("index", cwd=repo)
+    assert "left out 1 invalid atom(s) (shared/draft-note.md)" in out.stdout
+    draft.write_text(draft.read_text(encoding="utf-8").replace("pitfal", "pitfall"), "utf-8")
+    fixed = refresh(repo)
+    assert (fixed.indexed, fixed.skipped) == (1, ())
+    assert ids(repo, "cache eviction", limit=1) == ["draft-note"]

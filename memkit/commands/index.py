@@ -46,4 +46,10 @@ def run(args: argparse.Namespace) -> int:
             f"{stats.indexed} indexed, {stats.removed} removed" if stats.changed else "up to date"
         )
         print(f"memkit index: {stats.atoms} atom(s), {what} ({stats.seconds:.2f} s)")
+        if stats.skipped:
+            shown = ", ".join(stats.skipped[:5]) + (", ..." if len(stats.skipped) > 5 else "")
+            print(
+                f"memkit index: left out {len(stats.skipped)} invalid atom(s) ({shown}); "
+                "`memkit validate` says what to fix"
+            )
     return 0

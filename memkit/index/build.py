@@ -32,6 +32,7 @@ class BuildStats:
     seconds: float
     generation: str
     changed: bool
+    skipped: tuple[str, ...] = ()  # atoms left out because `memkit validate` refuses them
 
 
 def _section_text(atom: Atom, heading: str, text: str) -> str:
@@ -119,15 +120,32 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
         manifest = current_manifest(root)
         previous = None if full else _open_previous(root, model_path)
         old_atoms: dict[str, dict[str, Any]] = {}
+        old_skipped: dict[str, str] = {}
         if previous is not None:
             old_atoms = {a["path"]: a for a in previous[1]["atoms"]}
+            old_skipped = previous[1].get("skipped", {})
         keep = [p for p in manifest if p in old_atoms and old_atoms[p]["blob"] == manifest[p]]
-        if previous is not None and len(keep) == len(manifest) == len(old_atoms):
+        # Invalid atoms are remembered by blob too, so an unchanged bad file is not re-read
+        # and does not make every refresh publish a new generation.
+        skipped = {p: b for p, b in manifest.items() if old_skipped.get(p) == b}
+        if (
+            previous is not None
+            and len(keep) + len(skipped) == len(manifest)
+            and len(keep) == len(old_atoms)
+            and len(skipped) == len(old_skipped)
+        ):
             return BuildStats(
-                len(manifest), 0, 0, False, time.perf_counter() - started, previous[0].name, False
+                len(keep),
+                0,
+                0,
+                False,
+                time.perf_counter() - started,
+                previous[0].name,
+                False,
+                tuple(skipped),
             )
         kept = set(keep)
-        todo = [p for p in manifest if p not in kept]
+        todo = [p for p in manifest if p not in kept and p not in skipped]
         removed = [p for p in old_atoms if p not in kept]
         if show:
             print(
@@ -136,9 +154,13 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
             )
         atoms: list[Atom] = []
         for n, path in enumerate(todo, 1):
-            atom = read_atom(root, path, config, fast=True).atom
-            if atom is not None:
-                atoms.append(atom)
+            parsed = read_atom(root, path, config, fast=True)
+            # What a commit would refuse is not served: a half-written draft in the working
+            # tree must not reach every prompt. `memkit validate` says what is wrong.
+            if parsed.ok and parsed.atom is not None:
+                atoms.append(parsed.atom)
+            else:
+                skipped[path] = manifest[path]
             if show and n % 1000 == 0:
                 print(f"  parsed {n}/{len(todo)}", file=sys.stderr)
 
@@ -197,6 +219,7 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
                     "dim": dim,
                     "built": time.time(),
                     "atoms": entries,
+                    "skipped": skipped,
                 },
             )
             store.publish(root, gen)
@@ -208,6 +231,18 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
         print(
             f"memkit index: {len(entries)} atom(s) in {seconds:.2f} s ({gen.name})", file=sys.stderr
         )
+    if skipped:
+        log.warning(
+            "%d atom(s) left out of the index because they are invalid (run `memkit validate`)",
+            len(skipped),
+        )
     return BuildStats(
-        len(entries), len(atoms), len(removed), previous is None, seconds, gen.name, True
+        len(entries),
+        len(atoms),
+        len(removed),
+        previous is None,
+        seconds,
+        gen.name,
+        True,
+        tuple(sorted(skipped)),
     )
