@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.claude_fake_api import fake_api
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAUDE = Path(
@@ -65,9 +65,7 @@ def project(tmp_path: Path) -> Path:
     )
     (repo / "src/net").mkdir(parents=True)
     (repo / "src/net/conn.py").write_text("TIMEOUT = 5\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
-    assert memkit("index", cwd=repo).returncode == 0
+    commit_and_index(repo)
     result = memkit("install", "claude", cwd=repo)
     assert result.returncode == 0, result.stderr
     return repo

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 
 @pytest.fixture
@@ -29,9 +29,7 @@ def repo(tmp_path: Path) -> Path:
             extra="triggers: [websocket]\n",
         ),
     )
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
-    assert memkit("index", cwd=repo).returncode == 0
+    commit_and_index(repo)
     return repo
 
 
@@ -145,3 +143,38 @@ def test_engine_leaves_when_its_repository_goes(repo: Path) -> None:
         if engine.poll() is None:
             engine.terminate()
         engine.communicate()
+
+
+def test_the_engine_indexes_an_atom_written_while_it_runs(repo: Path) -> None:
+    # No git hook fires on a plain edit or commit; the engine notices and refreshes.
+    sock = repo / ".memkit/engine.sock"
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "memkit", "serve", "--idle", "60", "--check-every", "0.5"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for(sock.exists)
+        write_atom(
+            repo,
+            "shared/kafka-offsets.md",
+            atom_text(
+                "kafka-offsets",
+                title="Kafka offsets",
+                body="- Always commit Kafka offsets after processing.",
+                extra="triggers: [kafka]\n",
+            ),
+        )
+        prompts = iter(range(1000))
+
+        def recalled() -> bool:
+            payload = {"session_id": f"s{next(prompts)}", "cwd": str(repo), "prompt": "kafka"}
+            return "kafka-offsets" in hook(repo, "user-prompt-submit", payload)
+
+        wait_for(recalled)
+    finally:
+        memkit("serve", "--stop", cwd=repo)
+        engine.wait(timeout=30)
+        engine.communicate()
+    assert engine.returncode == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memkit.claude.budget import budget_for, estimate_tokens
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, commit_and_index, make_memory_repo, write_atom
 
 
 def hook(
@@ -69,9 +69,7 @@ def repo(tmp_path: Path) -> Path:
             extra="triggers: [websocket]\nsupersedes: [ws-old]\n",
         ),
     )
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
-    assert memkit("index", cwd=repo).returncode == 0
+    commit_and_index(repo)
     return repo
 
 

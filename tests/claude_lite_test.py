@@ -7,7 +7,7 @@ from pathlib import Path
 from memkit.claude.lite import LightReader, cache_path, open_light
 from memkit.claude.recall import recall
 from memkit.index import open_index
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 
 def test_light_reader_answers_like_the_full_one(tmp_path: Path) -> None:
@@ -32,9 +32,7 @@ def test_light_reader_answers_like_the_full_one(tmp_path: Path) -> None:
             extra='paths: ["src/net/**"]\n',
         ),
     )
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
-    assert memkit("index", cwd=repo).returncode == 0
+    commit_and_index(repo)
 
     full = open_index(repo)
     first = open_light(repo)  # no cache yet: a full open, which writes the cache
@@ -69,9 +67,7 @@ def test_light_reader_answers_like_the_full_one(tmp_path: Path) -> None:
 def test_an_unreadable_cache_means_a_full_open(tmp_path: Path) -> None:
     repo = make_memory_repo(tmp_path / "team")
     write_atom(repo, "shared/a.md", atom_text("a", title="A", body="- Alpha rule applies."))
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
-    assert memkit("index", cwd=repo).returncode == 0
+    commit_and_index(repo)
     reader = open_light(repo)
     cache_path(repo, reader.gen).write_bytes(b"\x00garbage")
     again = open_light(repo)

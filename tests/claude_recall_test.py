@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memkit.claude.usage import UsageLog
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, commit_and_index, make_memory_repo, write_atom
 
 
 def hook(
@@ -41,12 +41,6 @@ def context(result: subprocess.CompletedProcess[str]) -> str:
     text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert isinstance(text, str)
     return text
-
-
-def commit_and_index(repo: Path) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
-    assert memkit("index", cwd=repo).returncode == 0
 
 
 @pytest.fixture

@@ -54,3 +54,11 @@ def write_atom(repo: Path, relpath: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
+
+
+def commit_and_index(repo: Path, message: str = "atoms") -> None:
+    """Commit everything (no hooks: the test is about what comes after) and build the index."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", message)
+    result = memkit("index", cwd=repo)
+    assert result.returncode == 0, result.stderr

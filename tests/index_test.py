@@ -291,3 +291,17 @@ def test_an_invalid_atom_is_left_out_until_it_is_fixed(repo: Path) -> None:
     fixed = refresh(repo)
     assert (fixed.indexed, fixed.skipped) == (1, ())
     assert ids(repo, "cache eviction", limit=1) == ["draft-note"]
+
+
+def test_search_refreshes_a_stale_index_first(repo: Path) -> None:
+    write_atom(
+        repo,
+        "shared/kafka-offsets.md",
+        atom_text("kafka-offsets", title="Kafka offsets", body="- Commit offsets after work."),
+    )
+    out = memkit("search", "kafka offsets", "--json", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["results"][0]["id"] == "kafka-offsets"
+    (repo / "shared" / "kafka-offsets.md").unlink()
+    out = memkit("search", "kafka offsets", "--json", cwd=repo)
+    assert "kafka-offsets" not in out.stdout

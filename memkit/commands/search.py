@@ -52,11 +52,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give a QUERY or --batch FILE")
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
+    from memkit.index.manifest import is_stale  # noqa: PLC0415
+
     root = _root(args.repo)
+    # An atom written or pulled since the last build is found at once: a stale index is
+    # refreshed first (parsing only what changed), never trusted.
+    if is_stale(root):
+        refresh(root, quiet=True)
     try:
         reader = open_index(root)
     except IndexUnavailable:
-        refresh(root, quiet=True)
+        refresh(root, quiet=True, full=True)
         reader = open_index(root)
     options = {"limit": args.limit, "mode": args.mode, "include_inactive": args.include_inactive}
     if args.batch is not None:

@@ -24,6 +24,13 @@ def add_parser(subparsers: Any) -> None:
         help="seconds without a request before exiting (default 600)",
     )
     parser.add_argument(
+        "--check-every",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="between requests, refresh the index this often if atoms changed (0: never)",
+    )
+    parser.add_argument(
         "--stop", action="store_true", help="stop the engine of this repository, if one runs"
     )
     parser.set_defaults(func=run)
@@ -42,4 +49,4 @@ def run(args: argparse.Namespace) -> int:
     if args.stop:
         print("memkit: engine stopped" if stop(root) else "memkit: no engine was running")
         return 0
-    return serve(root, idle=args.idle)
+    return serve(root, idle=args.idle, check_every=args.check_every)

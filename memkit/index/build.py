@@ -15,7 +15,7 @@ from memkit.atomfile import read_atom
 from memkit.config import load_config
 from memkit.index import store
 from memkit.index.analysis import cjk_text, register
-from memkit.index.manifest import current_manifest
+from memkit.index.manifest import DIGEST, current_manifest, digest
 from memkit.index.schema import build_schema
 from memkit.vectors import atom_text
 
@@ -134,6 +134,8 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
             and len(keep) == len(old_atoms)
             and len(skipped) == len(old_skipped)
         ):
+            if not (previous[0] / DIGEST).is_file():  # a generation from before digests
+                store.write_text_atomic(previous[0] / DIGEST, digest(manifest))
             return BuildStats(
                 len(keep),
                 0,
@@ -222,6 +224,7 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
                     "skipped": skipped,
                 },
             )
+            store.write_text_atomic(gen / DIGEST, digest(manifest))
             store.publish(root, gen)
         except BaseException:
             store.discard(gen)

@@ -44,10 +44,14 @@ def read_meta(gen: Path) -> dict[str, Any]:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
+    # dumps, not dump: json.dump streams through the pure-Python encoder (~5x slower).
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        # dumps, not dump: json.dump streams through the pure-Python encoder (~5x slower).
-        fh.write(json.dumps(data, ensure_ascii=False))
+        fh.write(text)
     Path(tmp).replace(path)
 
 
