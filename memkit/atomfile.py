@@ -9,9 +9,7 @@ program that changes one field keeps the author's comments, key order and quotin
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from io import StringIO
@@ -40,6 +38,7 @@ from memkit.atom import (
     scope_from_path,
 )
 from memkit.config import Config
+from memkit.files import write_atomic
 from memkit.findings import Finding, Severity
 
 MAX_YAML_DEPTH = 8
@@ -547,20 +546,3 @@ def update_frontmatter(path: Path, changes: Mapping[str, object]) -> None:
     dumped = RoundTripYAMLHandler().export(meta)
     new_text = "\n".join([lines[0], dumped, *lines[end:]])
     write_atomic(path, new_text)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            Path(tmp).chmod(path.stat().st_mode & 0o777)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit.atomfile import parse_atom_bytes, read_atom, update_frontmatter, write_atomic
+from memkit.atomfile import parse_atom_bytes, read_atom, update_frontmatter
+from memkit.files import write_atomic
 
 GOOD = """\
 ---
@@ -133,6 +134,27 @@ def test_write_atomic_leaves_no_temp_files_and_keeps_mode(tmp_path: Path) -> Non
     assert path.read_text(encoding="utf-8") == "new"
     assert path.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["a.md"]
+
+
+def test_write_atomic_gives_a_new_file_the_umasks_mode_and_cleans_up_on_error(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "sub" / "new.md", "text")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "sub" / "new.md").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+
+    def fail(fh: object) -> None:
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(tmp_path / "sub" / "new.md", fail)
+    assert (tmp_path / "sub" / "new.md").read_text(encoding="utf-8") == "text"
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["new.md"]
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import Atom
-from memkit.atomfile import read_atom, write_atomic
+from memkit.atomfile import read_atom
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, UNRELATED, classify
 from memkit.audit.judge import Judge
 from memkit.config import Config
+from memkit.files import write_atomic
 from memkit.gate.duplicates import DEFAULT_DUPLICATE
 from memkit.repo import list_atom_files
 from memkit.vectors import atom_text, is_live, neighbours

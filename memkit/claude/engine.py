@@ -16,11 +16,11 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from memkit.claude.client import socket_path, with_socket_path
+from memkit.files import write_atomic
 
 LOCK = "engine.lock"
 PID = "engine.pid"
@@ -126,7 +126,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
         server.settimeout(1.0)
         bound = path.stat().st_ino
         pid_file = folder / PID
-        write_atomic(pid_file, f"{os.getpid()}\n")
+        write_atomic(pid_file, f"{os.getpid()}\n", durable=False)
         last = time.monotonic()
         fresh = _Freshness(root, check_every)
         try:
@@ -163,13 +163,6 @@ def _still_ours(path: Path, inode: int) -> bool:
         return path.stat().st_ino == inode
     except OSError:
         return False
-
-
-def write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    Path(tmp).replace(path)
 
 
 def stop(root: Path, wait: float = 10.0) -> bool:

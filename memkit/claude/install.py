@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from memkit.errors import MemkitError
+from memkit.files import write_atomic
 
 MARK = "memkit-hook "
 EVENTS = (
@@ -94,10 +93,5 @@ def install(project: Path, repos: list[Path], *, uninstall: bool = False) -> Pat
     else:
         args = " ".join(f"--repo {repo_argument(project, r)}" for r in repos)
         merge(settings, {name: f"memkit-hook {name} {args}".strip() for _, name, _ in EVENTS})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(settings, fh, indent=2, ensure_ascii=False)
-        fh.write("\n")
-    Path(tmp).replace(path)
+    write_atomic(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
     return path

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import marshal
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memkit.files import write_atomic
 from memkit.index import IndexReader, open_index
 from memkit.index.analysis import register
 from memkit.index.store import current_generation
@@ -110,11 +109,7 @@ def open_light(root: Path) -> IndexReader:
 
 
 def _write_cache(path: Path, columns: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(marshal.dumps(columns))
-    Path(tmp).replace(path)
+    write_atomic(path, marshal.dumps(columns), durable=False)
     # Caches of generations that are gone only take space.
     index = path.parents[1] / "index"
     for old in path.parent.glob("gen-*.marshal"):

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import CONFIDENCES, ID_MAX_LEN, TYPES, id_from_path
-from memkit.atomfile import parse_atom_bytes, write_atomic
+from memkit.atomfile import parse_atom_bytes
 from memkit.checks.content import run_content_checks
 from memkit.checks.gate import gate_atoms
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
+from memkit.files import write_atomic
 from memkit.repo import find_root, list_atom_files
 
 

@@ -16,6 +16,7 @@ from memkit.ci.report import (
     to_json,
 )
 from memkit.ci.run import run_ci
+from memkit.files import write_atomic
 from memkit.repo import find_root
 
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             print(finding.format())
     if args.format == "gitlab":
         report = json.dumps(gitlab_code_quality(result.findings), indent=1)
-        args.gitlab_report.write_text(report + "\n", encoding="utf-8")
+        write_atomic(args.gitlab_report, report + "\n")
     for section in sections:
         print(section)
     errors = sum(f.is_error for f in result.findings)

@@ -14,6 +14,7 @@ from typing import Any
 
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError, UsageError
+from memkit.files import write_atomic
 from memkit.repo import git_toplevel
 from memkit.roles import slug
 
@@ -82,10 +83,7 @@ def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bo
     _copy_template(path, {"{user}": user, "{email}": email or "you@example.com"})
     # The first member of the whitelist declares the role too: management needs both.
     declaration = path / "personal" / user / "role.md"
-    declaration.parent.mkdir(parents=True, exist_ok=True)
-    declaration.write_text(
-        f"# Role declaration of {user}\n\nroles: [management]\n", encoding="utf-8"
-    )
+    write_atomic(declaration, f"# Role declaration of {user}\n\nroles: [management]\n")
     if top.resolve() != path.resolve():
         log.warning(
             "%s is inside the git repository %s: add memkit's hooks to that "
@@ -139,7 +137,7 @@ def _copy_template(dest: Path, values: dict[str, str]) -> None:
             if item.name == "_roles.md":
                 for key, value in values.items():
                     text = text.replace(key, value)
-            out.write_text(text, encoding="utf-8")
+            write_atomic(out, text)
 
     copy(template, dest)
 

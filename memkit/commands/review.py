@@ -9,9 +9,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from memkit.atomfile import read_atom, update_frontmatter, write_atomic
+from memkit.atomfile import read_atom, update_frontmatter
 from memkit.checks.roles import REVIEW_LOG
 from memkit.errors import MemkitError, UsageError
+from memkit.files import write_atomic
 from memkit.repo import find_root, list_atom_files
 from memkit.roles import Identity, identify
 

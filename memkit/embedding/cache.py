@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import IO, Any
 import numpy as np
 
 from memkit.embedding.locate import Layout, ModelError
+from memkit.files import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -171,19 +171,6 @@ def convert(layout: Layout) -> tuple[dict[str, np.ndarray], dict[str, Any], Any]
     return arrays, meta, tokenizer
 
 
-def _write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
-    import tempfile  # noqa: PLC0415  (only when writing; keeps the load path light)
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _npy_writer(array: np.ndarray) -> Callable[[IO[bytes]], None]:
     def write(fh: IO[bytes]) -> None:
         np.save(fh, array)
@@ -249,9 +236,10 @@ def prepare(layout: Layout, cache_dir: Path | None) -> Prepared:
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         for name, array in arrays.items():
-            _write_atomically(cache_dir / f"{stem}.{name}.npy", _npy_writer(array))
-        text = json.dumps(meta, ensure_ascii=False).encode("utf-8")
-        _write_atomically(cache_dir / f"{stem}.json", lambda fh: fh.write(text))
+            write_atomic(cache_dir / f"{stem}.{name}.npy", _npy_writer(array), durable=False)
+        write_atomic(
+            cache_dir / f"{stem}.json", json.dumps(meta, ensure_ascii=False), durable=False
+        )
     except OSError as exc:  # a read-only cache is no reason to fail: use the model from memory
         log.info("cannot cache the embedding model in %s: %s", cache_dir, exc)
         return prepared

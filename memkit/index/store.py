@@ -11,12 +11,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from memkit.files import write_atomic
 
 FORMAT = 1
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
@@ -49,10 +49,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    Path(tmp).replace(path)
+    write_atomic(path, text, durable=False)  # derived: rebuilt if a crash loses it
 
 
 def new_generation(root: Path) -> Path:
@@ -66,12 +63,8 @@ def new_generation(root: Path) -> Path:
 
 def publish(root: Path, gen: Path) -> None:
     base = index_dir(root)
-    fd, tmp = tempfile.mkstemp(dir=base, prefix=".CURRENT.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(gen.name + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    Path(tmp).replace(base / "CURRENT")
+    # Durable: after a crash CURRENT must name a generation whose files made it to disk.
+    write_atomic(base / "CURRENT", gen.name + "\n")
     old = sorted((p for p in base.glob("gen-*") if p != gen), key=lambda p: p.name)
     for stale in old[:-KEEP_OLD] if len(old) > KEEP_OLD else []:
         shutil.rmtree(stale, ignore_errors=True)

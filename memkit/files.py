@@ -1,0 +1,52 @@
+"""Writing a file so that no reader ever sees half of it: a temp file in the same folder, then
+an atomic rename. One helper for atoms, settings, logs, the index and caches.
+
+Standard library only: the Claude Code hook path imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(
+    path: Path,
+    data: str | bytes | Callable[[IO[bytes]], object],
+    *,
+    durable: bool = True,
+    mode: int | None = None,
+) -> None:
+    """Replace `path` with `data` (text is written as UTF-8, newlines untouched; a callable
+    is handed the open binary file). `durable` syncs the data to disk before the rename: for
+    what the user wrote; derived files that can be rebuilt skip it. The file keeps the mode of
+    the one it replaces, a new one gets `mode` or what the umask allows, as `open` would."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        final_mode = path.stat().st_mode & 0o777
+    except OSError:
+        final_mode = mode if mode is not None else 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if callable(data):
+                data(fh)
+            else:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(tmp, final_mode)  # noqa: PTH101 - a str path from mkstemp
+        os.replace(tmp, path)  # noqa: PTH105
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
