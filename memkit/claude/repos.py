@@ -41,7 +41,7 @@ def reader(root: Path) -> Any:
         if WARM:
             reader = open_index(root)
         else:
-            from memkit.claude.lite import open_light  # noqa: PLC0415
+            from memkit.index.lite import open_light  # noqa: PLC0415
 
             reader = open_light(root)  # a fresh hook process: skip the full meta.json
     except IndexUnavailable:

@@ -1,8 +1,9 @@
-"""The index as a hook without the warm engine opens it: tantivy plus a compact column cache.
+"""The index as a short-lived process opens it (a hook without the warm engine, `memkit
+search`): tantivy plus a compact column cache.
 
 A generation's meta.json describes every atom in full (5 MB at 10,000 atoms, ~70 ms to parse),
 which is most of what a fresh hook process would spend. What recall needs of it is kept
-beside the index in `.memkit/hooks/<generation>.<python>.marshal`, written the first time a
+beside the index in `.memkit/columns/<generation>.<python>.marshal`, written the first time a
 generation is opened in full, and read back in a few milliseconds. Rows become dicts only
 when asked for. The cache is derived: a missing, stale or unreadable one means a full open.
 """
@@ -23,7 +24,7 @@ from memkit.index.store import current_generation
 
 SCALARS = ("id", "path", "title", "type", "scope", "status", "confidence", "pending", "chars")
 LISTS = ("triggers", "paths", "related", "supersedes", "superseded_by")
-FOLDER = "hooks"
+FOLDER = "columns"
 _EMPTY: list[str] = []
 
 
