@@ -155,7 +155,8 @@ def test_sensitive_atoms_go_through_review(team: dict[str, Path]) -> None:
 
     git(alice, "merge", "--quiet", "bob")
     listed = memkit("review", "list", cwd=alice)
-    assert "use-postgres-16" in listed.stdout
+    # The atom names no author: the list says who committed it.
+    assert listed.stdout.split("\t")[0::2] == ["use-postgres-16", "bob@example.com\n"]
     refused = memkit("review", "approve", "use-postgres-16", cwd=bob)
     assert refused.returncode == 1
     assert "only management" in refused.stderr

@@ -38,6 +38,21 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def _committed_by(root: Path, relpath: str) -> str:
+    """Who committed the file first (an atom need not name its author); "?" if nobody yet."""
+    import subprocess  # noqa: PLC0415
+
+    out = subprocess.run(
+        ["git", "log", "--diff-filter=A", "--follow", "--format=%ae", "--", relpath],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = out.stdout.split()
+    return lines[-1] if out.returncode == 0 and lines else "?"
+
+
 def pending_paths(root: Path) -> list[str]:
     return [p for p in list_atom_files(root) if p.startswith(PENDING)]
 
@@ -51,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         for relpath in paths:
             atom = read_atom(root, relpath).atom
             title = atom.title if atom else "(unparseable: run memkit validate)"
-            author = atom.author if atom and atom.author else "?"
+            author = atom.author if atom and atom.author else _committed_by(root, relpath)
             print(f"{relpath.removeprefix(PENDING).removesuffix('.md')}\t{title}\t{author}")
         return 0
     if not args.id:
