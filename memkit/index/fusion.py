@@ -6,9 +6,10 @@ each list's scores are normalised within its candidate pool (BM25 by its best sc
 between the pool's floor and top), and the vector score is added with a weight tuned on the
 SciFact training queries. When BM25 finds nothing (a paraphrase, another wording), the vector
 list decides alone, and when BM25's best score is weak the vector weight grows (a "rescue"
-for paraphrases). Defaults chosen on SciFact train and CMRC2018 trial, where the rescue
-changes nothing, and checked on the project's paraphrase set, where it helps (see
-docs/benchmarks.md). Exact trigger matches always surface first.
+for paraphrases) while BM25's own weight shrinks by the same confidence. Defaults chosen on
+SciFact train and CMRC2018 trial, where the rescue changes nothing, and checked on the
+project's paraphrase sets (see docs/benchmarks.md). Exact trigger matches always surface
+first.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ class FusionParams:
     # weight = vector_weight + rescue_weight * (1 - min(1, best_bm25 / confident_bm25)).
     rescue_weight: float = 1.0
     confident_bm25: float = 10.0
+    # ...and BM25's own say shrinks by the same confidence, so that one weak match (a common
+    # word, a single shared character) does not outrank what the vectors found.
+    discount_weak_bm25: bool = True
 
 
 def fuse(
@@ -52,8 +56,9 @@ def fuse(
     confidence = min(1.0, top_bm25 / params.confident_bm25) if params.confident_bm25 > 0 else 1.0
     weight = params.vector_weight + params.rescue_weight * (1.0 - confidence)
     scores: dict[int, float] = {}
+    bm25_weight = confidence if params.discount_weak_bm25 else 1.0
     for row, s in bm25:
-        scores[row] = s / top_bm25 if top_bm25 > 0 else 0.0
+        scores[row] = bm25_weight * s / top_bm25 if top_bm25 > 0 else 0.0
     for row, c in cos.items():
         scores[row] = scores.get(row, 0.0) + weight * ((c - floor) / span if span > 0 else 0.0)
     matched = {}
