@@ -59,16 +59,30 @@ def wait_for(predicate: object, seconds: float = 30) -> None:
     raise AssertionError("timed out")
 
 
-def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
-    sock = repo / ".memkit/engine.sock"
+def start_engine(repo: Path, *args: str) -> subprocess.Popen[bytes]:
+    """`memkit serve` for `repo`, once its socket is up."""
     engine = subprocess.Popen(
-        [sys.executable, "-m", "memkit", "serve", "--idle", "4"],
+        [sys.executable, "-m", "memkit", "serve", *args],
         cwd=repo,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+    wait_for((repo / ".memkit/engine.sock").exists)
+    return engine
+
+
+KAFKA = atom_text(
+    "kafka-offsets",
+    title="Kafka offsets",
+    body="- Always commit Kafka offsets after processing.",
+    extra="triggers: [kafka]\n",
+)
+
+
+def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
+    sock = repo / ".memkit/engine.sock"
+    engine = start_engine(repo, "--idle", "4")
     try:
-        wait_for(sock.exists)
         assert stat.S_IMODE(sock.stat().st_mode) == 0o600
         second = subprocess.run(
             [sys.executable, "-m", "memkit", "serve", "--idle", "4"],
@@ -88,12 +102,7 @@ def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
         write_atom(
             repo,
             "shared/kafka-offsets.md",
-            atom_text(
-                "kafka-offsets",
-                title="Kafka offsets",
-                body="- Always commit Kafka offsets after processing.",
-                extra="triggers: [kafka]\n",
-            ),
+            KAFKA,
         )
         assert memkit("index", cwd=repo).returncode == 0
         payload = {"session_id": "s2", "cwd": str(repo), "prompt": "kafka offsets"}
@@ -126,15 +135,8 @@ def test_no_engine_the_hook_answers_and_starts_one(repo: Path) -> None:
 
 
 def test_engine_leaves_when_its_repository_goes(repo: Path) -> None:
-    sock = repo / ".memkit/engine.sock"
-    engine = subprocess.Popen(
-        [sys.executable, "-m", "memkit", "serve", "--idle", "600"],
-        cwd=repo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    engine = start_engine(repo, "--idle", "600")
     try:
-        wait_for(sock.exists)
         import shutil
 
         shutil.rmtree(repo / ".memkit")
@@ -147,24 +149,12 @@ def test_engine_leaves_when_its_repository_goes(repo: Path) -> None:
 
 def test_the_engine_indexes_an_atom_written_while_it_runs(repo: Path) -> None:
     # No git hook fires on a plain edit or commit; the engine notices and refreshes.
-    sock = repo / ".memkit/engine.sock"
-    engine = subprocess.Popen(
-        [sys.executable, "-m", "memkit", "serve", "--idle", "60", "--check-every", "0.5"],
-        cwd=repo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    engine = start_engine(repo, "--idle", "60", "--check-every", "0.5")
     try:
-        wait_for(sock.exists)
         write_atom(
             repo,
             "shared/kafka-offsets.md",
-            atom_text(
-                "kafka-offsets",
-                title="Kafka offsets",
-                body="- Always commit Kafka offsets after processing.",
-                extra="triggers: [kafka]\n",
-            ),
+            KAFKA,
         )
         prompts = iter(range(1000))
 
