@@ -33,11 +33,11 @@ def repo(tmp_path: Path) -> Path:
     return repo
 
 
-def hook(repo: Path, event: str, payload: dict[str, object]) -> str:
+def hook(repo: Path, event: str, payload: dict[str, object], *repos: Path) -> str:
     env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
     hook_bin = str(Path(sys.executable).parent / "memkit-hook")
     result = subprocess.run(
-        [hook_bin, event],
+        [hook_bin, event, *(f"--repo={r}" for r in repos)],
         input=json.dumps(payload),
         cwd=repo,
         env=env,
@@ -162,6 +162,30 @@ def test_the_engine_indexes_an_atom_written_while_it_runs(repo: Path) -> None:
             payload = {"session_id": f"s{next(prompts)}", "cwd": str(repo), "prompt": "kafka"}
             return "kafka-offsets" in hook(repo, "user-prompt-submit", payload)
 
+        wait_for(recalled)
+    finally:
+        memkit("serve", "--stop", cwd=repo)
+        engine.wait(timeout=30)
+        engine.communicate()
+    assert engine.returncode == 0
+
+
+def test_the_engine_keeps_every_repository_it_serves_current(repo: Path, tmp_path: Path) -> None:
+    # A personal repository named next to the team's is served by the team's engine: an atom
+    # written there is indexed too.
+    personal = make_memory_repo(tmp_path / "mine")
+    assert memkit("index", cwd=personal).returncode == 0
+    engine = start_engine(repo, "--idle", "60", "--check-every", "0.5")
+    try:
+        prompts = iter(range(1000))
+
+        def recalled() -> bool:
+            payload = {"session_id": f"s{next(prompts)}", "cwd": str(repo), "prompt": "kafka"}
+            out = hook(repo, "user-prompt-submit", payload, repo, personal)
+            return "kafka-offsets" in out
+
+        assert not recalled()
+        write_atom(personal, "shared/kafka-offsets.md", KAFKA)
         wait_for(recalled)
     finally:
         memkit("serve", "--stop", cwd=repo)

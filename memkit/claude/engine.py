@@ -55,47 +55,53 @@ def _handle(raw: bytes) -> bytes:
 
 
 class _Freshness:
-    """Keeps the index following the working tree while the engine runs.
+    """Keeps the indexes this engine reads following their working trees.
 
     No git hook fires on a plain commit or an edit, yet the next prompt should know the atom
     just written. After answering a request, or while idle, at most every `every` seconds,
-    the engine compares the working tree with what the index was built from (no parsing;
-    ~0.07 s at 10,000 atoms) and, when they differ, lets a child `memkit index` refresh it;
-    the next request after that picks up the new generation.
+    the engine compares each repository it serves (its own, and any other a hook named, e.g.
+    a personal one) with what its index was built from (no parsing; ~0.07 s at 10,000 atoms)
+    and, when they differ, lets a child `memkit index` refresh it; the next request after that
+    picks up the new generation.
     """
 
     def __init__(self, root: Path, every: float) -> None:
         self.root = root
         self.every = every
         self.due = 0.0
-        self.child: subprocess.Popen[bytes] | None = None
+        self.children: dict[Path, subprocess.Popen[bytes]] = {}
 
     def tick(self) -> None:
         now = time.monotonic()
         if self.every <= 0 or now < self.due:
             return
-        if self.child is not None and self.child.poll() is None:
-            return  # still refreshing
         self.due = now + self.every
+        from memkit.claude import repos  # noqa: PLC0415
         from memkit.index.manifest import is_stale  # noqa: PLC0415
 
-        try:
-            stale = is_stale(self.root)
-        except OSError:
-            return
-        if stale:
-            self.child = subprocess.Popen(
-                [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(self.root)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+        for root in dict.fromkeys([self.root, *repos.open_roots()]):
+            child = self.children.get(root)
+            if child is not None and child.poll() is None:
+                continue  # still refreshing
+            if not (root / "memkit.yaml").is_file():
+                continue  # gone (a deleted clone): nothing to refresh
+            try:
+                stale = is_stale(root)
+            except OSError:
+                continue
+            if stale:
+                self.children[root] = subprocess.Popen(
+                    [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(root)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
 
     def close(self) -> None:
-        # The child's build is atomic and short; wait for it rather than leave an orphan.
-        if self.child is not None:
+        # The children's builds are atomic and short; wait for them rather than leave orphans.
+        for child in self.children.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.child.wait(timeout=60)
+                child.wait(timeout=60)
 
 
 def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SECONDS) -> int:

@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     event, rest = args[0], args[1:]
     deadline = _arm_deadline(event)
     repos = [rest[i + 1] for i, a in enumerate(rest[:-1]) if a == "--repo"]
+    repos += [a[len("--repo=") :] for a in rest if a.startswith("--repo=")]
     try:
         raw = sys.stdin.read(MAX_STDIN + 1)
     except (OSError, UnicodeDecodeError):

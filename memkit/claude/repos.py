@@ -58,6 +58,11 @@ def reader(root: Path) -> Any:
     return reader
 
 
+def open_roots() -> list[Path]:
+    """The repositories whose index this process holds open."""
+    return list(_READERS)
+
+
 _SCOPES: dict[Path, tuple[float, frozenset[str] | None]] = {}
 SCOPE_TTL = 60.0  # identity costs git calls; in the warm engine it is reused for a minute
 
