@@ -294,6 +294,7 @@ def test_session_start_names_pending_reviews_and_conflicts(team: Path) -> None:
         "shared/_pending/db-choice.md",
         atom_text("db-choice", title="We use Postgres", type_="decision", body="- Postgres 16."),
     )
+    write_atom(team, "shared/draft.md", atom_text("draft", type_="pitfal"))
     commit_and_index(team)
     report = {
         "unresolved": [
@@ -310,6 +311,7 @@ def test_session_start_names_pending_reviews_and_conflicts(team: Path) -> None:
     payload = {"session_id": "s", "cwd": str(team), "source": "startup"}
     text = context(hook("session-start", payload, team))
     assert "1 atom(s) wait for review" in text
+    assert "1 atom file(s) are invalid and not served (shared/draft.md)" in text
     assert "Unresolved contradicts: ws-heartbeat vs ws-heartbeat-60 (30 s vs 60 s)" in text
     assert "db-choice" not in text  # not reviewed yet: not served
     assert "bob-websocket-notes" not in text  # another person's scope

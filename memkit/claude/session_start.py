@@ -77,6 +77,13 @@ def _session_index(
     pending = sum(1 for a in reader.atoms if a["pending"])
     if pending:
         out.append(f"{pending} atom(s) wait for review (`memkit review`).")
+    skipped = sorted(reader.meta.get("skipped") or [])
+    if skipped:
+        shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
+        out.append(
+            f"{len(skipped)} atom file(s) are invalid and not served ({shown}); "
+            "`memkit validate` says what to fix."
+        )
     report = root / ".memkit" / "audit" / "last.json"
     if report.is_file():
         try:

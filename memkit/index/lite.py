@@ -63,7 +63,7 @@ class LightReader(IndexReader):
         self.root = root
         self.gen = gen
         self.generation = gen.name
-        self.meta = {"model": columns["model"], "atoms": None}
+        self.meta = {"model": columns["model"], "atoms": None, "skipped": columns["skipped"]}
         self.atoms = Atoms(columns)  # type: ignore[assignment]
         self.row_of = {path: row for row, path in enumerate(columns["path"])}
         self._vectors = None
@@ -88,6 +88,7 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
     for name in LISTS:
         columns[name] = {row: list(a[name]) for row, a in enumerate(atoms) if a.get(name)}
     columns["model"] = reader.meta["model"]
+    columns["skipped"] = sorted(reader.meta.get("skipped", {}))
     return columns
 
 
