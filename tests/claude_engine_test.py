@@ -147,27 +147,29 @@ def test_engine_leaves_when_its_repository_goes(repo: Path) -> None:
         engine.communicate()
 
 
-def test_the_engine_indexes_an_atom_written_while_it_runs(repo: Path) -> None:
-    # No git hook fires on a plain edit or commit; the engine notices and refreshes.
+def engine_indexes_a_new_atom(repo: Path, target: Path, *repos: Path) -> None:
+    """With `repo`'s engine running, an atom written into `target` is recalled soon after."""
     engine = start_engine(repo, "--idle", "60", "--check-every", "0.5")
     try:
-        write_atom(
-            repo,
-            "shared/kafka-offsets.md",
-            KAFKA,
-        )
         prompts = iter(range(1000))
 
         def recalled() -> bool:
             payload = {"session_id": f"s{next(prompts)}", "cwd": str(repo), "prompt": "kafka"}
-            return "kafka-offsets" in hook(repo, "user-prompt-submit", payload)
+            return "kafka-offsets" in hook(repo, "user-prompt-submit", payload, *repos)
 
+        assert not recalled()
+        write_atom(target, "shared/kafka-offsets.md", KAFKA)
         wait_for(recalled)
     finally:
         memkit("serve", "--stop", cwd=repo)
         engine.wait(timeout=30)
         engine.communicate()
     assert engine.returncode == 0
+
+
+def test_the_engine_indexes_an_atom_written_while_it_runs(repo: Path) -> None:
+    # No git hook fires on a plain edit or commit; the engine notices and refreshes.
+    engine_indexes_a_new_atom(repo, repo)
 
 
 def test_the_engine_keeps_every_repository_it_serves_current(repo: Path, tmp_path: Path) -> None:
@@ -175,20 +177,4 @@ def test_the_engine_keeps_every_repository_it_serves_current(repo: Path, tmp_pat
     # written there is indexed too.
     personal = make_memory_repo(tmp_path / "mine")
     assert memkit("index", cwd=personal).returncode == 0
-    engine = start_engine(repo, "--idle", "60", "--check-every", "0.5")
-    try:
-        prompts = iter(range(1000))
-
-        def recalled() -> bool:
-            payload = {"session_id": f"s{next(prompts)}", "cwd": str(repo), "prompt": "kafka"}
-            out = hook(repo, "user-prompt-submit", payload, repo, personal)
-            return "kafka-offsets" in out
-
-        assert not recalled()
-        write_atom(personal, "shared/kafka-offsets.md", KAFKA)
-        wait_for(recalled)
-    finally:
-        memkit("serve", "--stop", cwd=repo)
-        engine.wait(timeout=30)
-        engine.communicate()
-    assert engine.returncode == 0
+    engine_indexes_a_new_atom(repo, personal, repo, personal)
