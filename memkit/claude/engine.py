@@ -86,16 +86,17 @@ class _Freshness:
             if not (root / "memkit.yaml").is_file():
                 continue  # gone (a deleted clone): nothing to refresh
             try:
-                stale = is_stale(root)
-            except OSError:
-                continue
-            if stale:
-                self.children[root] = subprocess.Popen(
-                    [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(root)],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
+                if is_stale(root):
+                    self.children[root] = subprocess.Popen(
+                        [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(root)],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
+            except Exception:  # the engine must outlive a failed refresh
+                from memkit.claude.protocol import log_error  # noqa: PLC0415
+
+                log_error(str(root), "engine: index refresh")
 
     def close(self) -> None:
         # The children's builds are atomic and short; wait for them rather than leave orphans.

@@ -56,7 +56,8 @@ def log_dir(cwd: str | None) -> Path:
     return Path(tempfile.gettempdir()) / "memkit-logs"
 
 
-def _log_error(cwd: str | None, event: str) -> None:
+def log_error(cwd: str | None, event: str) -> None:
+    """Append the exception being handled to the repository's `.memkit/logs/hooks.log`."""
     import time  # noqa: PLC0415  (only when something went wrong)
     import traceback  # noqa: PLC0415
 
@@ -93,5 +94,5 @@ def fail_open(
     except SystemExit:
         raise  # the engine being stopped, not a hook failing
     except BaseException:
-        _log_error(str(payload.get("cwd") or ""), event)
+        log_error(str(payload.get("cwd") or ""), event)
     return 0
