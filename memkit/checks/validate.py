@@ -167,8 +167,8 @@ def _check_memory_index(root: Path, config: Config) -> list[Finding]:
             1,
             "MK014",
             f"MEMORY.md has {count} lines, more than the limit of "
-            f"{config.memory_md_lines} (limits.memory_md_lines); it is injected into "
-            "every session, keep it short",
+            f"{config.memory_md_lines} (limits.memory_md_lines); it is the overview read "
+            "first, keep it short: `memkit summary` writes one that fits",
         )
     ]
 

@@ -1,0 +1,51 @@
+"""memkit summary: regenerate MEMORY.md, the short overview of the repository."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+MEMORY_MD = "MEMORY.md"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "summary",
+        help="regenerate MEMORY.md, the short overview (scopes, counts, top triggers)",
+        description="Write MEMORY.md from the index: how many active atoms each shared and "
+        "role scope holds, by type, and the most common triggers, within limits.memory_md_lines "
+        "(default 30). Personal and episodic atoms stay out of it. Run it when you like and "
+        "commit the result; --check tells CI whether it is current.",
+    )
+    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if MEMORY.md is out of date"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memkit.config import load_config  # noqa: PLC0415
+    from memkit.files import write_atomic  # noqa: PLC0415
+    from memkit.index import open_index, refresh  # noqa: PLC0415
+    from memkit.repo import find_root  # noqa: PLC0415
+    from memkit.summary import render_summary  # noqa: PLC0415
+
+    root = find_root(args.repo)
+    refresh(root, quiet=True)  # incremental: nearly free when the index is current
+    text = render_summary(open_index(root).atoms, load_config(root).memory_md_lines)
+    path = root / MEMORY_MD
+    try:
+        current: str | None = path.read_text(encoding="utf-8")
+    except OSError:
+        current = None
+    if current == text:
+        print(f"memkit summary: {MEMORY_MD} is up to date")
+        return 0
+    if args.check:
+        print(f"memkit summary: {MEMORY_MD} is out of date; run `memkit summary` and commit it")
+        return 1
+    write_atomic(path, text)
+    print(f"memkit summary: wrote {MEMORY_MD} ({len(text.splitlines())} lines)")
+    return 0
