@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -180,6 +181,11 @@ def test_workflows_are_valid_yaml_and_call_real_commands(path: str, tmp_path: Pa
     assert isinstance(data, dict)
     assert "memkit ci" in text and "--actor" in text and "--base" in text
     assert "fetch-depth: 0" in text or 'GIT_DEPTH: "0"' in text
+    # `memkit` on PyPI is an unrelated project: installing it by that name would run someone
+    # else's code in the memory repository's CI.
+    commands = "\n".join(ln for ln in text.splitlines() if not ln.strip().startswith("#"))
+    assert not re.search(r"pip install +memkit\b", commands)
+    assert 'pip install "$MEMKIT_PACKAGE"' in text and "git+https://" in text
     help_text = memkit("ci", "--help", cwd=tmp_path).stdout
     for flag in ("--base", "--actor", "--format", "--gitlab-report"):
         if flag in text:
