@@ -234,8 +234,8 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
         print(
             f"memkit index: {len(entries)} atom(s) in {seconds:.2f} s ({gen.name})", file=sys.stderr
         )
-    if skipped:
-        log.warning(
+    if skipped:  # the command says it (`memkit index`); hooks stay quiet
+        log.info(
             "%d atom(s) left out of the index because they are invalid (run `memkit validate`)",
             len(skipped),
         )
