@@ -157,3 +157,55 @@ def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(tmp_path:
     again = memkit("audit", "--all", cwd=bob)
     assert again.returncode == 0, again.stdout
     assert "0 unresolved contradiction(s)" in again.stdout
+
+
+def test_a_rebasing_pull_is_audited_too(tmp_path: Path) -> None:
+    # `git pull --rebase` over local commits fires post-rewrite, not post-merge.
+    alice = make_memory_repo(tmp_path / "alice")
+    write_atom(
+        alice,
+        "shared/ws-heartbeat-interval.md",
+        atom_text(
+            "ws-heartbeat-interval",
+            title="WebSocket heartbeat",
+            body=HEARTBEAT,
+            extra="triggers: [websocket, heartbeat]\n",
+        ),
+    )
+    git(alice, "add", "-A")
+    git(alice, "commit", "-m", "heartbeat")
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "--quiet", str(alice), str(bob))
+    git(bob, "config", "user.email", "bob@example.com")
+    assert memkit("init", "--join", cwd=bob).returncode == 0
+    write_atom(
+        bob,
+        "shared/kafka-offsets.md",
+        atom_text("kafka-offsets", body="- Commit Kafka offsets only after processing a message."),
+    )
+    git(bob, "add", "-A")
+    assert git(bob, "commit", "-m", "bob's own atom", check=False).returncode == 0
+
+    write_atom(
+        alice,
+        "shared/ws-heartbeat-90s.md",
+        atom_text(
+            "ws-heartbeat-90s",
+            title="WebSocket heartbeat interval",
+            body="- Always send a WebSocket heartbeat every 90 s; 30 s floods the gateway.",
+            extra="triggers: [websocket, heartbeat]\n",
+        ),
+    )
+    git(alice, "add", "-A")
+    assert git(alice, "commit", "-m", "longer heartbeat", check=False).returncode == 0
+
+    pull = git(bob, "pull", "--rebase", "--quiet", "origin", "main", check=False)
+    out = pull.stdout + pull.stderr
+    assert pull.returncode == 0, out
+    assert "memkit audit: 1 unresolved contradiction(s)" in out
+    assert "CONTRADICTS shared/ws-heartbeat-90s.md <-> shared/ws-heartbeat-interval.md" in out
+    assert (bob / "shared/kafka-offsets.md").is_file()
+    # post-rewrite fires for an amend too, with ORIG_HEAD still the pull's: nothing came in.
+    amend = git(bob, "commit", "--amend", "-m", "bob's own atom, reworded", check=False)
+    assert amend.returncode == 0
+    assert "memkit audit:" not in amend.stdout + amend.stderr

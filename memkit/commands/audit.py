@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 from dataclasses import asdict
 from pathlib import Path
@@ -32,7 +33,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--all", action="store_true", help="audit every atom in the repo")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument(
-        "--hook", action="store_true", help="post-merge mode: report, never fail, never block"
+        "--hook",
+        action="store_true",
+        help="git hook mode (post-merge, post-rewrite after a rebase): report, never fail",
     )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.set_defaults(func=run)
@@ -62,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.hook and os.environ.get("PRE_COMMIT_REWRITE_COMMAND") == "amend":
+        return 0  # post-rewrite after `git commit --amend`: nothing came in
     root = find_root(args.repo)
     config = load_config(root)
     refs: tuple[str, str] | None = None
