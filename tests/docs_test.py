@@ -41,3 +41,17 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
     for name, sub in choices.items():
         assert sub.format_help().strip(), name
         assert f"`memkit {name}" in readme, f"memkit {name} is not in the README"
+
+
+def test_the_readme_s_example_finding_is_what_memkit_prints(tmp_path: Path) -> None:
+    from memkit.checks.validate import validate
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    atom = re.search(r"<<'ATOM'\n(.*?)\nATOM\n", readme, flags=re.S)
+    example = re.search(r"^(shared/ws-heartbeat\.md:\d+:\d+: MK\d{3} .*)$", readme, flags=re.M)
+    assert atom and example
+    # The README's atom saved under a name that is not its id.
+    (tmp_path / "memkit.yaml").write_text("version: 1\n", encoding="utf-8")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "ws-heartbeat.md").write_text(atom.group(1) + "\n", encoding="utf-8")
+    assert [f.format() for f in validate(tmp_path)] == [example.group(1)]
