@@ -102,7 +102,9 @@ def test_judge_settles_grey_cases_and_failures_keep_the_heuristic(ollama: str) -
 HEARTBEAT = "- Send a WebSocket heartbeat every 30 s; the balancer drops idle sockets at 60 s."
 
 
-def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(tmp_path: Path) -> None:
+@pytest.fixture
+def alice_and_bob(tmp_path: Path) -> tuple[Path, Path]:
+    """Alice's memory repository with the 30 s heartbeat atom, and Bob's clone of it."""
     alice = make_memory_repo(tmp_path / "alice")
     write_atom(
         alice,
@@ -120,7 +122,10 @@ def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(tmp_path:
     git(tmp_path, "clone", "--quiet", str(alice), str(bob))
     git(bob, "config", "user.email", "bob@example.com")
     assert memkit("init", "--join", cwd=bob).returncode == 0
+    return alice, bob
 
+
+def commit_contradiction(alice: Path) -> None:
     write_atom(
         alice,
         "shared/ws-heartbeat-90s.md",
@@ -133,6 +138,13 @@ def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(tmp_path:
     )
     git(alice, "add", "-A")
     assert git(alice, "commit", "-m", "longer heartbeat", check=False).returncode == 0
+
+
+def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(
+    alice_and_bob: tuple[Path, Path],
+) -> None:
+    alice, bob = alice_and_bob
+    commit_contradiction(alice)
 
     pull = git(bob, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
     out = pull.stdout + pull.stderr
@@ -159,25 +171,9 @@ def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(tmp_path:
     assert "0 unresolved contradiction(s)" in again.stdout
 
 
-def test_a_rebasing_pull_is_audited_too(tmp_path: Path) -> None:
+def test_a_rebasing_pull_is_audited_too(alice_and_bob: tuple[Path, Path]) -> None:
     # `git pull --rebase` over local commits fires post-rewrite, not post-merge.
-    alice = make_memory_repo(tmp_path / "alice")
-    write_atom(
-        alice,
-        "shared/ws-heartbeat-interval.md",
-        atom_text(
-            "ws-heartbeat-interval",
-            title="WebSocket heartbeat",
-            body=HEARTBEAT,
-            extra="triggers: [websocket, heartbeat]\n",
-        ),
-    )
-    git(alice, "add", "-A")
-    git(alice, "commit", "-m", "heartbeat")
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "--quiet", str(alice), str(bob))
-    git(bob, "config", "user.email", "bob@example.com")
-    assert memkit("init", "--join", cwd=bob).returncode == 0
+    alice, bob = alice_and_bob
     write_atom(
         bob,
         "shared/kafka-offsets.md",
@@ -185,19 +181,7 @@ def test_a_rebasing_pull_is_audited_too(tmp_path: Path) -> None:
     )
     git(bob, "add", "-A")
     assert git(bob, "commit", "-m", "bob's own atom", check=False).returncode == 0
-
-    write_atom(
-        alice,
-        "shared/ws-heartbeat-90s.md",
-        atom_text(
-            "ws-heartbeat-90s",
-            title="WebSocket heartbeat interval",
-            body="- Always send a WebSocket heartbeat every 90 s; 30 s floods the gateway.",
-            extra="triggers: [websocket, heartbeat]\n",
-        ),
-    )
-    git(alice, "add", "-A")
-    assert git(alice, "commit", "-m", "longer heartbeat", check=False).returncode == 0
+    commit_contradiction(alice)
 
     pull = git(bob, "pull", "--rebase", "--quiet", "origin", "main", check=False)
     out = pull.stdout + pull.stderr
