@@ -27,6 +27,8 @@ from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
         ("心跳間隔是 30 秒。", "心跳間隔是 60 秒。"),
         ("部署前必須先跑資料庫遷移。", "部署前不要跑資料庫遷移。"),
         ("合併請求一律使用 squash merge。", "合併請求禁止使用 squash merge。"),
+        ("The resizer job gets a 512Mi memory limit.", "The resizer job gets a 2Gi memory limit."),
+        ("縮圖 job 的記憶體上限是 512 MB。", "縮圖 job 的記憶體上限是 2 GB。"),
     ],
 )
 def test_contradictions(a: str, b: str) -> None:
@@ -46,6 +48,8 @@ def test_contradictions(a: str, b: str) -> None:
             "Migrations are in db/migrations and run with make migrate.",
         ),
         ("心跳間隔是 30 秒。", "心跳失敗時客戶端要用指數退避重新連線。"),
+        # One size in two notations is one value.
+        ("The resizer job gets a 1024Mi memory limit.", "The resizer job's memory limit is 1Gi."),
     ],
 )
 def test_extensions_are_not_contradictions(a: str, b: str) -> None:

@@ -33,7 +33,7 @@ _STOP = frozenset(
 _UNITS = {
     "duration": r"ms|milliseconds?|s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?"
     r"|毫秒|秒|分鐘|分钟|小時|小时|天|週|周",
-    "size": r"[kmgt]i?b|bytes?|字節|字节",
+    "size": r"[kmgt]i?b|[kmgt]i|bytes?|字節|字节",  # 512 MB, 512 MiB, Kubernetes' 512Mi
     "percent": r"%|percent|個百分點",
     "rate": r"rps|qps|rpm|req/s",
     "count": r"times|retries|attempts|replicas|workers|threads|connections|次|個|个|台|執行緒|线程",
@@ -105,6 +105,13 @@ def _norm_duration(num: float, unit: str) -> float:
     return num
 
 
+def _norm_size(num: float, unit: str) -> float:
+    """Bytes: 1024Mi and 1Gi are one value. Decimal and binary prefixes are both read as
+    powers of 1024: the difference never decides whether two atoms disagree."""
+    power = "kmgt".find(unit[0].lower())
+    return num * 1024 ** (power + 1) if power >= 0 else num
+
+
 def _ordered_words(text: str) -> list[str]:
     lowered = text.lower()
     out: list[str] = []
@@ -141,6 +148,8 @@ def _values(text: str) -> dict[str, list[tuple[float, set[str], str]]]:
         num = float(m.group("num"))
         if kind == "duration":
             num = _norm_duration(num, m.group("unit"))
+        elif kind == "size":
+            num = _norm_size(num, m.group("unit"))
         anchor = _anchor(text, m.start(), m.end())
         if kind == "count":  # "3 replicas": the unit is what is counted
             anchor = anchor | {m.group("unit").lower()}
