@@ -204,3 +204,18 @@ def test_ci_actor_overrides_the_commit_author(team: dict[str, Path]) -> None:
     as_carol = memkit("roles", "check", "--actor", "carol@example.com", cwd=alice)
     assert as_carol.returncode == 1
     assert "MK201" in as_carol.stdout
+
+
+def test_memkit_add_sends_a_sensitive_atom_to_review(team: dict[str, Path]) -> None:
+    bob, alice = team["bob"], team["alice"]
+    text = "We decided: new services use PostgreSQL 16; the ops team supports only v16."
+    added = memkit("add", text, "--type", "decision", "--title", "Postgres 16", cwd=bob)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "memkit review approve postgres-16" in added.stdout
+    assert (bob / "shared/_pending/postgres-16.md").is_file()
+    rc, out = commit(bob)  # what a commit would refuse in shared/ goes in through review
+    assert rc == 0, out
+    # Management writes straight into shared/.
+    added = memkit("add", text, "--type", "decision", "--title", "Postgres 16 again", cwd=alice)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert (alice / "shared/postgres-16-again.md").is_file()

@@ -84,6 +84,15 @@ def _folder(scope: str, root: Path) -> str:
     raise UsageError(f"--scope {scope!r}: use shared, role:<name>, personal[:<user>] or episodic")
 
 
+def _needs_review(root: Path, config: Any, atom_type: str) -> bool:
+    """Whether the commit would refuse this atom in shared/ (MK204): sensitive types from
+    anyone but management go to shared/_pending/ for review, so write it there at once."""
+    from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
+    from memkit.roles import identify  # noqa: PLC0415
+
+    return atom_type in sensitive_kinds(config) and not identify(root).is_management
+
+
 def _yaml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i, ensure_ascii=False) for i in items) + "]"
 
@@ -96,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("TEXT is empty")
     title = (args.title or _title_of(text)).strip().replace("\n", " ")
     folder = _folder(args.scope, root)
+    review = folder == "shared" and _needs_review(root, config, args.type)
+    if review:
+        folder = "shared/_pending"
     taken = {id_from_path(p) for p in list_atom_files(root)}
     base = slugify(title) or f"{args.type}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"  # noqa: S324
     atom_id, n = base[:ID_MAX_LEN], 2
@@ -118,7 +130,12 @@ def run(args: argparse.Namespace) -> int:
 
     parsed = parse_atom_bytes(relpath, content.encode("utf-8"), config)
     findings = list(parsed.findings)
-    outcome: dict[str, Any] = {"path": relpath, "id": atom_id, "written": False}
+    outcome: dict[str, Any] = {
+        "path": relpath,
+        "id": atom_id,
+        "written": False,
+        "pending_review": review,
+    }
     if parsed.atom is not None:
         findings += run_content_checks(parsed.atom, content, config)
         (result,) = gate_atoms(root, [parsed.atom], config)
@@ -146,7 +163,12 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         if "explain" in outcome:
             print(f"{relpath}: {outcome['explain']}")
-        if outcome["written"]:
+        if outcome["written"] and review:
+            print(
+                f"wrote {relpath}: `{args.type}` atoms from outside management wait for review; "
+                f"commit it, and a management member runs `memkit review approve {atom_id}`"
+            )
+        elif outcome["written"]:
             print(f"wrote {relpath}; review it, then commit it")
         elif errors:
             print(f"refused: {relpath} was not written")
