@@ -1,0 +1,45 @@
+"""memkit doctor: is this clone set up to work, and if not, what fixes it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "doctor",
+        help="check this clone's setup: hooks, PATH, index, model, identity, Claude Code",
+        description="Check what memory depends on in this clone: the git hooks, `memkit` on the "
+        "PATH they run with, the index (current? invalid atoms left out?), the embedding "
+        "model, who you are to memkit, the warm engine, and memkit's hooks in a project's "
+        "Claude Code settings. Each problem comes with the command that fixes it. Exit 1 when "
+        "something fails, 0 when only warnings remain.",
+    )
+    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    parser.add_argument(
+        "--project", type=Path, help="project whose .claude/settings.json to check (default: cwd)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memkit.doctor import FAIL, WARN, diagnose  # noqa: PLC0415
+    from memkit.repo import find_root  # noqa: PLC0415
+
+    root = find_root(args.repo)
+    checks = diagnose(root, (args.project or Path.cwd()).resolve())
+    for check in checks:
+        print(check.format())
+    failed = sum(c.status == FAIL for c in checks)
+    warned = sum(c.status == WARN for c in checks)
+    if failed:
+        print(f"memkit doctor: {failed} problem(s), {warned} warning(s)")
+    else:
+        print(
+            f"memkit doctor: no problems, {warned} warning(s)"
+            if warned
+            else "memkit doctor: all set"
+        )
+    return 1 if failed else 0

@@ -1,0 +1,194 @@
+"""Is this clone of a memory repository set up to work? The checks behind `memkit doctor`.
+
+Each check says ok, warn or fail, what it found and, when something is wrong, the command
+that fixes it. What a teammate asks when memory does not show up in Claude Code: are the git
+hooks installed, is `memkit` on the PATH they run with, is the index current, does the model
+load, who am I to memkit, are the Claude Code hooks wired in this project.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+OK, WARN, FAIL = "ok", "warn", "FAIL"
+HOOK_TYPES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
+
+
+@dataclass(frozen=True)
+class Check:
+    status: str
+    name: str
+    detail: str
+    fix: str = ""
+
+    def format(self) -> str:
+        line = f"{self.status:<4} {self.name}: {self.detail}"
+        return f"{line}\n     fix: {self.fix}" if self.fix else line
+
+
+def _hooks_dir(root: Path) -> Path | None:
+    out = subprocess.run(
+        ["git", "rev-parse", "--git-path", "hooks"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        return None
+    path = Path(out.stdout.strip())
+    return path if path.is_absolute() else root / path
+
+
+def check_git_hooks(root: Path) -> Check:
+    folder = _hooks_dir(root)
+    if folder is None:
+        return Check(FAIL, "git hooks", "not a git repository", "git init, then memkit init --join")
+    missing = []
+    for hook in HOOK_TYPES:
+        try:
+            text = (folder / hook).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if "pre-commit" not in text:
+            missing.append(hook)
+    if missing:
+        return Check(
+            FAIL,
+            "git hooks",
+            f"not installed for {', '.join(missing)}: commits are not checked"
+            + (", the index is not refreshed after pulls" if "post-merge" in missing else ""),
+            "memkit init --join",
+        )
+    return Check(OK, "git hooks", f"installed for {', '.join(HOOK_TYPES)}")
+
+
+def check_path() -> Check:
+    found = shutil.which("memkit")
+    if found is None:
+        return Check(
+            FAIL,
+            "memkit on PATH",
+            "not found; the git hooks run `memkit` and will fail",
+            "activate memkit's virtual environment, or install memkit with pipx",
+        )
+    return Check(OK, "memkit on PATH", found)
+
+
+def check_index(root: Path) -> Iterator[Check]:
+    from memkit.index import IndexUnavailable, open_index  # noqa: PLC0415
+    from memkit.index.manifest import is_stale  # noqa: PLC0415
+
+    try:
+        reader = open_index(root)
+    except IndexUnavailable as exc:
+        yield Check(FAIL, "index", str(exc), "memkit index")
+        return
+    atoms = len(reader.atoms)
+    if is_stale(root):
+        yield Check(
+            WARN,
+            "index",
+            f"{atoms} atoms in {reader.generation}, behind the working tree "
+            "(searches and the warm engine refresh it by themselves)",
+            "memkit index",
+        )
+    else:
+        yield Check(OK, "index", f"{atoms} atoms, current ({reader.generation})")
+    skipped = sorted(reader.meta.get("skipped") or [])
+    if skipped:
+        shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
+        yield Check(
+            WARN,
+            "invalid atoms",
+            f"{len(skipped)} left out of the index ({shown})",
+            "memkit validate",
+        )
+
+
+def check_model(root: Path, model: str) -> Check:
+    from memkit.embedding import ModelError, load_encoder  # noqa: PLC0415
+
+    try:
+        encoder = load_encoder(model, cache_dir=root / ".memkit" / "models", base=root)
+        encoder.encode(["memkit doctor"])
+    except (ModelError, OSError, ValueError) as exc:
+        return Check(FAIL, "embedding model", str(exc), "fix `embedding.model` in memkit.yaml")
+    return Check(OK, "embedding model", f"{model} loads ({encoder.dim} dimensions)")
+
+
+def check_identity(root: Path) -> Check:
+    from memkit.roles import identify  # noqa: PLC0415
+
+    who = identify(root)
+    roles = ", ".join(sorted(who.roles)) or "none"
+    detail = f"{who.user} <{who.email or 'no git email'}>, roles: {roles}"
+    if not who.email:
+        return Check(WARN, "identity", detail, 'git config user.email "you@example.com"')
+    if not who.known:
+        return Check(
+            WARN,
+            "identity",
+            detail + "; not on the whitelist (shared/_roles.md): shared atoms and your own only",
+            "ask management to add you to shared/_roles.md",
+        )
+    return Check(OK, "identity", detail)
+
+
+def check_engine(root: Path) -> Check:
+    pid_file = root / ".memkit" / "engine.pid"
+    try:
+        pid = pid_file.read_text(encoding="utf-8").strip()
+    except OSError:
+        return Check(OK, "warm engine", "not running; the Claude Code hooks start it on demand")
+    return Check(OK, "warm engine", f"running (pid {pid})")
+
+
+def check_claude(project: Path) -> Check:
+    settings = project / ".claude" / "settings.json"
+    try:
+        data = json.loads(settings.read_text(encoding="utf-8"))
+    except OSError:
+        data = None
+    except ValueError as exc:
+        return Check(FAIL, "Claude Code", f"{settings} is not valid JSON ({exc})", "fix the file")
+    if "memkit-hook" not in json.dumps(data or {}):
+        return Check(
+            WARN,
+            "Claude Code",
+            f"memkit's hooks are not in {settings}",
+            f"memkit install claude --project {project}",
+        )
+    if shutil.which("memkit-hook") is None:
+        return Check(
+            FAIL,
+            "Claude Code",
+            "hooks installed, but `memkit-hook` is not on PATH: Claude Code cannot run them",
+            "start Claude Code from memkit's environment, or install memkit with pipx",
+        )
+    return Check(OK, "Claude Code", f"hooks installed in {settings}")
+
+
+def diagnose(root: Path, project: Path) -> list[Check]:
+    from memkit.config import load_config  # noqa: PLC0415
+    from memkit.errors import MemkitError  # noqa: PLC0415
+
+    try:
+        config = load_config(root)
+    except MemkitError as exc:
+        return [Check(FAIL, "memkit.yaml", str(exc), "fix memkit.yaml")]
+    return [
+        Check(OK, "memory repository", str(root)),
+        check_git_hooks(root),
+        check_path(),
+        *check_index(root),
+        check_model(root, config.embedding_model),
+        check_identity(root),
+        check_engine(root),
+        check_claude(project),
+    ]
