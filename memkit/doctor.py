@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,16 +31,12 @@ class Check:
 
 
 def _hooks_dir(root: Path) -> Path | None:
-    out = subprocess.run(
-        ["git", "rev-parse", "--git-path", "hooks"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if out.returncode != 0:
+    from memkit.repo import git_output  # noqa: PLC0415
+
+    found = git_output(root, "rev-parse", "--git-path", "hooks")
+    if found is None:
         return None
-    path = Path(out.stdout.strip())
+    path = Path(found)
     return path if path.is_absolute() else root / path
 
 
@@ -100,7 +95,7 @@ def check_index(root: Path) -> Iterator[Check]:
         )
     else:
         yield Check(OK, "index", f"{atoms} atoms, current ({reader.generation})")
-    skipped = sorted(reader.meta.get("skipped") or [])
+    skipped = reader.skipped
     if skipped:
         shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
         yield Check(

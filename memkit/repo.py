@@ -11,6 +11,14 @@ from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError
 
 
+def nearest_repo(start: Path) -> Path | None:
+    """`start` or the nearest folder above it that holds memkit.yaml; None if none does."""
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    return None
+
+
 def find_root(start: Path | None = None) -> Path:
     """The memory repository containing `start`: the nearest folder with memkit.yaml.
 
@@ -18,9 +26,9 @@ def find_root(start: Path | None = None) -> Path:
     top level; without either, it is an error the user can fix with `memkit init`.
     """
     here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / CONFIG_NAME).is_file():
-            return folder
+    found = nearest_repo(here)
+    if found is not None:
+        return found
     git_top = git_toplevel(here)
     if git_top is not None:
         return git_top
@@ -30,20 +38,18 @@ def find_root(start: Path | None = None) -> Path:
     )
 
 
-def git_toplevel(path: Path) -> Path | None:
+def git_output(cwd: Path, *args: str) -> str | None:
+    """What `git ARGS` prints in `cwd`, stripped; None when git fails or is missing."""
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=path if path.is_dir() else path.parent,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except OSError:
         return None
-    if out.returncode != 0:
-        return None
-    return Path(out.stdout.strip())
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_toplevel(path: Path) -> Path | None:
+    top = git_output(path if path.is_dir() else path.parent, "rev-parse", "--show-toplevel")
+    return Path(top) if top is not None else None
 
 
 def relpath_in(root: Path, path: Path) -> str | None:

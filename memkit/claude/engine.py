@@ -87,12 +87,7 @@ class _Freshness:
                 continue  # gone (a deleted clone): nothing to refresh
             try:
                 if is_stale(root):
-                    self.children[root] = subprocess.Popen(
-                        [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(root)],
-                        stdin=subprocess.DEVNULL,
-                        stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL,
-                    )
+                    self.children[root] = repos.start_index(root, detached=False)
             except Exception:  # the engine must outlive a failed refresh
                 from memkit.claude.protocol import log_error  # noqa: PLC0415
 

@@ -49,10 +49,11 @@ def log_dir(cwd: str | None) -> Path:
     import tempfile  # noqa: PLC0415  (only when something went wrong)
     from pathlib import Path  # noqa: PLC0415
 
-    start = Path(cwd) if cwd else Path.cwd()
-    for folder in (start, *start.parents):
-        if (folder / "memkit.yaml").is_file():
-            return folder / ".memkit" / "logs"
+    from memkit.repo import nearest_repo  # noqa: PLC0415
+
+    found = nearest_repo(Path(cwd) if cwd else Path.cwd())
+    if found is not None:
+        return found / ".memkit" / "logs"
     return Path(tempfile.gettempdir()) / "memkit-logs"
 
 

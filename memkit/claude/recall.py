@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from memkit.claude.budget import estimate_tokens
+from memkit.claude.usage import NO_HISTORY
 
 CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
-NO_HISTORY = -5.0  # the activation of an atom never used (as in usage.py)
 LONG_ATOM_CHARS = 1_500
 MIN_RELATIVE = 0.25
 _PRIVATE = re.compile(r"<private\b[^>]*>.*?(?:</private\s*>|\Z)", re.S | re.I)

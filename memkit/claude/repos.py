@@ -18,11 +18,11 @@ def find_repos(payload: dict[str, Any], repos: Sequence[str]) -> list[Path]:
             for r in repos
             if (Path(r) / "memkit.yaml").expanduser().is_file()
         ]
+    from memkit.repo import nearest_repo  # noqa: PLC0415
+
     start = Path(str(payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd()))
-    for folder in (start, *start.parents):
-        if (folder / "memkit.yaml").is_file():
-            return [folder]
-    return []
+    found = nearest_repo(start)
+    return [found] if found is not None else []
 
 
 WARM = False  # set by the engine: the index stays open and vectors are affordable
@@ -46,16 +46,22 @@ def reader(root: Path) -> Any:
             reader = open_light(root)  # a fresh hook process: skip the full meta.json
     except IndexUnavailable:
         # Build it in the background; this prompt goes without memory rather than waiting.
-        subprocess.Popen(
-            [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(root)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        start_index(root, detached=True)
         return None
     _READERS[root] = reader
     return reader
+
+
+def start_index(root: Path, *, detached: bool) -> subprocess.Popen[bytes]:
+    """`memkit index --quiet` for `root` in a child process, not waited for. `detached`: in a
+    session of its own, for a hook process that exits before the build ends."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(root)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=detached,
+    )
 
 
 def open_roots() -> list[Path]:

@@ -11,7 +11,7 @@ from memkit.claude import repos as _repos
 from memkit.claude.budget import estimate_tokens
 from memkit.claude.protocol import context_output
 from memkit.claude.repos import find_repos
-from memkit.claude.usage import usage_log
+from memkit.claude.usage import NO_HISTORY, usage_log
 
 SESSION_INDEX_TOKENS = 1_000
 
@@ -56,7 +56,7 @@ def _session_index(
 
     def worth(a: dict[str, Any]) -> float:
         return (
-            act.get(a["id"], -5.0) / 5
+            act.get(a["id"], NO_HISTORY) / -NO_HISTORY
             + _TYPE_WEIGHT.get(a["type"], 0.0)
             + {"fixed": 0.2, "observed": 0.1}.get(a["confidence"], 0.0)
         )
@@ -77,7 +77,7 @@ def _session_index(
     pending = sum(1 for a in reader.atoms if a["pending"])
     if pending:
         out.append(f"{pending} atom(s) wait for review (`memkit review`).")
-    skipped = sorted(reader.meta.get("skipped") or [])
+    skipped = reader.skipped
     if skipped:
         shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
         out.append(

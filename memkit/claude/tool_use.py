@@ -103,15 +103,14 @@ def post_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
     file_path = str((payload.get("tool_input") or {}).get("file_path") or "")
     if not file_path.endswith(".md"):
         return None
-    path = Path(file_path).resolve()
-    for folder in path.parents:
-        if (folder / "memkit.yaml").is_file():
-            root = folder
-            break
-    else:
-        return None
     from memkit.atom import is_atom_path  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
+    from memkit.repo import nearest_repo  # noqa: PLC0415
+
+    path = Path(file_path).resolve()
+    root = nearest_repo(path.parent)
+    if root is None:
+        return None
 
     rel = path.relative_to(root).as_posix()
     if not is_atom_path(rel):

@@ -40,12 +40,12 @@ def run(args: argparse.Namespace) -> int:
         if not (repo / "memkit.yaml").is_file():
             raise UsageError(f"{repo} is not a memory repository (no memkit.yaml)")
     if not repos and not args.uninstall:
-        for folder in (project, *project.parents):
-            if (folder / "memkit.yaml").is_file():
-                repos = [folder]
-                break
-        else:
+        from memkit.repo import nearest_repo  # noqa: PLC0415
+
+        found = nearest_repo(project)
+        if found is None:
             raise UsageError("no memory repository here: pass --repo PATH")
+        repos = [found]
     path = install(project, repos, uninstall=args.uninstall)
     verb = "removed memkit's hooks from" if args.uninstall else "installed memkit's hooks in"
     print(f"memkit: {verb} {path}")

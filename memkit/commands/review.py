@@ -13,7 +13,7 @@ from memkit.atomfile import read_atom, update_frontmatter
 from memkit.checks.roles import REVIEW_LOG
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
-from memkit.repo import find_root, list_atom_files
+from memkit.repo import find_root, git_output, list_atom_files
 from memkit.roles import Identity, identify
 
 PENDING = "shared/_pending/"
@@ -40,17 +40,8 @@ def add_parser(subparsers: Any) -> None:
 
 def _committed_by(root: Path, relpath: str) -> str:
     """Who committed the file first (an atom need not name its author); "?" if nobody yet."""
-    import subprocess  # noqa: PLC0415
-
-    out = subprocess.run(
-        ["git", "log", "--diff-filter=A", "--follow", "--format=%ae", "--", relpath],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    lines = out.stdout.split()
-    return lines[-1] if out.returncode == 0 and lines else "?"
+    out = git_output(root, "log", "--diff-filter=A", "--follow", "--format=%ae", "--", relpath)
+    return out.split()[-1] if out else "?"
 
 
 def pending_paths(root: Path) -> list[str]:

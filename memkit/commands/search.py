@@ -34,28 +34,17 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _root(repo: Path | None) -> Path:
-    # Kept free of ruamel: find the repo by its memkit.yaml without parsing it.
-    start = (repo or Path.cwd()).resolve()
-    for folder in (start, *start.parents):
-        if (folder / "memkit.yaml").is_file():
-            return folder
-    from memkit.repo import find_root  # noqa: PLC0415
-
-    return find_root(repo)
-
-
 def run(args: argparse.Namespace) -> int:
     from memkit.index import IndexUnavailable, refresh  # noqa: PLC0415
     from memkit.index.lite import open_light  # noqa: PLC0415
+    from memkit.index.manifest import is_stale  # noqa: PLC0415
+    from memkit.repo import find_root  # noqa: PLC0415
 
     if (args.query is None) == (args.batch is None):
         raise UsageError("give a QUERY or --batch FILE")
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    from memkit.index.manifest import is_stale  # noqa: PLC0415
-
-    root = _root(args.repo)
+    root = find_root(args.repo)
     # An atom written or pulled since the last build is found at once: a stale index is
     # refreshed first (parsing only what changed), never trusted.
     if is_stale(root):

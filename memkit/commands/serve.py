@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memkit.claude.engine import CHECK_SECONDS
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -26,7 +28,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--check-every",
         type=float,
-        default=10.0,
+        default=CHECK_SECONDS,
         metavar="SECONDS",
         help="between requests, refresh the index this often if atoms changed (0: never)",
     )

@@ -88,7 +88,7 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
     for name in LISTS:
         columns[name] = {row: list(a[name]) for row, a in enumerate(atoms) if a.get(name)}
     columns["model"] = reader.meta["model"]
-    columns["skipped"] = sorted(reader.meta.get("skipped", {}))
+    columns["skipped"] = reader.skipped
     return columns
 
 

@@ -66,6 +66,11 @@ class IndexReader:
         ]
 
     @property
+    def skipped(self) -> list[str]:
+        """Atom files this generation left out because validation refuses them, sorted."""
+        return sorted(self.meta.get("skipped") or ())
+
+    @property
     def vectors(self) -> Any:
         """The atom vectors, loaded on first use: a BM25-only caller never imports numpy."""
         if self._vectors is None:
