@@ -144,17 +144,20 @@ def commit_contradiction(alice: Path) -> None:
     assert git(alice, "commit", "-m", "longer heartbeat", check=False).returncode == 0
 
 
+def pull_reports_the_contradiction(bob: Path, how: str) -> None:
+    pull = git(bob, "pull", how, "--quiet", "origin", "main", check=False)
+    out = pull.stdout + pull.stderr
+    assert pull.returncode == 0, out
+    assert "memkit audit: 1 unresolved contradiction(s)" in out
+    assert "CONTRADICTS shared/ws-heartbeat-90s.md <-> shared/ws-heartbeat-interval.md" in out
+
+
 def test_a_pulled_contradiction_is_reported_and_supersedes_resolves_it(
     alice_and_bob: tuple[Path, Path],
 ) -> None:
     alice, bob = alice_and_bob
     commit_contradiction(alice)
-
-    pull = git(bob, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
-    out = pull.stdout + pull.stderr
-    assert pull.returncode == 0, out
-    assert "memkit audit: 1 unresolved contradiction(s)" in out
-    assert "CONTRADICTS shared/ws-heartbeat-90s.md <-> shared/ws-heartbeat-interval.md" in out
+    pull_reports_the_contradiction(bob, "--no-rebase")
     report = json.loads((bob / ".memkit/audit/last.json").read_text(encoding="utf-8"))
     assert [r["other"] for r in report["unresolved"]] == ["ws-heartbeat-interval"]
     assert (bob / "shared/ws-heartbeat-90s.md").is_file()  # nothing lost or edited
@@ -186,12 +189,7 @@ def test_a_rebasing_pull_is_audited_too(alice_and_bob: tuple[Path, Path]) -> Non
     git(bob, "add", "-A")
     assert git(bob, "commit", "-m", "bob's own atom", check=False).returncode == 0
     commit_contradiction(alice)
-
-    pull = git(bob, "pull", "--rebase", "--quiet", "origin", "main", check=False)
-    out = pull.stdout + pull.stderr
-    assert pull.returncode == 0, out
-    assert "memkit audit: 1 unresolved contradiction(s)" in out
-    assert "CONTRADICTS shared/ws-heartbeat-90s.md <-> shared/ws-heartbeat-interval.md" in out
+    pull_reports_the_contradiction(bob, "--rebase")
     assert (bob / "shared/kafka-offsets.md").is_file()
     # post-rewrite fires for an amend too, with ORIG_HEAD still the pull's: nothing came in.
     amend = git(bob, "commit", "--amend", "-m", "bob's own atom, reworded", check=False)

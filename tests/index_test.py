@@ -239,37 +239,34 @@ def test_batch_equals_one_by_one(repo: Path, tmp_path: Path) -> None:
         assert rows[i] == {"id": i, "results": json.loads(single.stdout)["results"]}
 
 
+def imported_after(code: str, modules: tuple[str, ...]) -> list[str]:
+    """A fresh process's output after running `code`; its last line lists which of `modules`
+    it has imported."""
+    probe = f"{code}\nimport sys\nprint([m for m in {modules!r} if m in sys.modules])\n"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip().splitlines()
+
+
 def test_the_query_path_stays_light(repo: Path) -> None:
     code = (
-        "import sys\n"
         "from pathlib import Path\n"
         "from memkit.index import open_index\n"
-        f"open_index(Path({str(repo)!r})).search('websocket ping')\n"
-        "heavy = [m for m in ('git', 'ruamel', 'mistune', 'model2vec', 'torch', 'frontmatter')"
-        " if m in sys.modules]\n"
-        "print(heavy)\n"
+        f"open_index(Path({str(repo)!r})).search('websocket ping')"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    heavy = ("git", "ruamel", "mistune", "model2vec", "torch", "frontmatter")
+    assert imported_after(code, heavy) == ["[]"]
 
 
 def test_the_search_command_imports_only_its_own_verb(repo: Path) -> None:
     # The CLI loads one command module, not all of them: `memkit search` in a fresh process
     # pays for the query path only.
     code = (
-        "import sys\n"
-        "from memkit.main import main\n"
-        f"main(['search', 'websocket ping', '--repo', {str(repo)!r}])\n"
-        "heavy = [m for m in ('git', 'ruamel', 'mistune', 'frontmatter', 'yaml', 'memkit.audit')"
-        " if m in sys.modules]\n"
-        "print(heavy)\n"
+        f"from memkit.main import main\nmain(['search', 'websocket ping', '--repo', {str(repo)!r}])"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    heavy = ("git", "ruamel", "mistune", "frontmatter", "yaml", "memkit.audit")
+    assert imported_after(code, heavy)[-1] == "[]"
 
 
 def test_an_invalid_atom_is_left_out_until_it_is_fixed(repo: Path) -> None:
