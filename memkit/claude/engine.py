@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -62,24 +63,35 @@ class _Freshness:
     the engine compares each repository it serves (its own, and any other a hook named, e.g.
     a personal one) with what its index was built from (no parsing; ~0.07 s at 10,000 atoms)
     and, when they differ, lets a child `memkit index` refresh it; the next request after that
-    picks up the new generation.
+    picks up the new generation. The comparison runs in a thread: it walks the tree and waits
+    on git, and a prompt arriving meanwhile must not wait for it.
     """
 
     def __init__(self, root: Path, every: float) -> None:
         self.root = root
         self.every = every
         self.due = 0.0
+        self.worker: threading.Thread | None = None
         self.children: dict[Path, subprocess.Popen[bytes]] = {}
 
     def tick(self) -> None:
         now = time.monotonic()
         if self.every <= 0 or now < self.due:
             return
+        if self.worker is not None and self.worker.is_alive():
+            return
         self.due = now + self.every
+        from memkit.claude import repos  # noqa: PLC0415
+
+        roots = list(dict.fromkeys([self.root, *repos.open_roots()]))
+        self.worker = threading.Thread(target=self._check, args=(roots,), daemon=True)
+        self.worker.start()
+
+    def _check(self, roots: list[Path]) -> None:
         from memkit.claude import repos  # noqa: PLC0415
         from memkit.index.manifest import is_stale  # noqa: PLC0415
 
-        for root in dict.fromkeys([self.root, *repos.open_roots()]):
+        for root in roots:
             child = self.children.get(root)
             if child is not None and child.poll() is None:
                 continue  # still refreshing
@@ -95,6 +107,8 @@ class _Freshness:
 
     def close(self) -> None:
         # The children's builds are atomic and short; wait for them rather than leave orphans.
+        if self.worker is not None:
+            self.worker.join(timeout=60)
         for child in self.children.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.wait(timeout=60)
@@ -148,7 +162,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
                         conn.sendall(_handle(_read_request(conn)))
                     except (OSError, ValueError, KeyError):
                         continue  # a broken client; the hook falls back on its own
-                fresh.tick()  # after the answer is sent: a check never delays a prompt
+                fresh.tick()  # after the answer is sent, in a thread: never delays a prompt
         finally:
             server.close()
             fresh.close()
