@@ -2,15 +2,15 @@
 
 Each check says ok, warn or fail, what it found and, when something is wrong, the command
 that fixes it. What a teammate asks when memory does not show up in Claude Code: are the git
-hooks installed, is `memkit` on the PATH they run with, is the index current, does the model
-load, who am I to memkit, are the Claude Code hooks wired in this project.
+hooks installed, is `memkit` on the PATH they run with, is the index current and sound (with
+the usage log, `.memkit/` itself and the engine: `memkit.localstate`), does the model load,
+who am I to memkit, are the Claude Code hooks wired in this project.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,37 +75,6 @@ def check_path() -> Check:
     return Check(OK, "memkit on PATH", found)
 
 
-def check_index(root: Path) -> Iterator[Check]:
-    from memkit.index import IndexUnavailable, open_index  # noqa: PLC0415
-    from memkit.index.manifest import is_stale  # noqa: PLC0415
-
-    try:
-        reader = open_index(root)
-    except IndexUnavailable as exc:
-        yield Check(FAIL, "index", str(exc), "memkit index")
-        return
-    atoms = len(reader.atoms)
-    if is_stale(root):
-        yield Check(
-            WARN,
-            "index",
-            f"{atoms} atoms in {reader.generation}, behind the working tree "
-            "(searches and the warm engine refresh it by themselves)",
-            "memkit index",
-        )
-    else:
-        yield Check(OK, "index", f"{atoms} atoms, current ({reader.generation})")
-    skipped = reader.skipped
-    if skipped:
-        shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
-        yield Check(
-            WARN,
-            "invalid atoms",
-            f"{len(skipped)} left out of the index ({shown})",
-            "memkit validate",
-        )
-
-
 def check_model(root: Path, model: str) -> Check:
     from memkit.embedding import ModelError, load_encoder  # noqa: PLC0415
 
@@ -133,15 +102,6 @@ def check_identity(root: Path) -> Check:
             "ask management to add you to shared/_roles.md",
         )
     return Check(OK, "identity", detail)
-
-
-def check_engine(root: Path) -> Check:
-    pid_file = root / ".memkit" / "engine.pid"
-    try:
-        pid = pid_file.read_text(encoding="utf-8").strip()
-    except OSError:
-        return Check(OK, "warm engine", "not running; the Claude Code hooks start it on demand")
-    return Check(OK, "warm engine", f"running (pid {pid})")
 
 
 def check_claude(project: Path) -> Check:
@@ -172,6 +132,12 @@ def check_claude(project: Path) -> Check:
 def diagnose(root: Path, project: Path) -> list[Check]:
     from memkit.config import load_config  # noqa: PLC0415
     from memkit.errors import MemkitError  # noqa: PLC0415
+    from memkit.localstate import (  # noqa: PLC0415
+        check_engine,
+        check_folder,
+        check_index,
+        check_usage,
+    )
 
     try:
         config = load_config(root)
@@ -181,7 +147,9 @@ def diagnose(root: Path, project: Path) -> list[Check]:
         Check(OK, "memory repository", str(root)),
         check_git_hooks(root),
         check_path(),
+        *check_folder(root),
         *check_index(root),
+        check_usage(root),
         check_model(root, config.embedding_model),
         check_identity(root),
         check_engine(root),

@@ -6,6 +6,7 @@ Standard library only: the Claude Code hook path imports it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -50,3 +51,29 @@ def write_atomic(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def private_dirs(folder: Path) -> Path:
+    """`mkdir -p folder`, every folder it makes 0700; returns `folder`."""
+    missing = []
+    here = folder
+    while not here.exists() and here.parent != here:
+        missing.append(here)
+        here = here.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by another process
+            path.mkdir(mode=0o700)
+    return folder
+
+
+def memkit_dir(root: Path) -> Path:
+    """`<root>/.memkit/`, this user's alone (0700): it holds the usage log, the hook logs and
+    the engine socket. One of ours made wider by an older memkit is tightened."""
+    folder = private_dirs(root / ".memkit")
+    try:
+        st = folder.stat()
+        if st.st_uid == os.geteuid() and st.st_mode & 0o077:
+            folder.chmod(0o700)
+    except OSError:
+        pass  # a read-only or foreign .memkit: readers decide what to do with it
+    return folder

@@ -20,6 +20,14 @@ class Finding:
     message: str
     severity: Severity = Severity.ERROR
 
+    def __post_init__(self) -> None:
+        # A file named after a token (`shared/xoxb-….md`) must not print it, in any output
+        # built from findings (pre-commit, every `memkit ci` format, the audit).
+        from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
+
+        object.__setattr__(self, "path", redact_secrets(self.path))
+        object.__setattr__(self, "message", redact_secrets(self.message))
+
     def format(self) -> str:
         prefix = "warning: " if self.severity is Severity.WARNING else ""
         return f"{self.path}:{self.line}:{self.col}: {self.code} {prefix}{self.message}"

@@ -8,8 +8,8 @@ import logging
 import os
 import pkgutil
 import platform
+import signal
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Sequence
@@ -63,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         code: int = args.func(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is handled below, not by Python
+    except BrokenPipeError:
+        return _closed_pipe()
     except MemkitError as exc:
         print(f"memkit: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -76,16 +79,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-def _write_crash_log(argv: Sequence[str]) -> Path:
-    folder = Path(os.environ.get("MEMKIT_LOG_DIR", Path(tempfile.gettempdir()) / "memkit-logs"))
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
-    path.write_text(
+def _closed_pipe() -> int:
+    """The reader went away (`memkit search … | head`): stop quietly, as a tool killed by
+    SIGPIPE would (exit 141), and point stdout at /dev/null so the interpreter's final flush
+    does not raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
+
+
+def _write_crash_log(argv: Sequence[str]) -> Path | str:
+    """The crash, for a bug report: in this user's own log folder (0700, the file 0600; see
+    `memkit.logs`), with `<private>` text cut and secrets redacted from argv and traceback."""
+    from memkit.logs import mask, user_log_dir  # noqa: PLC0415
+
+    text = mask(
         "### memkit crash\n\n"
         f"- memkit {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
-        f"- argv: {list(argv)!r}\n- cwd: {Path.cwd()}\n\n```\n{traceback.format_exc()}```\n",
-        encoding="utf-8",
+        f"- argv: {list(argv)!r}\n- cwd: {Path.cwd()}\n\n```\n{traceback.format_exc()}```\n"
     )
+    folder = user_log_dir()
+    if folder is None:
+        return "nowhere: no private log folder could be made ($MEMKIT_LOG_DIR)"
+    path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        return f"nowhere: {path} cannot be written ({exc.strerror or exc})"
     return path
 
 

@@ -158,13 +158,41 @@ def has_commits(root: Path) -> bool:
     return result.returncode == 0
 
 
+@dataclass(frozen=True)
+class Author:
+    name: str
+    email: str
+
+
+def git_author(root: Path, *, explicit: bool = False) -> Author | None:
+    """Who git will record as the author of the next commit in `root`, or None.
+
+    The one place memkit learns who is at the keyboard (init, add, the roles check, whoami,
+    doctor): `git var GIT_AUTHOR_IDENT` applies GIT_AUTHOR_NAME/EMAIL, then user.name/email,
+    exactly as `git commit` does, so memkit and git never disagree. `explicit` refuses an
+    identity git would only guess from the host name (`user.useConfigOnly`).
+    """
+    args = ["git", "-c", "user.useConfigOnly=true"] if explicit else ["git"]
+    try:
+        result = subprocess.run(
+            [*args, "var", "GIT_AUTHOR_IDENT"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    match = re.match(r"(.*?)\s*<([^>]*)>", result.stdout)
+    if result.returncode != 0 or match is None or not match.group(2).strip():
+        return None
+    return Author(match.group(1).strip(), match.group(2).strip().lower())
+
+
 def git_email(root: Path) -> str:
-    """The author email of the commit being made: honours GIT_AUTHOR_EMAIL, then config."""
-    result = subprocess.run(
-        ["git", "var", "GIT_AUTHOR_IDENT"], cwd=root, capture_output=True, text=True, check=False
-    )
-    match = re.search(r"<([^>]*)>", result.stdout)
-    return match.group(1).strip().lower() if match else ""
+    """The author email of the commit being made ("" when git has none)."""
+    author = git_author(root)
+    return author.email if author else ""
 
 
 def identify(root: Path, who: str | None = None, *, rev: str | None = "HEAD") -> Identity:

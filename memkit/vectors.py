@@ -6,12 +6,15 @@ with 10,000 others must not parse or encode the 10,000 again.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memkit.gate.text import plain_text
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,7 +62,10 @@ def neighbours(
 
     from memkit.index import open_index, refresh  # noqa: PLC0415
 
-    refresh(root, quiet=True)
+    try:
+        refresh(root, quiet=True)
+    except OSError as exc:  # a read-only or full .memkit: compare with the index there is
+        log.warning("the index could not be refreshed (%s); using it as it is", exc)
     reader = open_index(root)
     out: dict[str, list[Neighbour]] = {a.path: [] for a in atoms}
     if not atoms or not reader.atoms:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
 
 from memkit.audit.classify import CONTRADICTS, EXTENDS, classify
-from memkit.audit.judge import Judge
 from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
 
 
@@ -61,46 +57,6 @@ def test_unrelated_below_the_candidate_threshold() -> None:
         "Texture atlases are 2048 px.", "Design reviews are on Thursdays.", similarity=0.3
     )
     assert verdict.kind == "unrelated"
-
-
-class _Ollama(BaseHTTPRequestHandler):
-    answer = "contradicts"
-
-    def do_POST(self) -> None:
-        length = int(self.headers["Content-Length"])
-        json.loads(self.rfile.read(length))
-        body = json.dumps({"response": self.answer}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def ollama() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Ollama)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
-
-
-def test_judge_settles_grey_cases_and_failures_keep_the_heuristic(ollama: str) -> None:
-    grey = classify(
-        "Use Kafka for events.", "Events go through Kafka topics per team.", similarity=0.9
-    )
-    judge = Judge.from_config({"judge": {"enabled": True, "url": ollama, "model": "m"}})
-    assert judge is not None and judge.is_grey(grey, 0.9)
-    assert judge.settle("a", "b", grey).kind == CONTRADICTS
-    dead = Judge("http://127.0.0.1:9", "m", timeout=0.5)
-    assert dead.settle("a", "b", grey) == grey
-    assert Judge.from_config({}) is None
 
 
 HEARTBEAT = "- Send a WebSocket heartbeat every 30 s; the balancer drops idle sockets at 60 s."

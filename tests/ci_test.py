@@ -172,6 +172,8 @@ def test_gitlab_code_quality_report(repo: Path) -> None:
     report = json.loads((repo / "gl-code-quality-report.json").read_text(encoding="utf-8"))
     assert report[0]["check_name"] == "MK101"
     assert report[0]["location"] == {"path": "shared/standup.md", "lines": {"begin": 1}}
+    # The template ignores it: CI's report is not something to commit by accident.
+    assert git(repo, "status", "--porcelain").stdout == ""
 
 
 @pytest.mark.parametrize("path", ["ci/github/memkit.yml", "ci/gitlab/memkit.gitlab-ci.yml"])

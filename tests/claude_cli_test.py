@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_fake_api import fake_api
+from tests.claude_fake_api import FakeAPI, fake_api, tool_results
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,6 +86,11 @@ def run_claude(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "HOME": str(home),
         "TMPDIR": str(tmp_path),
+        # `claude -p` connects MCP servers in the background and sends its first request
+        # without the tools of one still starting (importing the MCP SDK alone takes ~2 s on
+        # this machine under load): wait for them, up to the timeout (docs/mcp.md).
+        "MCP_CONNECTION_NONBLOCKING": "0",
+        "MCP_CONNECT_TIMEOUT_MS": "60000",
     }
     result = subprocess.run(
         [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", "Read", *extra],
@@ -162,12 +167,23 @@ def test_the_repository_works_as_a_claude_code_plugin(project: Path, tmp_path: P
         assert "MEMKIT-MARK-HEARTBEAT" not in "\n".join(api.messages_text())  # uninstalled
 
         api.requests.clear()
+        # The plugin declares the MCP server too; its tools are named after the plugin.
+        search = "mcp__plugin_memkit_memkit__search"
+        api.script = [(search, {"query": "websocket heartbeat"})]
         run_claude(
-            project, url, "Is a websocket heartbeat needed?", tmp_path, "--plugin-dir", str(ROOT)
+            project,
+            url,
+            "Is a websocket heartbeat needed?",
+            tmp_path,
+            "--plugin-dir",
+            str(ROOT),
+            "--allowedTools",
+            search,
         )
         text = "\n".join(api.messages_text())
         assert "MEMKIT-MARK-HEARTBEAT" in text and "memkit-index" in text
         assert "MEMKIT-MARK-TEXTURE" not in text
+        assert "- ws-heartbeat-interval · pitfall" in tool_result_text(api, 1)
 
 
 def test_the_real_cli_through_the_warm_engine(
@@ -196,3 +212,78 @@ def test_the_real_cli_through_the_warm_engine(
         engine.terminate()
         engine.wait(timeout=30)
     assert not sock.exists()
+
+
+def tool_result_text(api: FakeAPI, n: int) -> str:
+    """The text of the n-th tool result (1-based) in the requests the fake API received, as
+    the model reads it."""
+    for body in api.requests:
+        results = tool_results(body.get("messages", []))
+        if len(results) >= n:
+            content = results[n - 1].get("content")
+            if isinstance(content, list):
+                return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+            return str(content)
+    raise AssertionError(f"no request carried tool result {n}")
+
+
+SAVED = (
+    "Always close the websocket with code 1001 when the app goes to the background; "
+    "iOS kills sockets left open after 30 s."
+)
+
+
+def test_the_agent_searches_and_saves_through_the_mcp_server(project: Path, tmp_path: Path) -> None:
+    assert json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["memkit"]
+    before = set((project / "shared").glob("*.md"))
+    with fake_api() as (api, url):
+        api.script = [
+            ("mcp__memkit__search", {"query": "websocket heartbeat interval"}),
+            ("mcp__memkit__save", {"text": SAVED, "type": "pitfall", "triggers": ["websocket"]}),
+        ]
+        tools = ("mcp__memkit__search", "mcp__memkit__save")
+        run_claude(
+            project, url, "Tell me a short joke about cats.", tmp_path, "--allowedTools", *tools
+        )
+        offered = {t["name"] for t in api.requests[0].get("tools", [])}
+        assert {"mcp__memkit__search", "mcp__memkit__get", "mcp__memkit__timeline"} <= offered
+        found = tool_result_text(api, 1)
+        # The search result reached the model in the next request: rows, not bodies.
+        assert "\n- ws-heartbeat-interval · pitfall · observed · " in found, found
+        assert "MEMKIT-MARK-HEARTBEAT" not in found
+        saved = tool_result_text(api, 2)
+        assert "saved shared/always-close-the-websocket" in saved, saved
+    new = set((project / "shared").glob("*.md")) - before
+    assert len(new) == 1
+    (path,) = new
+    assert SAVED in path.read_text(encoding="utf-8")
+    check = memkit("validate", path.relative_to(project).as_posix(), cwd=project)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_installed_server_is_approved_for_the_project(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "claude-home"
+    home.mkdir(exist_ok=True)
+    # An interactive user has accepted the folder's trust dialog once.
+    trust = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(trust), encoding="utf-8")
+    env = {**os.environ, "HOME": str(home), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+
+    def status() -> str:
+        out = subprocess.run(
+            [str(CLAUDE), "mcp", "get", "memkit"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        return out.stdout + out.stderr
+
+    assert "Connected" in status()
+    settings = project / ".claude/settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    del data["enabledMcpjsonServers"]
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    assert "Pending approval" in status()  # what the approval in the settings is for

@@ -2,7 +2,8 @@
 
 It records every request body, answers prompts with a short text, and answers a prompt that
 contains `READ-FILE <path>` with a `tool_use` block for Read, so that the CLI runs the tool
-and its Pre/PostToolUse hooks.
+and its Pre/PostToolUse hooks. A test can also script tool calls (`FakeAPI.script`, e.g. MCP
+tools): the n-th request that already holds n tool results is answered with the n-th call.
 """
 
 from __future__ import annotations
@@ -71,26 +72,46 @@ def text_reply(text: str) -> bytes:
     )
 
 
-def read_reply(path: str) -> bytes:
+def tool_reply(name: str, arguments: dict[str, Any], n: int = 1) -> bytes:
     return _message(
         [
             (
-                {"type": "tool_use", "id": "toolu_fake_1", "name": "Read", "input": {}},
-                {"type": "input_json_delta", "partial_json": json.dumps({"file_path": path})},
+                {"type": "tool_use", "id": f"toolu_fake_{n}", "name": name, "input": {}},
+                {"type": "input_json_delta", "partial_json": json.dumps(arguments)},
             )
         ],
         "tool_use",
     )
 
 
+def read_reply(path: str) -> bytes:
+    return tool_reply("Read", {"file_path": path})
+
+
+def tool_results(messages: list[Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of a request, in order."""
+    return [
+        block
+        for m in messages
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        for block in m["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+
+
 class FakeAPI:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
+        self.script: list[tuple[str, dict[str, Any]]] = []
 
     def reply(self, body: dict[str, Any]) -> bytes:
         messages = body.get("messages", [])
         text = json.dumps(messages)
+        done = len(tool_results(messages))
+        if done < len(self.script):
+            name, arguments = self.script[done]
+            return tool_reply(name, arguments, done + 1)
         has_result = "tool_result" in text
         match = re.search(r"READ-FILE (\S+?)(?:\\n|\"|\s)", text)
         if match and not has_result:

@@ -206,8 +206,9 @@ def test_the_hook_path_stays_light(repo: Path) -> None:
         "fail_open('user-prompt-submit', lambda d: user_prompt_submit(d, []),"
         " io.StringIO(json.dumps(p)), out)\n"
         "assert 'ws-heartbeat-interval' in out.getvalue(), out.getvalue()\n"
-        "print([m for m in ('git', 'ruamel', 'mistune', 'model2vec', 'numpy', 'frontmatter')"
-        " if m in sys.modules])\n"
+        "heavy = ('git', 'ruamel', 'mistune', 'model2vec', 'numpy', 'frontmatter', 'mcp',"
+        " 'pydantic', 'anyio')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=False

@@ -266,9 +266,12 @@ def hung_engine(team: Path) -> Iterator[Path]:
 
 
 def test_a_hung_engine_does_not_hold_up_the_prompt(hung_engine: Path) -> None:
+    import os
+
     payload = {"session_id": "s", "cwd": str(hung_engine), "prompt": "websocket drops again"}
     start = time.monotonic()
-    result = hook("user-prompt-submit", payload, hung_engine)
+    env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}  # the engine is asked (and does not answer)
+    result = hook("user-prompt-submit", payload, hung_engine, env=env)
     assert time.monotonic() - start < 10
     assert result.returncode == 0
     assert "## ws-heartbeat" in context(result)  # answered in-process after the engine's timeout
@@ -279,7 +282,7 @@ def test_past_its_deadline_a_hook_says_nothing_and_exits_0(hung_engine: Path) ->
 
     payload = {"session_id": "s", "cwd": str(hung_engine), "prompt": "websocket drops again"}
     # Shorter than answering in-process takes (imports, opening the index): nothing in time.
-    env = {**os.environ, "MEMKIT_HOOK_DEADLINE": "0.02"}
+    env = {**os.environ, "MEMKIT_HOOK_DEADLINE": "0.02", "MEMKIT_NO_ENGINE": "0"}
     start = time.monotonic()
     result = hook("user-prompt-submit", payload, hung_engine, env=env)
     assert time.monotonic() - start < 1.4  # the engine timeout (1.5 s) never came
@@ -295,17 +298,19 @@ def test_session_start_names_pending_reviews_and_conflicts(team: Path) -> None:
         atom_text("db-choice", title="We use Postgres", type_="decision", body="- Postgres 16."),
     )
     write_atom(team, "shared/draft.md", atom_text("draft", type_="pitfal"))
+    write_atom(team, "shared/ws-heartbeat-60.md", atom_text("ws-heartbeat-60"))
     commit_and_index(team)
-    report = {
-        "unresolved": [
-            {
-                "incoming": "ws-heartbeat",
-                "other": "ws-heartbeat-60",
-                "kind": "contradicts",
-                "reason": "30 s vs 60 s",
-            }
-        ]
+    pair = {
+        "incoming": "ws-heartbeat",
+        "incoming_path": "shared/ws-heartbeat.md",
+        "other": "ws-heartbeat-60",
+        "other_path": "shared/ws-heartbeat-60.md",
+        "kind": "contradicts",
+        "reason": "30 s vs 60 s",
     }
+    # A pair whose atom is gone since the audit is not shown: the files decide.
+    gone = {**pair, "other": "ws-old", "other_path": "shared/ws-old.md", "reason": "gone"}
+    report = {"unresolved": [pair, gone]}
     (team / ".memkit/audit").mkdir(parents=True, exist_ok=True)
     (team / ".memkit/audit/last.json").write_text(json.dumps(report), encoding="utf-8")
     payload = {"session_id": "s", "cwd": str(team), "source": "startup"}
@@ -313,6 +318,7 @@ def test_session_start_names_pending_reviews_and_conflicts(team: Path) -> None:
     assert "1 atom(s) wait for review" in text
     assert "1 atom file(s) are invalid and not served (shared/draft.md)" in text
     assert "Unresolved contradicts: ws-heartbeat vs ws-heartbeat-60 (30 s vs 60 s)" in text
+    assert "ws-old" not in text
     assert "db-choice" not in text  # not reviewed yet: not served
     assert "bob-websocket-notes" not in text  # another person's scope
 

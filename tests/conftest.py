@@ -60,7 +60,11 @@ def _isolated_home(
     # git hooks look for `memkit` on PATH: put this interpreter's bin folder first.
     bindir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+    # An identity in the environment (common in CI) would override the one above.
+    identity = [
+        f"GIT_{who}_{what}" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL")
+    ]
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "EMAIL", *identity):
         monkeypatch.delenv(var, raising=False)
     before = _snapshot()
     yield

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from memkit.commands.init import create
+from memkit.onboard import create
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -30,6 +30,17 @@ def make_memory_repo(path: Path, *, hooks: bool = True) -> Path:
     """A memory repository made by `memkit init`, with its first commit."""
     create(path, install_hooks=hooks, commit=True)
     return path
+
+
+def join_clone(origin: Path, clone: Path, email: str) -> subprocess.CompletedProcess[str]:
+    """A teammate's fresh clone of `origin`, with their git email, joined (`memkit init
+    --join`); returns what the join printed."""
+    git(clone.parent, "clone", "--quiet", str(origin), str(clone))
+    git(clone, "config", "user.email", email)
+    git(clone, "config", "user.name", email.split("@", 1)[0].capitalize())
+    joined = memkit("init", "--join", cwd=clone)
+    assert joined.returncode == 0, joined.stdout + joined.stderr
+    return joined
 
 
 def atom_text(

@@ -49,7 +49,7 @@ def test_light_reader_answers_like_the_full_one(tmp_path: Path) -> None:
         args = {"given": set(), "budget": 3_000}
         assert recall(light, query, **args) == recall(full, query, **args)
 
-    cached = cache_path(repo, light.gen)
+    cached = cache_path(repo, light.build)
     write_atom(
         repo,
         "shared/kafka.md",
@@ -60,7 +60,7 @@ def test_light_reader_answers_like_the_full_one(tmp_path: Path) -> None:
     newer = open_light(repo)
     assert isinstance(newer, LightReader) and newer.generation != light.generation
     assert any(a["id"] == "kafka" for a in newer.atoms)
-    assert cache_path(repo, newer.gen).exists()
+    assert cache_path(repo, newer.build).exists()
     assert cached.exists() == (repo / ".memkit/index" / light.generation).is_dir()
 
 
@@ -69,7 +69,7 @@ def test_an_unreadable_cache_means_a_full_open(tmp_path: Path) -> None:
     write_atom(repo, "shared/a.md", atom_text("a", title="A", body="- Alpha rule applies."))
     commit_and_index(repo)
     reader = open_light(repo)
-    cache_path(repo, reader.gen).write_bytes(b"\x00garbage")
+    cache_path(repo, reader.build).write_bytes(b"\x00garbage")
     again = open_light(repo)
     assert not isinstance(again, LightReader) and again.atoms[0]["id"] == "a"
     assert isinstance(open_light(repo), LightReader)  # rewritten

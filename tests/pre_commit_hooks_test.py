@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from tests.helpers import atom_text, make_memory_repo, write_atom
+from tests.helpers import atom_text, git, make_memory_repo, write_atom
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +47,7 @@ def test_hook_stages() -> None:
 
 
 def test_template_config_matches_the_manifest() -> None:
-    config = load(ROOT / "memkit/memory_template/pre-commit-config.yaml")
+    config = load(ROOT / "memory_template/pre-commit-config.yaml")
     assert isinstance(config, dict)
     assert config["default_install_hook_types"] == [
         "pre-commit",
@@ -58,8 +59,9 @@ def test_template_config_matches_the_manifest() -> None:
     hooks = manifest()
     assert local.keys() == hooks.keys()
     for hook_id, hook in hooks.items():
-        for key in ("entry", "files", "stages", "always_run", "pass_filenames"):
+        for key in ("entry", "files", "types", "types_or", "stages", "always_run"):
             assert local[hook_id].get(key) == hook.get(key), (hook_id, key)
+        assert local[hook_id].get("pass_filenames") == hook.get("pass_filenames"), hook_id
 
 
 def test_every_hook_is_in_the_readme() -> None:
@@ -75,22 +77,16 @@ def test_try_repo_runs_memkit_from_this_repository(tmp_path: Path) -> None:
     write_atom(repo, "shared/good.md", atom_text("good"))
     write_atom(repo, "shared/bad.md", "---\nid: bad\n---\n")
 
-    def try_repo(*files: str) -> subprocess.CompletedProcess[str]:
+    def try_repo(
+        *files: str, hook: str = "memkit-validate", env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pre_commit",
-                "try-repo",
-                str(ROOT),
-                "memkit-validate",
-                "--files",
-                *files,
-            ],
+            [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, "--files", *files],
             cwd=repo,
             capture_output=True,
             text=True,
             check=False,
+            env=env,
         )
 
     good = try_repo("shared/good.md")
@@ -98,3 +94,16 @@ def test_try_repo_runs_memkit_from_this_repository(tmp_path: Path) -> None:
     bad = try_repo("shared/good.md", "shared/bad.md")
     assert bad.returncode == 1
     assert "shared/bad.md:2:1: MK005 missing required key `type`" in bad.stdout
+    # pre-commit's default `types: [file]` would skip a symlink: the manifest asks for them.
+    (repo / "shared/p.md").symlink_to("/etc/passwd")
+    link = try_repo("shared/good.md", "shared/p.md")
+    assert link.returncode == 1
+    assert "shared/p.md:1:1: MK019 symlink points outside the repository" in link.stdout
+    # The roles hook judges the staged change, deletions included, whatever files it is given.
+    git(repo, "rm", "--quiet", "shared/_roles.md")
+    bob = {**os.environ, "GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
+    roles = try_repo("shared/good.md", hook="memkit-roles", env=bob)
+    assert roles.returncode == 1, roles.stdout
+    assert "shared/_roles.md:1:1: MK203 only management may change the role whitelist" in (
+        roles.stdout
+    )

@@ -219,3 +219,18 @@ def test_memkit_add_sends_a_sensitive_atom_to_review(team: dict[str, Path]) -> N
     added = memkit("add", text, "--type", "decision", "--title", "Postgres 16 again", cwd=alice)
     assert added.returncode == 0, added.stdout + added.stderr
     assert (alice / "shared/postgres-16-again.md").is_file()
+
+
+def test_memkit_add_refuses_what_the_commit_would(team: dict[str, Path]) -> None:
+    carol, bob = team["carol"], team["bob"]
+    text = "Export texture atlases at 2048 px for mobile builds, never 4096 px."
+    # carol is not in art: roles/art/ is refused now, not at her next commit.
+    refused = memkit("add", text, "--scope", "role:art", "--title", "Atlas size", cwd=carol)
+    assert refused.returncode == 1, refused.stdout
+    assert "MK201" in refused.stdout
+    assert not (carol / "roles/art/atlas-size.md").exists()
+    added = memkit("add", text, "--scope", "role:art", "--title", "Atlas size", cwd=bob)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert (bob / "roles/art/atlas-size.md").is_file()
+    theirs = memkit("add", text, "--scope", "personal:bob", "--title", "Bob's note", cwd=carol)
+    assert theirs.returncode == 1 and "MK202" in theirs.stdout

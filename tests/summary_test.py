@@ -10,7 +10,7 @@ from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit,
 
 
 def test_a_new_repository_s_memory_md_is_already_current(tmp_path: Path) -> None:
-    template = Path(__file__).parents[1] / "memkit" / "memory_template" / "MEMORY.md"
+    template = Path(__file__).parents[1] / "memory_template" / "MEMORY.md"
     assert template.read_text(encoding="utf-8") == render_summary([])
     repo = make_memory_repo(tmp_path / "team")
     out = memkit("summary", "--check", cwd=repo)

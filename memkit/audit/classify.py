@@ -6,13 +6,24 @@ Contradiction rules, each explainable in one line:
   named thing, or different paths;
 - opposite polarity: one says always/must/use/enable/必須/要, the other never/don't/disable/
   禁止/不要, about the same object;
-- negation: the same statement once affirmed and once negated.
+- negation: the same statement once affirmed and once negated;
+- a changed value in an unchanged frame (`memkit.audit.frame`): the same statement with one
+  person, team, tool, place, date, number or version swapped.
+
+Negation and polarity verdicts need real shared content: sentences are split where a sentence
+ends (not inside `2.5`, `v1.2`, `e.g.`), and a fragment with fewer than two content words is
+never compared.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+
+from memkit.audit import frame
+from memkit.audit.text import clauses
+from memkit.audit.text import sentences as _split
 
 DUPLICATE = "duplicate"
 EXTENDS = "extends"
@@ -39,6 +50,9 @@ _UNITS = {
     "count": r"times|retries|attempts|replicas|workers|threads|connections|次|個|个|台|執行緒|线程",
     "pixels": r"px|pixels?",
 }
+_DIGIT = re.compile(r"[\d/]")  # a number, a version or a path
+# Counting words that say nothing of what is counted (1 個核准, 4 個請求).
+_CLASSIFIERS = frozenset(("個", "个", "台"))
 _VALUE = re.compile(
     r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>"
     + "|".join(f"(?:{u})" for u in _UNITS.values())
@@ -54,19 +68,19 @@ _VERSION = re.compile(
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.*-]+)+|\b[\w-]+/[\w.-]+\.\w{1,5}\b")
 _POSITIVE = re.compile(
     r"\b(?:always|must|should|use|enable|enabled|allow|allowed|prefer|require|required|keep|"
-    r"do)\b|必須|必须|一律|務必|务必|要用|使用|啟用|启用|允許|允许|總是|总是|必ず|使う",
+    r"do)\b|必須|必须|一律|務必|务必|要用|使用|啟用|启用|開啟|开启|打開|打开|允許|允许|總是|总是|"
+    r"必ず|使う",
     re.I,
 )
 _NEGATIVE = re.compile(
     r"\b(?:never|must not|mustn't|should not|shouldn't|don't|do not|avoid|disable|disabled|"
     r"forbid|forbidden|disallow|stop using|no longer)\b|禁止|不要|不准|不得|別用|别用|停用|"
-    r"禁用|不可以|不能用|從不|从不|絕不|绝不|しない|禁止|使わない",
+    r"禁用|關閉|关闭|不可以|不能用|從不|从不|絕不|绝不|しない|使わない",
     re.I,
 )
 _NEGATION = re.compile(
     r"\b(?:not|no|isn't|aren't|doesn't|cannot|can't|won't)\b|不|沒|没|無|无", re.I
 )
-_SENTENCE = re.compile(r"(?<=[.!?;。！？；\n])\s*")
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,7 @@ class Verdict:
     reason: str
 
 
+@functools.lru_cache(maxsize=65536)
 def words(text: str) -> set[str]:
     lowered = text.lower()
     found = {w.strip(".-") for w in _WORD.findall(lowered)}
@@ -141,6 +156,7 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+@functools.lru_cache(maxsize=65536)
 def _values(text: str) -> dict[str, list[tuple[float, set[str], str]]]:
     out: dict[str, list[tuple[float, set[str], str]]] = {}
     for m in _VALUE.finditer(text):
@@ -151,18 +167,19 @@ def _values(text: str) -> dict[str, list[tuple[float, set[str], str]]]:
         elif kind == "size":
             num = _norm_size(num, m.group("unit"))
         anchor = _anchor(text, m.start(), m.end())
-        if kind == "count":  # "3 replicas": the unit is what is counted
-            anchor = anchor | {m.group("unit").lower()}
+        if kind == "count" and m.group("unit").lower() not in _CLASSIFIERS:
+            anchor = anchor | {m.group("unit").lower()}  # "3 replicas": what is counted
         out.setdefault(kind, []).append((num, anchor, m.group(0)))
     return out
 
 
+@functools.lru_cache(maxsize=65536)
 def _versions(text: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for m in _VERSION.finditer(text):
         name = m.group("name").lower()
-        if name in _STOP or name.isdigit():
-            continue
+        if name in _STOP or name.isdigit() or re.fullmatch(r"0\d+", m.group("ver")):
+            continue  # "Svc 00" numbers an item; it is no version
         out.setdefault(name, set()).add(m.group("ver"))
     return out
 
@@ -197,8 +214,28 @@ def _different_values(a: str, b: str) -> str:
     return ""
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(text) if s.strip()]
+@functools.lru_cache(maxsize=65536)
+def sentences(text: str) -> tuple[str, ...]:
+    """The sentences of a text, cut once: an audit compares each atom with many others, and
+    every result of this module's cached helpers is only read, never changed."""
+    return tuple(_split(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _clauses(sentence: str) -> tuple[str, ...]:
+    return tuple(clauses(sentence))
+
+
+@functools.lru_cache(maxsize=65536)
+def _polar(clause: str) -> tuple[int, set[str]]:
+    """+1 (do it), -1 (do not) or 0, and the words of what it is about."""
+    neg = _NEGATIVE.search(clause)
+    if neg:
+        return -1, words(clause[neg.end() : neg.end() + 60])
+    pos = _POSITIVE.search(clause)
+    if pos:
+        return 1, words(clause[pos.end() : pos.end() + 60])
+    return 0, set()
 
 
 def _object(sentence: str, pattern: re.Pattern[str]) -> set[str]:
@@ -209,33 +246,84 @@ def _object(sentence: str, pattern: re.Pattern[str]) -> set[str]:
 
 
 def _opposite_polarity(a: str, b: str) -> str:
-    for sa in _sentences(a):
-        neg_a = bool(_NEGATIVE.search(sa))
-        pos_a = bool(_POSITIVE.search(sa)) and not neg_a
-        if not (neg_a or pos_a):
-            continue
-        for sb in _sentences(b):
-            neg_b = bool(_NEGATIVE.search(sb))
-            pos_b = bool(_POSITIVE.search(sb)) and not neg_b
-            if (pos_a and neg_b) or (neg_a and pos_b):
-                obj_a = _object(sa, _NEGATIVE if neg_a else _POSITIVE)
-                obj_b = _object(sb, _NEGATIVE if neg_b else _POSITIVE)
+    """One clause says do, the other do not, about the same object: clause by clause, so
+    "Always use pnpm, never npm" against "Never use pnpm; use npm" is about pnpm."""
+    polar_b = [_polar(c) for sb in sentences(b) for c in _clauses(sb)]
+    for sa in sentences(a):
+        for ca in _clauses(sa):
+            sign_a, obj_a = _polar(ca)
+            if not sign_a or not obj_a:
+                continue
+            for sign_b, obj_b in polar_b:
                 shared = obj_a & obj_b
-                if shared:
+                if sign_a == -sign_b and shared:
                     return f"opposite instructions about {'/'.join(sorted(shared)[:2])}"
     return ""
 
 
 def _negated(a: str, b: str) -> str:
-    for sa in _sentences(a):
+    for sa in sentences(a):
         wa = words(sa)
-        for sb in _sentences(b):
-            if bool(_NEGATION.search(sa)) == bool(_NEGATION.search(sb)):
+        for sb in sentences(b):
+            negated_a = bool(_NEGATION.search(sa))
+            if negated_a == bool(_NEGATION.search(sb)):
                 continue
             wb = words(sb)
-            if len(wa) >= 2 and len(wa & wb) >= 0.7 * min(len(wa), len(wb)):
+            shared = wa & wb
+            # What the affirmed sentence says must be in the negated one (in a long sentence,
+            # one word may be worded apart): "Kenji is no longer the lead of the checkout
+            # squad" does not deny "Kenji is the lead of the search squad". And two content
+            # words in common at least: a fragment never matches everything.
+            affirmed = wb if negated_a else wa
+            slack = 1 if len(affirmed) >= 6 else 0
+            if (
+                min(len(wa), len(wb)) >= 2
+                and len(shared) >= max(2, 0.7 * min(len(wa), len(wb)))
+                and len(affirmed - shared) <= slack
+            ):
                 return "the same statement affirmed in one and negated in the other"
     return ""
+
+
+def _values_per_sentence(a: str, b: str) -> str:
+    """Different values for the same key, sentence by sentence, unless the two sentences are
+    parallel statements about different subjects."""
+    # A value needs a digit or a slash: most sentence pairs are skipped without more regexes.
+    with_digits = [sb for sb in sentences(b) if _DIGIT.search(sb)]
+    for sa in sentences(a) if with_digits else ():
+        if not _DIGIT.search(sa):
+            continue
+        for sb in with_digits:
+            reason = _different_values(sa, sb)
+            if reason and not frame.other_subject(sa, sb):
+                return reason
+    return ""
+
+
+@functools.lru_cache(maxsize=65536)
+def _units(text: str) -> tuple[str, ...]:
+    """Sentences and their clauses: a changed value is looked for in both ("…; Amara is the
+    tech lead" holds a whole statement in a clause)."""
+    out: list[str] = []
+    for sentence in sentences(text):
+        parts = _clauses(sentence)
+        out += parts if len(sentence) > 200 or len(parts) == 1 else [sentence, *parts]
+    return tuple(dict.fromkeys(out))
+
+
+def _same_frame(a: str, b: str) -> str:
+    for ua in _units(a):
+        for ub in _units(b):
+            change = frame.changed_value(ua, ub)
+            if change is not None and not _same_quantity(change.old, change.new):
+                return frame.reason(change)
+    return ""
+
+
+def _same_quantity(x: str, y: str) -> bool:
+    """1024Mi and 1Gi, 60 s and 1 min: one value in two notations."""
+    vx, vy = _values(x), _values(y)
+    return any({n for n, _, _ in vx[k]} & {n for n, _, _ in vy[k]} for k in vx.keys() & vy.keys())
 
 
 def classify(
@@ -246,6 +334,7 @@ def classify(
     duplicate_at: float = 0.92,
     related_at: float = 0.60,
     shared_triggers: int = 0,
+    loose_from: float = 0.75,
 ) -> Verdict:
     """Classify the texts of two atoms; `similarity` is their embedding cosine."""
     wa, wb = words(a), words(b)
@@ -253,7 +342,11 @@ def classify(
     related = similarity >= related_at or shared_triggers > 0 or overlap >= 0.3
     if not related:
         return Verdict(UNRELATED, f"similarity {similarity:.2f}, no shared triggers")
-    for rule in (_different_values, _opposite_polarity, _negated):
+    # The word-anchored rules were built for close pairs; a pair found only by a wide
+    # candidate source (BM25, a lower cosine) needs the frame rule's structural evidence.
+    loose = similarity >= loose_from or shared_triggers > 0
+    rules = (_values_per_sentence, _opposite_polarity, _negated) if loose else ()
+    for rule in (*rules, _same_frame):
         reason = rule(a, b) or rule(b, a)
         if reason:
             return Verdict(CONTRADICTS, reason)

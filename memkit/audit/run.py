@@ -8,41 +8,22 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from memkit.atom import Atom
 from memkit.atomfile import read_atom
+from memkit.audit.candidates import AuditSettings, find
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, UNRELATED, classify
 from memkit.audit.judge import Judge
+from memkit.audit.status import REPORT, unresolved_now
+from memkit.audit.text import statement_text
 from memkit.config import Config
 from memkit.files import write_atomic
-from memkit.gate.duplicates import DEFAULT_DUPLICATE
-from memkit.repo import list_atom_files
-from memkit.vectors import atom_text, is_live, neighbours
 
-REPORT = ".memkit/audit/last.json"
-
-
-@dataclass(frozen=True)
-class AuditSettings:
-    candidate_similarity: float = 0.75
-    duplicate: float = DEFAULT_DUPLICATE
-    neighbours: int = 5
-
-    @classmethod
-    def from_config(cls, audit: Mapping[str, Any], gate: Mapping[str, Any]) -> AuditSettings:
-        def num(section: Mapping[str, Any], key: str, default: float) -> float:
-            value = section.get(key, default)
-            return float(value) if isinstance(value, (int, float)) else default
-
-        return cls(
-            num(audit, "candidate_similarity", 0.75),
-            num(gate, "duplicate", DEFAULT_DUPLICATE),
-            int(num(audit, "neighbours", 5)),
-        )
+__all__ = ["REPORT", "AuditSettings", "PairResult", "audit", "changed_paths", "compare"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +36,7 @@ class PairResult:
     reason: str
     similarity: float
     resolved: bool
+    found_by: str = ""  # the candidate sources that proposed the pair: vector, bm25, trigger
 
 
 def changed_paths(root: Path, from_ref: str, to_ref: str) -> list[str]:
@@ -71,7 +53,7 @@ def changed_paths(root: Path, from_ref: str, to_ref: str) -> list[str]:
     return [n for n in names if n and (root / n).is_file()]
 
 
-def _resolved(a: Atom, b: Atom) -> bool:
+def resolved(a: Any, b: Any) -> bool:
     return (
         b.id in a.supersedes
         or a.id in b.supersedes
@@ -83,66 +65,141 @@ def _resolved(a: Atom, b: Atom) -> bool:
 
 
 def audit(
-    root: Path, incoming_paths: Sequence[str], config: Config, *, everything: bool = False
+    root: Path,
+    incoming_paths: Sequence[str],
+    config: Config,
+    *,
+    everything: bool = False,
+    settings: AuditSettings | None = None,
 ) -> list[PairResult]:
     """Classify each incoming atom against its candidates among the live atoms."""
-    import numpy as np  # noqa: PLC0415
+    from memkit.index import open_index, refresh  # noqa: PLC0415
 
-    settings = AuditSettings.from_config(config.section("audit"), config.section("gate"))
-    judge = Judge.from_config(config.section("audit"))
-    paths = list_atom_files(root) if everything else list(incoming_paths)
-    incoming = [
-        a
-        for p in paths
-        if (root / p).is_file()
-        and (a := read_atom(root, p, config).atom) is not None
-        and a.scope != "archive"
-    ]
+    refresh(root, quiet=True)
+    reader = open_index(root)
+    paths = [e["path"] for e in reader.atoms] if everything else list(incoming_paths)
+    loader = _Loader(root, config, reader)
+    incoming = [a for p in paths if (a := loader(p)) is not None and a.scope != "archive"]
+    return compare(root, incoming, config, settings=settings, loader=loader, reader=reader)
+
+
+@dataclass(frozen=True)
+class IndexedAtom:
+    """What the audit needs of an atom, from the index (refreshed from the working tree just
+    before): parsing 10,000 files again would cost more than comparing them."""
+
+    id: str
+    path: str
+    title: str
+    body: str
+    type: str
+    scope: str
+    status: str
+    pending: bool
+    triggers: tuple[str, ...]
+    supersedes: tuple[str, ...]
+    superseded_by: tuple[str, ...]
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active" and not self.pending
+
+    def line_of(self, key: str) -> int:
+        return 1
+
+
+class _Loader:
+    """Atoms by path, each read once: from the index when it holds them, else from the file
+    (frontmatter as plain strings: the fast parse)."""
+
+    def __init__(self, root: Path, config: Config, reader: Any = None) -> None:
+        self.root = root
+        self.config = config
+        self.reader = reader
+        self.parsed: dict[str, Any] = {}
+
+    def __call__(self, path: str) -> Any:
+        if path not in self.parsed:
+            self.parsed[path] = self._indexed(path) or self._read(path)
+        return self.parsed[path]
+
+    def _indexed(self, path: str) -> IndexedAtom | None:
+        row = self.reader.row_of.get(path) if self.reader is not None else None
+        if row is None:
+            return None
+        e = self.reader.atoms[row]
+        return IndexedAtom(
+            e["id"],
+            e["path"],
+            e["title"],
+            self.reader.body(path),
+            e["type"],
+            e["scope"],
+            e["status"],
+            bool(e["pending"]),
+            tuple(e["triggers"]),
+            tuple(e["supersedes"]),
+            tuple(e["superseded_by"]),
+        )
+
+    def _read(self, path: str) -> Atom | None:
+        full = self.root / path
+        return read_atom(self.root, path, self.config, fast=True).atom if full.is_file() else None
+
+
+def compare(
+    root: Path,
+    incoming: Sequence[Any],
+    config: Config,
+    *,
+    settings: AuditSettings | None = None,
+    loader: Any = None,
+    reader: Any = None,
+) -> list[PairResult]:
+    """Classify `incoming` atoms (files or drafts not yet written) against their candidates
+    among the live atoms of the index, which is refreshed first unless `reader` is given."""
     if not incoming:
         return []
-    near, reader = neighbours(
-        root, incoming, floor=settings.candidate_similarity, limit=settings.neighbours
+    settings = settings or AuditSettings.from_config(
+        config.section("audit"), config.section("gate")
     )
-    # Only incoming atoms and their candidates are parsed, never the whole repository.
-    parsed: dict[str, Atom | None] = {a.path: a for a in incoming}
+    judge = Judge.from_config(config.section("audit"))
+    if reader is None:
+        from memkit.index import open_index, refresh  # noqa: PLC0415
 
-    def load(path: str) -> Atom | None:
-        if path not in parsed:
-            parsed[path] = read_atom(root, path, config).atom
-        return parsed[path]
+        refresh(root, quiet=True)
+        reader = open_index(root)
+    load = loader or _Loader(root, config, reader)
+    found = find(reader, incoming, settings)
+    texts: dict[str, str] = {}
+
+    def text(atom: Any) -> str:
+        if atom.path not in texts:
+            texts[atom.path] = statement_text(atom.title, atom.body)
+        return texts[atom.path]
 
     seen: set[frozenset[str]] = set()
     results: list[PairResult] = []
-    for atom in incoming:
-        candidates: dict[str, float | None] = {n.path: n.similarity for n in near[atom.path]}
+    for atom, candidates in zip(incoming, found, strict=True):
         triggers = {t.lower() for t in atom.triggers}
-        if triggers:
-            for entry in reader.atoms:
-                if is_live(entry) and triggers & {t.lower() for t in entry["triggers"]}:
-                    candidates.setdefault(entry["path"], None)
-        for other_path, known in candidates.items():
+        for other_path, cand in candidates.items():
             pair = frozenset((atom.path, other_path))
-            if other_path == atom.path or pair in seen:
+            if pair in seen:
                 continue
             other = load(other_path)
             if other is None or other.id == atom.id:
                 continue
             seen.add(pair)
-            similarity = known
-            if similarity is None:  # found by a shared trigger: measure it
-                vecs = reader.encoder.encode([atom_text(atom), atom_text(other)])
-                similarity = float(np.dot(vecs[0], vecs[1]))
-            shared = len(triggers & {t.lower() for t in other.triggers})
             verdict = classify(
-                atom_text(atom),
-                atom_text(other),
-                similarity=similarity,
+                text(atom),
+                text(other),
+                similarity=cand.similarity,
                 duplicate_at=settings.duplicate,
                 related_at=settings.candidate_similarity,
-                shared_triggers=shared,
+                shared_triggers=len(triggers & {t.lower() for t in other.triggers}),
             )
-            if judge is not None and judge.is_grey(verdict, similarity):
-                verdict = judge.settle(atom_text(atom), atom_text(other), verdict)
+            if judge is not None and judge.is_grey(verdict, cand.similarity):
+                verdict = judge.settle(text(atom), text(other), verdict)
             if verdict.kind == UNRELATED:
                 continue
             results.append(
@@ -153,8 +210,9 @@ def audit(
                     other_path,
                     verdict.kind,
                     verdict.reason,
-                    round(similarity, 4),
-                    _resolved(atom, other),
+                    round(cand.similarity, 4),
+                    resolved(atom, other),
+                    "+".join(s for s in ("vector", "bm25", "trigger") if s in cand.sources),
                 )
             )
     return results
@@ -185,14 +243,52 @@ def format_report(results: Sequence[PairResult], incoming: int) -> str:
 
 
 def save_report(
-    root: Path, results: Sequence[PairResult], incoming: int, refs: tuple[str, str] | None
+    root: Path,
+    results: Sequence[PairResult],
+    incoming: int,
+    refs: tuple[str, str] | None,
+    *,
+    audited: Sequence[str] | None = None,
 ) -> Path:
+    """Write the report. Only contradictions and duplicates are kept (an `extends` pair needs
+    nothing from anyone), and the unresolved pairs of earlier reports that this run did not
+    look at again stay in it while they still stand: a pull that brings nothing new must not
+    make a known conflict disappear."""
     path = root / REPORT
-    data = {
+    unresolved = [asdict(r) for r in problems(results)]
+    looked_at = set(audited or ())
+    known = {(u["incoming_path"], u["other_path"]) for u in unresolved}
+    if audited is not None:
+        try:
+            earlier = json.loads(path.read_text(encoding="utf-8")).get("unresolved", [])
+        except (OSError, ValueError, AttributeError):
+            earlier = []
+        for item in earlier if isinstance(earlier, list) else []:
+            pair = (item.get("incoming_path"), item.get("other_path"))
+            if (
+                isinstance(item, dict)
+                and not looked_at & set(pair)
+                and pair not in known
+                and unresolved_now(root, item)
+            ):
+                unresolved.append(item)
+                known.add(pair)
+    data: dict[str, Any] = {
         "refs": list(refs) if refs else None,
         "incoming": incoming,
-        "unresolved": [asdict(r) for r in problems(results)],
-        "pairs": [asdict(r) for r in results],
+        "unresolved": unresolved,
+        # Resolved pairs for the record; the unresolved ones are listed once, above.
+        "resolved": [
+            asdict(r) for r in results if r.kind in (CONTRADICTS, DUPLICATE) and r.resolved
+        ],
+        "counts": _counts(results),
     }
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
     return path
+
+
+def _counts(results: Sequence[PairResult]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in results:
+        out[r.kind] = out.get(r.kind, 0) + 1
+    return out

@@ -1,13 +1,15 @@
 """`memkit gate` / hook `memkit-gate`: is each new or changed atom worth keeping?
 
-Quality score (MK101 fail, MK102 warn) and duplicates of existing active atoms (MK103 fail,
-MK104 near: update that atom instead). Secrets, `<private>` blocks and prompt injection are
-content checks run by `memkit validate` on the same commit.
+Quality score (MK101 fail, MK102 warn), duplicates of existing active atoms (MK103 fail,
+MK104 near: update that atom instead), and contradictions of live atoms (MK105 warn; MK106
+fail when it must go through review: `memkit.audit.write`). Secrets, `<private>` blocks and
+prompt injection are content checks run by `memkit validate` on the same commit.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +22,11 @@ from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
 from memkit.gate.duplicates import DuplicateSettings, Match, nearest
 from memkit.gate.score import GateScore, GateSettings, score_atom
+from memkit.gate.secrets import redact_secrets
+from memkit.index import IndexUnavailable
 from memkit.repo import find_root, list_atom_files
 
+log = logging.getLogger(__name__)
 # Retired atoms are not gated: they are kept for history, not recalled.
 _UNGATED_SCOPES = ("archive",)
 
@@ -39,7 +44,13 @@ def gate_atoms(root: Path, atoms: Sequence[Atom], config: Config) -> list[GateRe
     section = config.section("gate")
     settings = GateSettings.from_config(section)
     dup = DuplicateSettings.from_config(section)
-    matches = nearest(atoms, root=root, floor=dup.near) if atoms else {}
+    try:
+        matches = nearest(atoms, root=root, floor=dup.near) if atoms else {}
+    except IndexUnavailable as exc:
+        # No index can be read or built here (a read-only checkout): the score needs none,
+        # so it still runs; duplicates are left to CI or the next commit that can check.
+        log.warning("duplicates not checked: %s", exc)
+        matches = {}
     # Only the few atoms that came close are parsed, to tell a copy from a changed value.
     by_path = {
         m.path: parsed
@@ -70,20 +81,17 @@ def _match_findings(
     where = (atom.path, atom.line_of("id"), 1)
     if other is not None:
         from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415
-        from memkit.vectors import atom_text  # noqa: PLC0415
+        from memkit.audit.text import statement_text  # noqa: PLC0415
 
-        verdict = classify(atom_text(atom), atom_text(other), similarity=match.similarity)
+        verdict = classify(
+            statement_text(atom.title, atom.body),
+            statement_text(other.title, other.body),
+            similarity=match.similarity,
+        )
         if verdict.kind == CONTRADICTS:
-            # Same wording, different value: an update of the other atom, not a copy.
-            return [
-                Finding(
-                    *where,
-                    "MK105",
-                    f"changes what `{match.id}` ({match.path}) says ({verdict.reason}); "
-                    f"if this replaces it, add `supersedes: [{match.id}]`",
-                    Severity.WARNING,
-                )
-            ]
+            # Same wording, different value: an update of the other atom, not a copy. The
+            # write check (memkit.audit.write) reports it, with its routing to review.
+            return []
     if match.similarity >= dup.duplicate:
         return [
             Finding(
@@ -118,11 +126,17 @@ def run_gate(root: Path, files: Sequence[str] | None) -> int:
             and parsed.atom.scope not in ("", *_UNGATED_SCOPES)
         ):
             atoms.append(parsed.atom)
+    from memkit.audit.write import conflicts  # noqa: PLC0415
+
     errors = 0
+    found: dict[str, list[Finding]] = {}
+    for conflict in conflicts(root, atoms, config):
+        found.setdefault(conflict.atom.path, []).append(conflict.finding())
     for result in gate_atoms(root, atoms, config):
-        if not result.findings:
-            print(f"{result.atom.path}: {result.score.explain()}")
-        for finding in result.findings:
+        findings = [*result.findings, *found.get(result.atom.path, [])]
+        if not findings:
+            print(f"{redact_secrets(result.atom.path)}: {result.score.explain()}")
+        for finding in findings:
             print(finding.format())
             errors += finding.is_error
     return 1 if errors else 0

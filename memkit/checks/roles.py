@@ -1,30 +1,50 @@
-"""`memkit roles check` / hook `memkit-roles`: may this person write these files?
+"""`memkit roles check` / hook `memkit-roles`: may this person make this change?
 
-- `roles/<r>/` needs role r; `personal/<u>/` needs to be u;
-- `shared/_roles.md` and the review log need management (except in a repo's first commit);
+The change is judged as a whole, both sides of every file: additions, modifications,
+deletions, renames and type changes (a file replaced by a symlink), so that taking something
+out of review needs the authority that putting it in needs.
+- `roles/<r>/` needs role r and `personal/<u>/` needs to be u, on either side of a change;
+- the whitelist and the review log need management (MK203), and so do the files that set the
+  rules a change is judged by: memkit.yaml, the hook set, the golden queries, the CI workflow
+  (MK206);
 - sensitive atoms (type or `audience` in `roles.sensitive`, default architecture and decision)
-  enter `shared/` directly only from management; others go through `shared/_pending/`.
-Locally the identity is the git author; in CI it is the pull-request author (`--actor`).
+  enter `shared/` only from management (MK204); others go through `shared/_pending/`;
+- an approved sensitive atom in `shared/` is deleted, retyped or moved out only by
+  management (MK205).
+Except in a repository's first commit, the whitelist and the settings come from a committed
+revision (HEAD locally, the base in CI), never from the change being judged. Locally the
+identity is the git author; in CI it is the pull-request author (`--actor`).
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memkit.atom import scope_from_path
-from memkit.atomfile import read_atom
+from memkit.atom import Atom, scope_from_path
+from memkit.atomfile import parse_atom_bytes
+from memkit.changeset import SYMLINK_MODE, Change, read_blobs, staged_changes
 from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
-from memkit.config import Config, load_config
+from memkit.config import CONFIG_NAME, Config, load_config, parse_config
 from memkit.findings import Finding
 from memkit.repo import find_root
-from memkit.roles import ROLES_FILE, Identity, has_commits, identify
+from memkit.roles import ROLES_FILE, Identity, committed_text, has_commits, identify
 
 REVIEW_LOG = "shared/_review-log.jsonl"
 DEFAULT_SENSITIVE = ("architecture", "decision")
+QUERIES_FILE = "evals/queries.yaml"
+# What a change is judged by: changing these is management's, like the whitelist.
+RULE_FILES = (CONFIG_NAME, ".pre-commit-config.yaml", QUERIES_FILE, ".gitlab-ci.yml")
+RULE_FOLDERS = (".github/workflows/",)  # the CI that runs `memkit ci` on pull requests
+
+
+def is_rule_file(path: str) -> bool:
+    return path in RULE_FILES or path.startswith(RULE_FOLDERS)
+
+
+WORKTREE = "worktree:"  # stands for a blob: the file as it is in the working tree
 
 
 def sensitive_kinds(config: Config) -> frozenset[str]:
@@ -34,7 +54,15 @@ def sensitive_kinds(config: Config) -> frozenset[str]:
     return frozenset(str(v) for v in value) if isinstance(value, (list, tuple)) else frozenset()
 
 
-def _who(identity: Identity) -> str:
+def committed_config(root: Path, rev: str | None) -> Config:
+    """The settings as committed at `rev` (None: the working tree, for a first commit)."""
+    if rev is None:
+        return load_config(root)
+    text = committed_text(root, rev, CONFIG_NAME)
+    return parse_config(text, f"{CONFIG_NAME} at {rev}") if text is not None else Config()
+
+
+def describe(identity: Identity) -> str:
     roles = ", ".join(sorted(identity.roles)) or "none"
     mgmt = ""
     if "management" in identity.roles and not identity.is_management:
@@ -44,86 +72,152 @@ def _who(identity: Identity) -> str:
     return f"you are `{identity.user}`, roles: {roles}{mgmt}"
 
 
-def check_paths(
-    root: Path, paths: Sequence[str], identity: Identity, config: Config, *, first_commit: bool
-) -> list[Finding]:
-    findings: list[Finding] = []
-    sensitive = sensitive_kinds(config)
-    for relpath in dict.fromkeys(paths):
-        parts = relpath.split("/")
-        if relpath in (ROLES_FILE, REVIEW_LOG):
-            if not first_commit and not identity.is_management:
-                what = "the role whitelist" if relpath == ROLES_FILE else "the review log"
-                findings.append(
-                    Finding(
-                        relpath,
-                        1,
-                        1,
-                        "MK203",
-                        f"only management may change {what} ({_who(identity)})",
-                    )
-                )
-            continue
-        if parts[0] == "roles" and len(parts) >= 3 and not identity.has_role(parts[1]):
-            findings.append(
-                Finding(
-                    relpath,
+class _Judge:
+    def __init__(
+        self, identity: Identity, config: Config, blobs: Mapping[str, bytes], first: bool
+    ) -> None:
+        self.identity = identity
+        self.config = config
+        self.blobs = blobs
+        self.first = first
+        self.sensitive = sensitive_kinds(config)
+        self.findings: list[Finding] = []
+
+    def add(self, path: str, line: int, code: str, message: str) -> None:
+        self.findings.append(Finding(path, line, 1, code, f"{message} ({describe(self.identity)})"))
+
+    def sensitive_atom(self, path: str, blob: str, mode: str) -> tuple[Atom, str] | None:
+        """The atom at `path` and its sensitive kind, if it is an approved-place atom of a
+        sensitive kind; None otherwise (not in shared/, pending, not an atom, a symlink)."""
+        key = f"{WORKTREE}{path}" if blob == WORKTREE else blob
+        if scope_from_path(path) != ("shared", False) or mode == SYMLINK_MODE:
+            return None
+        if key not in self.blobs:
+            return None
+        atom = parse_atom_bytes(path, self.blobs[key], self.config).atom
+        if atom is None:
+            return None
+        kind = atom.audience if atom.audience in self.sensitive else atom.type
+        return (atom, kind) if kind in self.sensitive else None
+
+    def folders(self, path: str, gone: bool) -> bool:
+        """Role and personal folders, the whitelist, the review log, the rule files: True when
+        `path` is one of them (judged here, nothing more to check)."""
+        who = self.identity
+        parts = path.split("/")
+        verb = "removing from" if gone else "writing in"
+        if path in (ROLES_FILE, REVIEW_LOG):
+            if not self.first and not who.is_management:
+                what = "the role whitelist" if path == ROLES_FILE else "the review log"
+                self.add(path, 1, "MK203", f"only management may change {what}")
+            return True
+        if is_rule_file(path):
+            if not self.first and not who.is_management:
+                self.add(
+                    path,
                     1,
+                    "MK206",
+                    f"only management may change {path}: it sets the rules this change is "
+                    "judged by, which stay the base's until management changes them",
+                )
+            return True
+        if parts[0] == "roles" and len(parts) >= 3:
+            if not who.has_role(parts[1]):
+                self.add(
+                    path,
                     1,
                     "MK201",
-                    f"writing in roles/{parts[1]}/ needs the role "
-                    f"`{parts[1]}` in {ROLES_FILE} ({_who(identity)})",
+                    f"{verb} roles/{parts[1]}/ needs the role `{parts[1]}` in {ROLES_FILE}",
                 )
-            )
-            continue
-        if parts[0] == "personal" and len(parts) >= 3 and parts[1] != identity.user:
-            findings.append(
-                Finding(
-                    relpath,
-                    1,
+            return True
+        if parts[0] == "personal" and len(parts) >= 3:
+            if parts[1] != who.user:
+                self.add(
+                    path,
                     1,
                     "MK202",
-                    f"personal/{parts[1]}/ belongs to `{parts[1]}`; write your "
-                    f"own atoms in personal/{identity.user}/ ({_who(identity)})",
+                    f"personal/{parts[1]}/ belongs to `{parts[1]}`; write your own atoms in "
+                    f"personal/{who.user}/",
                 )
-            )
-            continue
-        place = scope_from_path(relpath)
-        if place != ("shared", False) or identity.is_management or not (root / relpath).is_file():
-            continue
-        atom = read_atom(root, relpath, config).atom
-        if atom is None:
-            continue
-        kind = atom.audience if atom.audience in sensitive else atom.type
-        if kind in sensitive:
-            pending = "shared/_pending/" + relpath.removeprefix("shared/")
-            findings.append(
-                Finding(
-                    relpath,
+            return True
+        return False
+
+    def change(self, change: Change) -> None:
+        before, after = change.before, change.after
+        if before is not None and before != after:
+            self.folders(before, gone=True)
+        if after is not None and self.folders(after, gone=False):
+            return
+        if self.identity.is_management:
+            return
+        if after is not None:
+            new = self.sensitive_atom(after, change.new_blob, change.new_mode)
+            if new is not None:
+                atom, kind = new
+                pending = "shared/_pending/" + after.removeprefix("shared/")
+                self.add(
+                    after,
                     atom.line_of("type"),
-                    1,
                     "MK204",
-                    f"`{kind}` atoms enter shared/ only through review; move it "
-                    f"with `git mv {relpath} {pending}` and a management member "
-                    f"will `memkit review approve {atom.id}` ({_who(identity)})",
+                    f"`{kind}` atoms enter shared/ only through review; move it with "
+                    f"`git mv {after} {pending}` and a management member will "
+                    f"`memkit review approve {atom.id}`",
                 )
-            )
-    return findings
+                return
+        old = (
+            self.sensitive_atom(before, change.old_blob, change.old_mode)
+            if before is not None
+            else None
+        )
+        if old is None:
+            return
+        atom, kind = old
+        if after is None:
+            where, what = atom.path, "deleting it"
+        elif after != atom.path:
+            where, what = after, f"moving it to {after}"
+        else:
+            where, what = after, f"changing it into something other than a `{kind}` atom"
+        self.add(
+            where,
+            1,
+            "MK205",
+            f"`{atom.id}` is an approved `{kind}` atom; {what} takes it out of review, which "
+            "needs management as adding it does: ask a management member, or propose the "
+            "change through shared/_pending/",
+        )
 
 
-def staged_paths(root: Path) -> list[str]:
-    result = subprocess.run(
-        ["git", "diff", "--cached", "--name-only", "--diff-filter=d", "--relative", "-z"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    return [p for p in result.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+def judge_changes(
+    root: Path,
+    changes: Sequence[Change],
+    identity: Identity,
+    config: Config,
+    *,
+    first_commit: bool = False,
+) -> list[Finding]:
+    """Every finding for `changes` made by `identity` under `config` (the committed rules)."""
+    wanted = [
+        (path, blob)
+        for c in changes
+        for path, blob in ((c.before, c.old_blob), (c.after, c.new_blob))
+        if path is not None and scope_from_path(path) == ("shared", False)
+    ]
+    blobs = read_blobs(root, [blob for _, blob in wanted])
+    for path, blob in wanted:
+        if blob == WORKTREE:  # a file named on the command line, not staged: as it stands
+            blobs[f"{WORKTREE}{path}"] = (root / path).read_bytes()
+    judge = _Judge(identity, config, blobs, first_commit)
+    for change in changes:
+        judge.change(change)
+    return sorted(set(judge.findings))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memkit-roles", description=__doc__)
-    parser.add_argument("filenames", nargs="*", help="changed files (default: staged files)")
+    parser.add_argument(
+        "filenames", nargs="*", help="files to judge besides the staged change (as they stand)"
+    )
     parser.add_argument("--actor", help="user name or email to check as (CI: the PR author)")
     parser.add_argument("--base", default="HEAD", help="revision whose whitelist applies")
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
@@ -137,11 +231,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None, base: str) -> int:
     root = find_root(repo)
-    config = load_config(root)
-    paths = resolve_targets(root, filenames) if filenames else staged_paths(root)
+    changes = staged_changes(root)
+    staged = {c.path for c in changes}
+    # Files named on the command line but not staged are judged as they stand (a dry run).
+    for relpath in resolve_targets(root, filenames):
+        if relpath not in staged and (root / relpath).exists():
+            changes.append(Change("A", relpath, new_blob=WORKTREE))
     first = not has_commits(root)
-    identity = identify(root, actor, rev=None if first else base)
-    findings = check_paths(root, paths, identity, config, first_commit=first)
+    rev = None if first else base
+    identity = identify(root, actor, rev=rev)
+    config = committed_config(root, rev)
+    findings = judge_changes(root, changes, identity, config, first_commit=first)
     for finding in findings:
         print(finding.format())
     return 1 if findings else 0

@@ -47,9 +47,12 @@ class _Repo:
         return self.parse(paths[0]).atom if paths else None
 
 
-def validate(root: Path, files: Sequence[str] | None = None) -> list[Finding]:
-    """All findings for `files` (paths relative to root), or for the whole repo."""
-    config = load_config(root)
+def validate(
+    root: Path, files: Sequence[str] | None = None, *, config: Config | None = None
+) -> list[Finding]:
+    """All findings for `files` (paths relative to root), or for the whole repo; `config`
+    defaults to the working tree's memkit.yaml (CI passes the base's)."""
+    config = config or load_config(root)
     repo = _Repo(root, config)
     targets = list(repo.paths) if files is None else [f for f in files if is_atom_path(f)]
     findings: list[Finding] = []

@@ -1,19 +1,15 @@
-"""What a pull request changes: files between the merge base and the head."""
+"""The revisions of a pull request: its base, the merge base, its head. What it changes is
+`memkit.changeset.changes_between`."""
 
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
+from memkit.changeset import Change
 from memkit.errors import MemkitError
 
-
-@dataclass(frozen=True)
-class Change:
-    status: str  # A, M, D, R (git's letters)
-    path: str
-    old_path: str = ""
+__all__ = ["Change", "git", "head_commit", "merge_base", "resolve"]
 
 
 def git(root: Path, *args: str) -> str:
@@ -25,22 +21,6 @@ def git(root: Path, *args: str) -> str:
 
 def merge_base(root: Path, base: str, head: str) -> str:
     return git(root, "merge-base", base, head).strip()
-
-
-def changes(root: Path, base: str, head: str) -> list[Change]:
-    out = git(root, "diff", "--name-status", "-z", "--find-renames", f"{base}...{head}", "--")
-    fields = [f for f in out.split("\0") if f]
-    result: list[Change] = []
-    i = 0
-    while i < len(fields):
-        status = fields[i][0]
-        if status in "RC":
-            result.append(Change(status, fields[i + 2], fields[i + 1]))
-            i += 3
-        else:
-            result.append(Change(status, fields[i + 1]))
-            i += 2
-    return result
 
 
 def head_commit(root: Path) -> str:

@@ -2,6 +2,7 @@
 
 A memory repository may keep `evals/queries.yaml` (query → expected atom ids). The index is
 built at the base and at the head; Recall@5 must not drop by more than `ci.max_recall_drop`.
+Both the queries and the threshold are the base's: a pull request is not judged by its own.
 This catches edits that make memory unfindable (a renamed trigger, a rewritten title).
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from memkit.config import Config
 from memkit.errors import MemkitError
+from memkit.roles import committed_text
 
 QUERIES = "evals/queries.yaml"
 K = 5
@@ -84,11 +86,20 @@ def recall_at_k(root: Path, queries: Sequence[tuple[str, tuple[str, ...]]]) -> l
     return scores
 
 
-def run_eval_gate(root: Path, base: str, config: Config) -> EvalResult | None:
-    path = root / QUERIES
-    if not path.is_file():
+def run_eval_gate(
+    root: Path, base: str, config: Config, *, queries_rev: str | None = None
+) -> EvalResult | None:
+    """Recall@5 at `base` and at the checked-out head. The golden queries come from
+    `queries_rev` (CI: the base branch, so a pull request cannot delete or weaken them) or,
+    without it, the working tree; the allowed drop comes from `config` (CI: the base's)."""
+    if queries_rev is None:
+        path = root / QUERIES
+        text = path.read_text(encoding="utf-8") if path.is_file() else None
+    else:
+        text = committed_text(root, queries_rev, QUERIES)
+    if text is None:
         return None
-    queries = load_queries(path.read_text(encoding="utf-8"))
+    queries = load_queries(text)
     if not queries:
         return None
     drop = config.section("ci").get("max_recall_drop", 0.0)

@@ -9,12 +9,12 @@ from memkit.atom import Atom, is_atom_path
 from memkit.atomfile import read_atom
 from memkit.audit.classify import CONTRADICTS
 from memkit.audit.run import audit
+from memkit.changeset import changes_between
 from memkit.checks.gate import gate_atoms
-from memkit.checks.roles import check_paths
+from memkit.checks.roles import committed_config, judge_changes
 from memkit.checks.validate import MEMORY_INDEX, validate
-from memkit.ci.changes import Change, changes, head_commit, merge_base, resolve
+from memkit.ci.changes import Change, head_commit, merge_base, resolve
 from memkit.ci.evalgate import EvalResult, run_eval_gate
-from memkit.config import load_config
 from memkit.errors import UsageError
 from memkit.findings import Finding
 from memkit.roles import identify
@@ -44,13 +44,16 @@ def run_ci(
     head_rev = resolve(root, head or "HEAD")
     if head_rev != head_commit(root):
         raise UsageError(f"check out the head ({head}) before running memkit ci")
-    config = load_config(root)
+    # A pull request is judged by the base's rules, never by rules it brings along.
+    config = committed_config(root, base_rev)
     base_point = merge_base(root, base_rev, head_rev)
-    changed = changes(root, base_point, head_rev)
+    changed = changes_between(root, base_point, head_rev)
     present = [c.path for c in changed if c.status != "D"]
     atom_paths = [p for p in present if is_atom_path(p)]
     findings: list[Finding] = list(
-        validate(root, atom_paths + ([MEMORY_INDEX] if MEMORY_INDEX in present else []))
+        validate(
+            root, atom_paths + ([MEMORY_INDEX] if MEMORY_INDEX in present else []), config=config
+        )
     )
 
     atoms: list[Atom] = []
@@ -62,8 +65,7 @@ def run_ci(
         findings.extend(result.findings)
 
     identity = identify(root, actor, rev=base_rev)
-    touched = [c.path for c in changed] + [c.old_path for c in changed if c.old_path]
-    findings.extend(check_paths(root, touched, identity, config, first_commit=False))
+    findings.extend(judge_changes(root, changed, identity, config))
 
     for pair in audit(root, atom_paths, config):
         if pair.kind == CONTRADICTS and not pair.resolved:
@@ -78,5 +80,5 @@ def run_ci(
                     f"`supersedes: [{pair.other}]` if this atom replaces it",
                 )
             )
-    eval_result = run_eval_gate(root, base_point, config) if evals else None
+    eval_result = run_eval_gate(root, base_point, config, queries_rev=base_rev) if evals else None
     return CIResult(sorted(set(findings)), changed, eval_result)

@@ -34,11 +34,16 @@ def with_socket_path(path: str, call: Callable[[str], None]) -> None:
 def ask(
     root: str | os.PathLike[str], event: str, payload: str, repos: list[str], timeout: float
 ) -> str:
-    """Send one hook to the engine; OSError when no engine answers."""
+    """Send one hook to the engine; OSError when no engine this user may trust answers."""
+    from memkit.claude.trust import engine_socket  # noqa: PLC0415
+
+    path = engine_socket(os.fspath(root), SOCKET)
+    if path is None:
+        raise FileNotFoundError(socket_path(root))  # none, or not this user's: never talk to it
     client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     client.settimeout(timeout)
     try:
-        with_socket_path(socket_path(root), client.connect)
+        with_socket_path(path, client.connect)
         # Two header lines (event; repositories, tab-separated), then the hook's JSON as is:
         # no json module on this path.
         head = (event + "\n" + "\t".join(repos) + "\n").encode("utf-8")
@@ -50,3 +55,43 @@ def ask(
     finally:
         client.close()
     return b"".join(chunks).decode("utf-8")
+
+
+HUNG = "engine.hung"  # written by a hook the engine let time out
+HUNG_SECONDS = 30.0
+
+
+def engine_hung(root: str) -> str:
+    """Why the engine of `root` cannot answer now ("" when it can, as far as is known): it let
+    a hook time out in the last HUNG_SECONDS ("hung"), or it is stopped (SIGSTOP, a debugger:
+    "stopped", and marked so). Then every hook answers by itself at once, instead of each
+    waiting out its own timeout first."""
+    folder = os.path.join(root, ".memkit")  # noqa: PTH118
+    try:
+        marked = os.stat(os.path.join(folder, HUNG)).st_mtime  # noqa: PTH116, PTH118
+    except OSError:
+        marked = 0.0
+    if marked:
+        import time  # noqa: PLC0415
+
+        if time.time() - marked < HUNG_SECONDS:
+            return "hung"
+    try:
+        with open(os.path.join(folder, "engine.pid"), encoding="utf-8") as fh:  # noqa: PTH118, PTH123
+            pid = fh.read().strip()
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:  # noqa: PTH123  (Linux)
+            state = fh.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return ""
+    if state in ("T", "t"):
+        mark_hung(root)
+        return "stopped"
+    return ""
+
+
+def mark_hung(root: str) -> None:
+    try:
+        with open(os.path.join(root, ".memkit", HUNG), "w", encoding="utf-8"):  # noqa: PTH118, PTH123
+            pass
+    except OSError:
+        pass

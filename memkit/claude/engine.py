@@ -30,7 +30,7 @@ CHECK_SECONDS = 10.0
 MAX_REQUEST = 4_000_000
 
 
-def _handle(raw: bytes) -> bytes:
+def _handle(raw: bytes, root: Path) -> bytes:
     from memkit.claude.handlers import HANDLERS  # noqa: PLC0415
     from memkit.claude.protocol import fail_open  # noqa: PLC0415
 
@@ -51,7 +51,7 @@ def _handle(raw: bytes) -> bytes:
         def read(self, _n: int) -> str:
             return str(payload)
 
-    fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink())
+    fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink(), str(root))
     return "".join(out).encode("utf-8")
 
 
@@ -89,6 +89,7 @@ class _Freshness:
 
     def _check(self, roots: list[Path]) -> None:
         from memkit.claude import repos  # noqa: PLC0415
+        from memkit.claude.usage import usage_log  # noqa: PLC0415
         from memkit.index.manifest import is_stale  # noqa: PLC0415
 
         for root in roots:
@@ -99,7 +100,11 @@ class _Freshness:
                 continue  # gone (a deleted clone): nothing to refresh
             try:
                 if is_stale(root):
-                    self.children[root] = repos.start_index(root, detached=False)
+                    child = repos.start_index(root, detached=False)
+                    if child is not None:
+                        self.children[root] = child
+                with usage_log(root) as usage:
+                    usage.maintain()  # folds old uses: a log of any size reads as fast
             except Exception:  # the engine must outlive a failed refresh
                 from memkit.claude.protocol import log_error  # noqa: PLC0415
 
@@ -118,9 +123,15 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
     """Run the engine for `root` until it has been idle for `idle` seconds; every
     `check_every` seconds between requests, refresh the index if the atoms changed."""
     from memkit.claude import repos  # noqa: PLC0415
+    from memkit.claude.client import HUNG  # noqa: PLC0415
+    from memkit.claude.trust import private_folder  # noqa: PLC0415
+    from memkit.errors import MemkitError  # noqa: PLC0415
+    from memkit.files import memkit_dir  # noqa: PLC0415
 
-    folder = root / ".memkit"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = memkit_dir(root)
+    if not private_folder(str(root)):
+        # Its socket would be someone else's to replace, its requests theirs to read.
+        raise MemkitError(f"{folder} is not yours alone (owner or mode); no engine serves it")
     with (folder / LOCK).open("a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -143,6 +154,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
         bound = path.stat().st_ino
         pid_file = folder / PID
         write_atomic(pid_file, f"{os.getpid()}\n", durable=False)
+        (folder / HUNG).unlink(missing_ok=True)  # a new engine: hooks may ask it again
         last = time.monotonic()
         fresh = _Freshness(root, check_every)
         try:
@@ -159,7 +171,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
                 with conn:
                     conn.settimeout(5.0)
                     try:
-                        conn.sendall(_handle(_read_request(conn)))
+                        conn.sendall(_handle(_read_request(conn), root))
                     except (OSError, ValueError, KeyError):
                         continue  # a broken client; the hook falls back on its own
                 fresh.tick()  # after the answer is sent, in a thread: never delays a prompt
@@ -181,26 +193,56 @@ def _still_ours(path: Path, inode: int) -> bool:
         return False
 
 
-def stop(root: Path, wait: float = 10.0) -> bool:
-    """Stop the engine of `root`, if one runs; True when one was stopped."""
+STOPPED, KILLED, NOT_RUNNING, STILL_RUNNING = "stopped", "killed", "not running", "still running"
+
+
+def stop(root: Path, wait: float = 10.0, kill_wait: float = 5.0) -> tuple[str, int | None]:
+    """Stop the engine of `root`: SIGTERM, then SIGKILL if it has not exited after `wait`
+    seconds. Returns what happened (STOPPED, KILLED, NOT_RUNNING or STILL_RUNNING) and the
+    pid, judged by the engine's lock: held exactly as long as the engine lives."""
     folder = root / ".memkit"
     try:
         pid = int((folder / PID).read_text(encoding="utf-8").strip())
     except (OSError, ValueError):
+        return NOT_RUNNING, None
+    if not _engine_alive(folder):
+        (folder / PID).unlink(missing_ok=True)  # a stale pid: nobody holds the lock
+        return NOT_RUNNING, None
+    for sig, seconds, outcome in (
+        (signal.SIGTERM, wait, STOPPED),
+        (signal.SIGKILL, kill_wait, KILLED),
+    ):
+        with contextlib.suppress(ProcessLookupError):  # gone since the lock check
+            os.kill(pid, sig)
+        if _gone_within(folder, seconds):
+            if outcome == KILLED:  # it could not clean up after itself
+                with contextlib.suppress(OSError):
+                    Path(socket_path(root)).unlink()
+                (folder / PID).unlink(missing_ok=True)
+            return outcome, pid
+    return STILL_RUNNING, pid
+
+
+def _gone_within(folder: Path, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _engine_alive(folder):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _engine_alive(folder: Path) -> bool:
+    try:
+        lock = (folder / LOCK).open("a")
+    except OSError:
         return False
-    with (folder / LOCK).open("a") as lock:
+    with lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            pass  # held: the engine named in the pid file is alive
-        else:
-            (folder / PID).unlink(missing_ok=True)  # a stale pid: nobody holds the lock
-            return False
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline and (folder / PID).exists():
-        time.sleep(0.05)
-    return True
+            return True
+        return False
 
 
 def _warm_up(root: Path) -> None:

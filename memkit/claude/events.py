@@ -12,3 +12,14 @@ EVENT_NAMES = {
     "stop": "Stop",
     "session-end": "SessionEnd",
 }
+# Where each event's handler lives ("module:function"): a hook process without the engine
+# imports only its own (a SessionEnd hook need not import recall, ~60 ms).
+HANDLER_OF = {
+    "session-start": "memkit.claude.session_start:session_start",
+    "user-prompt-submit": "memkit.claude.prompt:user_prompt_submit",
+    "pre-tool-use": "memkit.claude.tool_use:pre_tool_use",
+    "post-tool-use": "memkit.claude.tool_use:post_tool_use",
+    "pre-compact": "memkit.claude.session:pre_compact",
+    "stop": "memkit.claude.session:stop",
+    "session-end": "memkit.claude.session:end",
+}

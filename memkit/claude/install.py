@@ -1,4 +1,5 @@
-"""Merging memkit's hook entries into a project's `.claude/settings.json`, idempotently."""
+"""Merging memkit's hook entries into a project's `.claude/settings.json`, and its MCP server
+into the project's `.mcp.json`, idempotently."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ EVENTS = (
     ("SessionEnd", "session-end", None),
 )
 TIMEOUT = 15
+MCP_CONFIG = ".mcp.json"
+MCP_SERVER = "memkit"
 
 
 def repo_argument(project: Path, repo: Path) -> str:
@@ -77,21 +80,82 @@ def remove(settings: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except ValueError as exc:
+        raise MemkitError(f"{path} is not valid JSON ({exc}); fix it first") from exc
+    if not isinstance(loaded, dict):
+        raise MemkitError(f"{path} is not a JSON object")
+    return loaded
+
+
+def mcp_args(project: Path, repos: list[Path]) -> list[str]:
+    """`memkit mcp`'s arguments: a repo inside the project by its relative path (resolved
+    against $CLAUDE_PROJECT_DIR, so `.mcp.json` works in every clone), others absolute."""
+    args = ["mcp"]
+    for repo in repos:
+        try:
+            rel = repo.resolve().relative_to(project.resolve()).as_posix()
+        except ValueError:
+            rel = str(repo.resolve())
+        args += ["--repo", rel]
+    return args
+
+
+def _is_memkit_server(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and entry.get("command") == "memkit"
+        and (entry.get("args") or [None])[0] == "mcp"
+    )
+
+
+def merge_mcp(config: dict[str, Any], args: list[str] | None) -> dict[str, Any]:
+    """Set (args) or remove (None) memkit's server in a `.mcp.json`, touching nothing else."""
+    servers = config.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise MemkitError("`mcpServers` in .mcp.json is not an object")
+    if args is not None:
+        servers[MCP_SERVER] = {"type": "stdio", "command": "memkit", "args": args}
+    elif _is_memkit_server(servers.get(MCP_SERVER)):
+        del servers[MCP_SERVER]
+    return config
+
+
+def approve_mcp(settings: dict[str, Any], *, approve: bool) -> None:
+    """Claude Code asks before it starts a server from a project's `.mcp.json`; naming it in
+    `enabledMcpjsonServers` is the project's own approval."""
+    enabled = settings.get("enabledMcpjsonServers")
+    names = [n for n in enabled if n != MCP_SERVER] if isinstance(enabled, list) else []
+    if approve:
+        names.append(MCP_SERVER)
+    if names:
+        settings["enabledMcpjsonServers"] = names
+    elif isinstance(enabled, list):
+        del settings["enabledMcpjsonServers"]
+
+
 def install(project: Path, repos: list[Path], *, uninstall: bool = False) -> Path:
     path = project / ".claude" / "settings.json"
-    settings: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except ValueError as exc:
-            raise MemkitError(f"{path} is not valid JSON ({exc}); fix it first") from exc
-        if not isinstance(loaded, dict):
-            raise MemkitError(f"{path} is not a JSON object")
-        settings = loaded
+    mcp_path = project / MCP_CONFIG
+    # Both files are read before either is written: a broken one stops the install whole.
+    settings = _read_json(path)
+    mcp_config = _read_json(mcp_path)
+    # Before the hooks, which are re-added at the end: a second install writes the same bytes.
+    approve_mcp(settings, approve=not uninstall)
     if uninstall:
         remove(settings)
+        merge_mcp(mcp_config, None)
     else:
         args = " ".join(f"--repo {repo_argument(project, r)}" for r in repos)
         merge(settings, {name: f"memkit-hook {name} {args}".strip() for _, name, _ in EVENTS})
+        merge_mcp(mcp_config, mcp_args(project, repos))
     write_atomic(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
+    if mcp_config.get("mcpServers") or len(mcp_config) > 1:
+        write_atomic(mcp_path, json.dumps(mcp_config, indent=2, ensure_ascii=False) + "\n")
+    elif mcp_path.is_file():
+        mcp_path.unlink()  # nothing left but memkit's, which is gone
     return path

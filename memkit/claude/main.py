@@ -4,6 +4,11 @@ The fast path imports only the standard library: it hands the hook's JSON to the
 of the memory repository over its Unix socket. When no engine answers, it starts one in the
 background and answers this hook itself (BM25 and triggers, no model). Never through the full
 CLI parser, which imports every command.
+
+On a shared machine it trusts only the user's own repository and socket (`trust`), strips
+`<private>` text before sending anything, and prints an engine's answer only once re-checked
+and fenced (`fence`). It keeps its deadline, counted from the process start, under any load: a
+stopped engine is not waited for, and few hooks answer in-process at once (`_take_slot`).
 """
 
 from __future__ import annotations
@@ -20,28 +25,56 @@ ENGINE_TIMEOUT = 1.5  # a busy or hung engine: answer in-process instead
 DEADLINE = 5.0  # seconds for the whole hook; MEMKIT_HOOK_DEADLINE overrides
 # Claude Code gives all SessionEnd hooks 1.5 s together, then kills them.
 SHORT_DEADLINE = {"session-end": 1.2}
+SLOTS = max(2, os.cpu_count() or 2)  # hooks of one repository answering in-process at once
 _LOG: list[str] = []  # where to note an expired deadline, once the repository is known
+
+
+def _note(message: str) -> None:
+    """One line in the repository's hooks.log (0600, in its 0700 .memkit/), when it is known."""
+    if not _LOG:
+        return
+    try:
+        folder = os.path.dirname(_LOG[0])  # noqa: PTH120
+        os.makedirs(os.path.dirname(folder), mode=0o700, exist_ok=True)  # noqa: PTH103, PTH120
+        os.makedirs(folder, mode=0o700, exist_ok=True)  # noqa: PTH103
+        fd = os.open(_LOG[0], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with open(fd, "a", encoding="utf-8") as fh:  # noqa: PTH123
+            fh.write(f"{_LOG[1]}: {message}\n")
+    except OSError:
+        pass
 
 
 def _expired(_signum: int, _frame: object) -> None:
     """Past the deadline the hook leaves at once, printing nothing: Claude Code waits for
     its hooks, and no memory is better than a late prompt."""
     try:
-        if _LOG:
-            os.makedirs(os.path.dirname(_LOG[0]), exist_ok=True)  # noqa: PTH103, PTH120
-            with open(_LOG[0], "a", encoding="utf-8") as fh:  # noqa: PTH123
-                fh.write(f"{_LOG[1]}: deadline expired, answered nothing\n")
+        _note("deadline expired, answered nothing")
     finally:
         os._exit(0)
 
 
+def _since_exec() -> float:
+    """Seconds since this process started (Linux), the interpreter's own start included: on a
+    busy machine that alone can take a good part of the deadline."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:  # noqa: PTH123
+            ticks = int(fh.read().rpartition(")")[2].split()[19])  # field 22, starttime
+        with open("/proc/uptime", encoding="ascii") as fh:  # noqa: PTH123
+            uptime = float(fh.read().split()[0])
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _arm_deadline(event: str) -> float:
+    """The time left until the hook's deadline, counted from its start, with the timer set."""
     default = SHORT_DEADLINE.get(event, DEADLINE)
     try:
         seconds = float(os.environ.get("MEMKIT_HOOK_DEADLINE") or default)
     except ValueError:
         seconds = default
     if seconds > 0:
+        seconds = max(0.01, seconds - _since_exec())
         _signal.signal(_signal.SIGALRM, _expired)
         _signal.setitimer(_signal.ITIMER_REAL, seconds)
     return seconds
@@ -55,23 +88,34 @@ def _answer(text: str) -> int:
     return 0
 
 
-def _root(repos: list[str], cwd: str) -> str | None:
-    """The memory repository to ask: os.path only, to keep pathlib off the fast path."""
-    for candidate in [*repos, cwd]:
-        folder = os.path.abspath(os.path.expanduser(candidate))  # noqa: PTH100, PTH111
-        while True:
-            if os.path.isfile(os.path.join(folder, "memkit.yaml")):  # noqa: PTH113, PTH118
-                return folder
-            parent = os.path.dirname(folder)  # noqa: PTH120
-            if parent == folder:
-                break
-            folder = parent
-    return None
+def _take_slot(root: str) -> int | None:
+    """At most SLOTS hooks of a repository answer in-process at once; the others wait for a
+    slot, asleep, until their deadline. Thirty hooks at once (a hung engine, many sessions)
+    would otherwise share the cores thirty ways and all run past their deadlines.
+    Returns the slot's file descriptor (released when the process exits)."""
+    import fcntl  # noqa: PLC0415  (only without an engine)
+
+    folder = os.path.join(root, ".memkit")  # noqa: PTH118
+    if not os.path.isdir(folder):  # noqa: PTH112
+        return None
+    fds = []
+    try:
+        for n in range(SLOTS):
+            path = os.path.join(folder, f"hook-slot-{n}.lock")  # noqa: PTH118
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            fds.append(fd)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            return fd
+        fcntl.flock(fds[os.getpid() % SLOTS], fcntl.LOCK_EX)  # the deadline ends the wait
+        return fds[os.getpid() % SLOTS]
+    except OSError:
+        return None  # a read-only .memkit/: answer without a slot
 
 
 def _start_engine(root: str) -> None:
-    if os.environ.get("MEMKIT_NO_ENGINE") == "1":
-        return
     import subprocess  # noqa: PLC0415  (only when the engine must be started)
 
     subprocess.Popen(
@@ -81,6 +125,34 @@ def _start_engine(root: str) -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+
+
+def _ask_engine(root: str, event: str, raw: str, repos: list[str], deadline: float) -> str | None:
+    """The engine's answer, checked; None when the hook must answer by itself."""
+    from memkit.claude.client import ask, engine_hung, mark_hung  # noqa: PLC0415
+
+    why = engine_hung(root)
+    if why:
+        if why == "stopped":  # found now (then marked: the next hooks say nothing)
+            _note("the engine is stopped (SIGSTOP?); hooks answer in-process meanwhile")
+        return None
+    # Half the deadline at most: a hung engine leaves time to answer in-process.
+    wait = min(ENGINE_TIMEOUT, deadline / 2) if deadline > 0 else ENGINE_TIMEOUT
+    try:
+        answer = ask(root, event, raw, repos, wait)
+    except TimeoutError:
+        mark_hung(root)  # the next hooks do not wait for it too
+        _note("the engine did not answer in time; answered in-process")
+        return None
+    except OSError:
+        _start_engine(root)
+        return None
+    from memkit.claude.fence import checked_answer  # noqa: PLC0415
+
+    checked = checked_answer(EVENT_NAMES[event], answer)
+    if checked is None:
+        _note("the engine's answer is not one memkit gives; answered in-process")
+    return checked
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,30 +168,41 @@ def main(argv: list[str] | None = None) -> int:
         raw = sys.stdin.read(MAX_STDIN + 1)
     except (OSError, UnicodeDecodeError):
         raw = ""
-    root = _root(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
-    if root is not None:
+    from memkit.claude.trust import find_root, private_folder  # noqa: PLC0415
+
+    root = find_root(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    own = root is not None and private_folder(root)
+    if root is not None and own:
         _LOG[:] = [os.path.join(root, ".memkit", "logs", "hooks.log"), event]  # noqa: PTH118
     if root is not None and len(raw) <= MAX_STDIN:
-        from memkit.claude.client import ask  # noqa: PLC0415
+        lowered = raw.lower()  # JSON may spell `<` as \u003c
+        if "<private" in lowered or "\\u003cprivate" in lowered:
+            from memkit.claude.private import strip_payload  # noqa: PLC0415
 
-        try:
-            # Half the deadline at most: a hung engine leaves time to answer in-process.
-            wait = min(ENGINE_TIMEOUT, deadline / 2) if deadline > 0 else ENGINE_TIMEOUT
-            answer = ask(root, event, raw, repos, wait)
-        except OSError:
-            _start_engine(root)
-        else:
-            return _answer(answer)
+            raw = strip_payload(raw)  # before it goes anywhere, the engine included
+        # MEMKIT_NO_ENGINE=1: neither ask a running engine nor start one.
+        if own and os.environ.get("MEMKIT_NO_ENGINE") != "1":
+            answer = _ask_engine(root, event, raw, repos, deadline)
+            if answer is not None:
+                return _answer(answer)
 
     from memkit.claude.protocol import fail_open  # noqa: PLC0415  (the path without an engine)
 
     def run(payload: dict[str, object]) -> dict[str, object] | None:
-        from memkit.claude.handlers import HANDLERS  # noqa: PLC0415
+        import importlib  # noqa: PLC0415  (only this event's handler: SessionEnd skips recall)
 
-        return HANDLERS[event](payload, repos)
+        from memkit.claude.events import HANDLER_OF  # noqa: PLC0415
 
+        module, name = HANDLER_OF[event].split(":")
+        result: dict[str, object] | None = getattr(importlib.import_module(module), name)(
+            payload, repos
+        )
+        return result
+
+    if root is not None and own:
+        _take_slot(root)
     out = io.StringIO()
-    fail_open(event, run, io.StringIO(raw), out)
+    fail_open(event, run, io.StringIO(raw), out, log_to=root if own else None)
     return _answer(out.getvalue())
 
 

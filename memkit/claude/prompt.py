@@ -9,8 +9,9 @@ from typing import Any
 
 from memkit.claude import repos as _repos
 from memkit.claude.budget import budget_for
+from memkit.claude.private import strip_private
 from memkit.claude.protocol import context_output
-from memkit.claude.recall import Candidate, candidates, pack, render, strip_private
+from memkit.claude.recall import Candidate, candidates, pack, render
 from memkit.claude.repos import find_repos
 from memkit.claude.usage import usage_log
 

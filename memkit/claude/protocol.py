@@ -9,7 +9,6 @@ nothing, and exits 0.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,8 +19,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 MAX_CONTEXT = 10_000
-MAX_LOG = 1_000_000
-_PRIVATE = re.compile(r"<private\b[^>]*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
 
 
@@ -45,35 +42,46 @@ def context_output(event: str, text: str) -> dict[str, Any] | None:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def log_dir(cwd: str | None) -> Path:
-    import tempfile  # noqa: PLC0415  (only when something went wrong)
+def log_dir(cwd: str | None) -> Path | None:
+    """The repository's `.memkit/logs/` when this user may trust it, else this user's own log
+    folder (never one another user can read)."""
+    import os  # noqa: PLC0415  (only when something went wrong)
     from pathlib import Path  # noqa: PLC0415
 
-    from memkit.repo import nearest_repo  # noqa: PLC0415
+    from memkit.claude.trust import find_root, private_folder  # noqa: PLC0415
+    from memkit.files import memkit_dir  # noqa: PLC0415
+    from memkit.logs import user_log_dir  # noqa: PLC0415
 
-    found = nearest_repo(Path(cwd) if cwd else Path.cwd())
-    if found is not None:
-        return found / ".memkit" / "logs"
-    return Path(tempfile.gettempdir()) / "memkit-logs"
+    found = find_root([], cwd or os.getcwd())  # noqa: PTH109
+    if found is not None and private_folder(found):
+        return memkit_dir(Path(found)) / "logs"
+    return user_log_dir()
 
 
-def log_error(cwd: str | None, event: str) -> None:
-    """Append the exception being handled to the repository's `.memkit/logs/hooks.log`."""
+def log_line(cwd: str | None, event: str, message: str) -> None:
+    """One line in hooks.log: something a user would want to know went wrong (`memkit doctor`
+    points there), when nothing is printed into the session."""
     import time  # noqa: PLC0415  (only when something went wrong)
-    import traceback  # noqa: PLC0415
+
+    from memkit.files import private_dirs  # noqa: PLC0415
+    from memkit.logs import append  # noqa: PLC0415
 
     try:
         folder = log_dir(cwd)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "hooks.log"
-        if path.is_file() and path.stat().st_size > MAX_LOG:
-            path.replace(path.with_name("hooks.log.1"))  # one old log kept, never unbounded
-        # An exception's message may quote the prompt: its private parts stay out of the log.
-        text = _PRIVATE.sub("<private>…</private>", traceback.format_exc())
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}\n{text}\n")
+        if folder is None:
+            return
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        append(private_dirs(folder) / "hooks.log", f"{stamp} {event}: {message}\n")
     except OSError:
         pass  # nowhere to log: still never disturb the session
+
+
+def log_error(cwd: str | None, event: str) -> None:
+    """Append the exception being handled to the repository's `.memkit/logs/hooks.log`; an
+    exception's message may quote the prompt: private parts and secrets are masked."""
+    import traceback  # noqa: PLC0415  (only when something went wrong)
+
+    log_line(cwd, event, "failed, answered nothing\n" + traceback.format_exc())
 
 
 def fail_open(
@@ -81,8 +89,10 @@ def fail_open(
     handler: Callable[[dict[str, Any]], dict[str, Any] | None],
     stream: Any = None,
     out: Any = None,
+    log_to: str | None = None,
 ) -> int:
-    """Run a handler; whatever happens, print only valid output and return 0."""
+    """Run a handler; whatever happens, print only valid output and return 0. Failures are
+    logged in the repository `log_to` (the one the hook serves), else the payload's cwd's."""
     out = out or sys.stdout
     payload: dict[str, Any] = {}
     try:
@@ -95,5 +105,5 @@ def fail_open(
     except SystemExit:
         raise  # the engine being stopped, not a hook failing
     except BaseException:
-        log_error(str(payload.get("cwd") or ""), event)
+        log_error(log_to or str(payload.get("cwd") or ""), event)
     return 0

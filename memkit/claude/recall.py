@@ -8,25 +8,22 @@ related atoms, depth 1. `pack`, over all repositories: best first -> nothing twi
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from memkit.claude.budget import estimate_tokens
+from memkit.claude.fence import neutralise
+from memkit.claude.private import strip_private
 from memkit.claude.usage import NO_HISTORY
 
 CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
 LONG_ATOM_CHARS = 1_500
 MIN_RELATIVE = 0.25
-_PRIVATE = re.compile(r"<private\b[^>]*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$", re.M)
 _WORD = re.compile(r"\w+")
-
-
-def strip_private(text: str) -> str:
-    """`<private>` text never reaches the index, the usage log or a query."""
-    return _PRIVATE.sub(" ", text)
 
 
 @dataclass(frozen=True)
@@ -199,6 +196,12 @@ def candidates(
     return out
 
 
+def on_disk(root: Any, path: str) -> bool:
+    """Whether the atom is still in the working tree: one it lost (deleted, a checkout, a
+    rebuild not finished yet) is never injected. A stat per result."""
+    return os.path.isfile(os.path.join(root, path))  # noqa: PTH113, PTH118
+
+
 def pack(found: list[Candidate], query: str, *, given: set[str], budget: int) -> list[Recalled]:
     """The best candidates (of one or several repositories) that fit the token budget, each
     atom once, none already given in this session; long atoms cut to matching sections."""
@@ -207,7 +210,7 @@ def pack(found: list[Candidate], query: str, *, given: set[str], budget: int) ->
     used = 0
     for cand in sorted(found, key=lambda c: -c.score):
         entry = cand.reader.atoms[cand.row]
-        if entry["id"] in seen:
+        if entry["id"] in seen or not on_disk(cand.reader.root, entry["path"]):
             continue
         body = cand.reader.body(entry["path"])
         if len(body) > LONG_ATOM_CHARS:
@@ -263,9 +266,15 @@ def render(items: list[Recalled]) -> str:
         return ""
     parts = [FENCE_HEAD]
     for item in items:
+        # An atom's text must never close the fence: its next line would read as ours.
         parts.append(
-            f"\n## {item.id} · {item.type} · {item.confidence} — {item.title}\n"
-            f"(why: {item.why})\n{item.text.strip()}"
+            neutralise(
+                f"\n## {item.id} · {item.type} · {item.confidence} — {item.title}\n"
+                f"(why: {item.why})\n{item.text.strip()}"
+            )
         )
+    from memkit.claude.disagree import disagreement_lines  # noqa: PLC0415
+
+    parts.extend(disagreement_lines(items))
     parts.append("</memkit-memory>")
     return "\n".join(parts)

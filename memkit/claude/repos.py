@@ -12,51 +12,105 @@ from typing import Any
 
 
 def find_repos(payload: dict[str, Any], repos: Sequence[str]) -> list[Path]:
-    if repos:
-        return [
-            Path(r).expanduser().resolve()
-            for r in repos
-            if (Path(r) / "memkit.yaml").expanduser().is_file()
-        ]
-    from memkit.repo import nearest_repo  # noqa: PLC0415
+    """The repositories named with --repo that exist; with none named, the nearest one above
+    the session's folder when this user may trust it (see `trust`)."""
+    from memkit.claude.trust import find_root, named_repo  # noqa: PLC0415
 
-    start = Path(str(payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd()))
-    found = nearest_repo(start)
-    return [found] if found is not None else []
+    if repos:
+        return [Path(found).resolve() for r in repos if (found := named_repo(r)) is not None]
+    start = str(payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd())
+    found = find_root([], start)
+    return [Path(found)] if found is not None else []
 
 
 WARM = False  # set by the engine: the index stays open and vectors are affordable
 _READERS: dict[Path, Any] = {}
+PROBLEMS: dict[Path, str] = {}  # why a repository has no reader now (SessionStart says it)
+REBUILD_MARK = "rebuild.started"
+REBUILD_WAIT = 300.0  # seconds before a rebuild of the same damage is started again
 
 
 def reader(root: Path) -> Any:
+    """The index reader of `root`, kept open in the engine until a new build is published
+    (compared by build id: a rebuilt `gen-000001` is a new index). None when there is none
+    yet, or it cannot be read: then it is built, or rebuilt, in the background."""
     from memkit.index import IndexUnavailable, open_index  # noqa: PLC0415
-    from memkit.index.store import current_generation  # noqa: PLC0415
+    from memkit.index.search import IndexDamaged  # noqa: PLC0415
+    from memkit.index.store import current_generation, read_checksums  # noqa: PLC0415
 
     cached = _READERS.get(root)
     gen = current_generation(root)
     if cached is not None and gen is not None and cached.generation == gen.name:
-        return cached
+        seal = read_checksums(gen)
+        if seal is not None and seal["build"] == cached.build:
+            return cached
+    PROBLEMS.pop(root, None)
     try:
         if WARM:
-            reader = open_index(root)
+            # The engine checks every file's checksum once per build: bit rot too.
+            reader = open_index(root, deep=True)
         else:
             from memkit.index.lite import open_light  # noqa: PLC0415
 
             reader = open_light(root)  # a fresh hook process: skip the full meta.json
+    except IndexDamaged as exc:
+        PROBLEMS[root] = "damaged"
+        rebuild(root, str(exc))
+        return None
     except IndexUnavailable:
         # Build it in the background; this prompt goes without memory rather than waiting.
+        PROBLEMS[root] = "missing"
         start_index(root, detached=True)
         return None
+    reader.on_damage = lambda problem: rebuild(root, problem)
+    if reader.damage:
+        rebuild(root, reader.damage)
     _READERS[root] = reader
     return reader
 
 
-def start_index(root: Path, *, detached: bool) -> subprocess.Popen[bytes]:
+def rebuild(root: Path, problem: str) -> None:
+    """A damaged index: one line in hooks.log, and one full rebuild in the background (not
+    one per hook: a mark in the index folder holds the next ones off for REBUILD_WAIT)."""
+    import time  # noqa: PLC0415
+
+    from memkit.claude.protocol import log_line  # noqa: PLC0415
+
+    mark = root / ".memkit" / "index" / REBUILD_MARK
+    try:
+        if time.time() - mark.stat().st_mtime < REBUILD_WAIT:
+            return
+    except OSError:
+        pass
+    try:
+        mark.touch()
+    except OSError:
+        log_line(str(root), "index", f"damaged, and cannot be rebuilt here: {problem}")
+        return
+    log_line(str(root), "index", f"damaged: {problem}; rebuilding it in the background")
+    start_index(root, detached=True, full=True)
+
+
+def start_index(
+    root: Path, *, detached: bool, full: bool = False
+) -> subprocess.Popen[bytes] | None:
     """`memkit index --quiet` for `root` in a child process, not waited for. `detached`: in a
-    session of its own, for a hook process that exits before the build ends."""
+    session of its own, for a hook process that exits before the build ends. None when
+    `.memkit/` cannot be written (a read-only checkout): nothing could be built."""
+    folder = root / ".memkit"
+    if folder.exists() and not os.access(folder, os.W_OK):
+        return None
     return subprocess.Popen(
-        [sys.executable, "-m", "memkit", "index", "--quiet", "--repo", str(root)],
+        [
+            sys.executable,
+            "-m",
+            "memkit",
+            "index",
+            "--quiet",
+            *(["--full"] if full else []),
+            "--repo",
+            str(root),
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

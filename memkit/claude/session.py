@@ -25,3 +25,7 @@ def session_end(event: str) -> Callable[[dict[str, Any], Sequence[str]], None]:
                 usage.session_event(str(payload.get("session_id") or ""), event, detail)
 
     return handler
+
+
+stop = session_end("stop")
+end = session_end("session-end")

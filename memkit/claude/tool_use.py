@@ -1,5 +1,6 @@
 """PreToolUse: atoms whose `paths` match the file about to be read or edited, once per
-session. PostToolUse: an atom file Claude wrote is validated, and blocked with the reason."""
+session. PostToolUse: an atom file Claude wrote is validated, and blocked with the reason; a
+valid one that contradicts a live atom is reported, and sent to review when it must be."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any
         return None
     rel = _relative(file_path, payload)
     session = str(payload.get("session_id") or "")
-    from memkit.claude.recall import Recalled, visible  # noqa: PLC0415
+    from memkit.claude.recall import Recalled, on_disk, visible  # noqa: PLC0415
 
     items: list[Recalled] = []
     for root in find_repos(payload, repos):
@@ -76,7 +77,7 @@ def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any
                 if not entry["paths"] or entry["id"] in given or not visible(entry, scopes):
                     continue
                 glob = next((g for g in entry["paths"] if _glob_re(g).match(rel)), None)
-                if glob is None:
+                if glob is None or not on_disk(root, entry["path"]):
                     continue
                 body = reader.body(entry["path"])
                 here.append(
@@ -88,6 +89,7 @@ def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any
                         f"paths '{glob}' matches {rel}",
                         body,
                         estimate_tokens(body),
+                        str(root),
                     )
                 )
             here = here[: MAX_ATOMS - len(items)]
@@ -105,19 +107,22 @@ def post_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
         return None
     from memkit.atom import is_atom_path  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
-    from memkit.repo import nearest_repo  # noqa: PLC0415
+    from memkit.claude.trust import find_root  # noqa: PLC0415
 
     path = Path(file_path).resolve()
-    root = nearest_repo(path.parent)
-    if root is None:
+    found = find_root([], str(path.parent))
+    if found is None:
         return None
+    root = Path(found)
 
     rel = path.relative_to(root).as_posix()
     if not is_atom_path(rel):
         return None
     errors = [f.format() for f in validate(root, [rel]) if f.is_error]
     if not errors:
-        return None
+        from memkit.claude.written import contradiction_check  # noqa: PLC0415
+
+        return contradiction_check(root, rel)
     return {
         "decision": "block",
         "reason": "memkit: this memory atom is invalid; fix it before going on:\n"

@@ -1,20 +1,35 @@
 """The local usage log: what was injected when, per session. Never committed.
 
-SQLite in WAL mode under `.memkit/usage.db`, so several Claude Code sessions can write at
-once. It feeds ACT-R base-level activation (B = ln sum t_k^-0.5) and the no-repeat rule.
+SQLite in WAL mode under `.memkit/usage.db` (0600), so several Claude Code sessions can write
+at once. It feeds ACT-R base-level activation (B = ln sum t_k^-0.5) and the no-repeat rule.
+
+It only tunes ranking, so it never stands in a hook's way:
+- bounded: past KEEP_USES rows, the oldest uses are folded into one row per atom (count, first
+  and last use), whose share of the sum is approximated as if those uses were spread evenly
+  between the two (Petrov 2006: sum t^-0.5 ~ 2n / (sqrt(t_first) + sqrt(t_last))); reads take
+  only the newest rows, so a log of any size answers in the same time;
+- damaged (not a database, or corrupt pages behind a valid header): set aside as
+  `usage.db.damaged-*` and started afresh, at open or at the first query that finds it;
+- a full disk, a read-only `.memkit/` or a lock held too long are not damage: the file is
+  kept, the write skipped, one line logged; reads use what can be read.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 MAX_PARAMS = 900
 NO_HISTORY = -5.0  # the activation of an atom never used: low, but comparable
+KEEP_USES = 20_000  # raw uses kept; older ones are folded into `history`
+FOLD_BATCH = 200_000  # rows folded per write at most: an old, huge log shrinks over a few hooks
+KEEP_ROWS = 20_000  # `given` and `sessions` rows kept (a session's no-repeat list, its notes)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS uses (atom TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS uses_atom ON uses (atom);
@@ -22,10 +37,22 @@ CREATE TABLE IF NOT EXISTS given (session TEXT NOT NULL, atom TEXT NOT NULL,
                                   PRIMARY KEY (session, atom));
 CREATE TABLE IF NOT EXISTS sessions (session TEXT NOT NULL, ts REAL NOT NULL,
                                      event TEXT NOT NULL, detail TEXT);
+CREATE TABLE IF NOT EXISTS history (atom TEXT PRIMARY KEY, n INTEGER NOT NULL,
+                                    first REAL NOT NULL, last REAL NOT NULL);
 """
+T = TypeVar("T")
+
+
+def damaged(exc: sqlite3.Error) -> bool:
+    """Corruption, as opposed to a full disk, a read-only file or a busy lock."""
+    name = getattr(exc, "sqlite_errorname", "")
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    if not path.exists():
+        # Born 0600 (SQLite gives its -wal and -shm files the same mode).
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
     db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
@@ -36,57 +63,156 @@ def _connect(path: Path) -> sqlite3.Connection:
     except BaseException:
         db.close()
         raise
+    with contextlib.suppress(OSError):
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)  # made by an older memkit, readable by others
     return db
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    # immutable: no -shm or lock files, which a read-only folder cannot hold.
+    return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, isolation_level=None)
 
 
 class UsageLog:
     def __init__(self, root: Path) -> None:
-        folder = root / ".memkit"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "usage.db"
+        from memkit.files import memkit_dir  # noqa: PLC0415
+
+        self.root = root
+        self.path = root / ".memkit" / "usage.db"
+        self.db: sqlite3.Connection | None = None
+        self.writable = False
+        self._noted = False
         try:
-            self.db = _connect(path)
-        except sqlite3.DatabaseError:
-            # A damaged log is set aside, not repaired: it is local and only tunes ranking.
-            path.replace(path.with_name(f"usage.db.damaged-{int(time.time())}"))
+            memkit_dir(root)
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            if damaged(exc):
+                self._set_aside()
+            else:
+                self._fallback(exc)
+        except OSError as exc:
+            self._fallback(exc)
+
+    def _open(self) -> None:
+        self.db = _connect(self.path)
+        self.writable = True
+
+    def _set_aside(self) -> None:
+        """A damaged log is set aside, not repaired: it is local and only tunes ranking."""
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        self.writable = False
+        try:
+            self.path.replace(self.path.with_name(f"usage.db.damaged-{int(time.time())}"))
             for extra in ("-wal", "-shm"):
-                path.with_name("usage.db" + extra).unlink(missing_ok=True)
-            self.db = _connect(path)
+                self.path.with_name("usage.db" + extra).unlink(missing_ok=True)
+            self._note("the usage log was damaged; set aside and started afresh")
+            self._open()
+        except (OSError, sqlite3.Error) as exc:
+            self._fallback(exc)
+
+    def _fallback(self, exc: BaseException) -> None:
+        """Not writable now (a full disk, a read-only folder): read what can be read."""
+        self._note(f"the usage log is not written ({exc})")
+        self.writable = False
+        try:
+            self.db = _connect_read_only(self.path) if self.path.is_file() else None
+        except (OSError, sqlite3.Error):
+            self.db = None
+
+    def _note(self, message: str) -> None:
+        if self._noted:
+            return
+        self._noted = True
+        from memkit.claude.protocol import log_line  # noqa: PLC0415
+
+        log_line(str(self.root), "usage log", message)
+
+    def _guard(self, op: Callable[[sqlite3.Connection], T], default: T, *, write: bool) -> T:
+        """Run `op`; on damage, set the log aside and try once more; on anything else
+        (full, read-only, busy), skip it."""
+        for attempt in (1, 2):
+            if self.db is None or (write and not self.writable):
+                return default
+            try:
+                return op(self.db)
+            except sqlite3.DatabaseError as exc:
+                if damaged(exc) and attempt == 1:
+                    self._set_aside()
+                    continue
+                if write and self.db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.db.execute("ROLLBACK")
+                self._note(f"the usage log was not updated ({exc})")
+                return default
+        return default
 
     def close(self) -> None:
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
 
     def given(self, session: str) -> set[str]:
-        rows = self.db.execute("SELECT atom FROM given WHERE session = ?", (session,))
-        return {r[0] for r in rows}
+        def op(db: sqlite3.Connection) -> set[str]:
+            rows = db.execute("SELECT atom FROM given WHERE session = ?", (session,))
+            return {r[0] for r in rows}
+
+        return self._guard(op, set(), write=False)
 
     def record(self, session: str, atoms: Iterable[str], kind: str = "inject") -> None:
         now = time.time()
         atoms = list(atoms)
         if not atoms:
             return
-        # One transaction: in autocommit mode each row would be a commit of its own.
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.executemany(
-                "INSERT INTO uses VALUES (?, ?, ?)", [(a, now, kind) for a in atoms]
-            )
-            self.db.executemany(
+
+        def op(db: sqlite3.Connection) -> None:
+            # One transaction: in autocommit mode each row would be a commit of its own.
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany("INSERT INTO uses VALUES (?, ?, ?)", [(a, now, kind) for a in atoms])
+            db.executemany(
                 "INSERT OR IGNORE INTO given VALUES (?, ?)", [(session, a) for a in atoms]
             )
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+            _fold(db)
+            _trim(db, "given")
+            db.execute("COMMIT")
+
+        self._guard(op, None, write=True)
 
     def forget_session(self, session: str) -> None:
         """After compaction the model no longer has what it was given: allow it again."""
-        self.db.execute("DELETE FROM given WHERE session = ?", (session,))
+        self._guard(
+            lambda db: db.execute("DELETE FROM given WHERE session = ?", (session,)),
+            None,
+            write=True,
+        )
 
     def session_event(self, session: str, event: str, detail: str = "") -> None:
-        self.db.execute(
-            "INSERT INTO sessions VALUES (?, ?, ?, ?)", (session, time.time(), event, detail[:500])
-        )
+        def op(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?, ?)",
+                (session, time.time(), event, detail[:500]),
+            )
+            _trim(db, "sessions")
+            db.execute("COMMIT")
+
+        self._guard(op, None, write=True)
+
+    def maintain(self) -> None:
+        """Fold and trim now (the engine does it while idle), in batches until bounded."""
+
+        def op(db: sqlite3.Connection) -> None:
+            while True:
+                db.execute("BEGIN IMMEDIATE")
+                more = _fold(db)
+                _trim(db, "given")
+                _trim(db, "sessions")
+                db.execute("COMMIT")
+                if not more:
+                    return
+
+        self._guard(op, None, write=True)
 
     def activation(self, atoms: Iterable[str], now: float | None = None) -> dict[str, float]:
         """ACT-R base-level activation per atom, t in hours since each use (min 1 minute)."""
@@ -95,24 +221,72 @@ class UsageLog:
         out = dict.fromkeys(atoms, NO_HISTORY)
         if not atoms:
             return out
-        sums: dict[str, float] = {}
-        if len(atoms) <= MAX_PARAMS:
-            marks = ",".join("?" * len(atoms))
-            rows = self.db.execute(
-                f"SELECT atom, ts FROM uses WHERE atom IN ({marks})",  # noqa: S608
-                atoms,
-            )
-        else:
-            # The whole repository (a session's index): older SQLite allows 999 parameters.
-            rows = self.db.execute("SELECT atom, ts FROM uses")
-        for atom, ts in rows:
-            if atom not in out:
-                continue
-            hours = max((now - ts) / 3600.0, 1 / 60)
-            sums[atom] = sums.get(atom, 0.0) + hours**-0.5
+        empty: dict[str, float] = {}
+        sums = self._guard(lambda db: _sums(db, atoms, now), empty, write=False)
         for atom, total in sums.items():
-            out[atom] = math.log(total)
+            if atom in out and total > 0:
+                out[atom] = math.log(total)
         return out
+
+
+def _age(now: float, ts: float) -> float:
+    return max((now - ts) / 3600.0, 1 / 60)
+
+
+def _sums(db: sqlite3.Connection, atoms: list[str], now: float) -> dict[str, float]:
+    wanted = set(atoms)
+    sums: dict[str, float] = {}
+    # The newest KEEP_USES rows only: a log not yet folded (an old one, just upgraded) still
+    # reads in bounded time; what lies beyond is folded into `history` by the next writes.
+    (top,) = db.execute("SELECT coalesce(max(rowid), 0) FROM uses").fetchone()
+    if len(atoms) <= MAX_PARAMS:
+        marks = ",".join("?" * len(atoms))
+        rows = db.execute(
+            f"SELECT atom, ts FROM uses WHERE rowid > ? AND atom IN ({marks})",  # noqa: S608
+            [top - KEEP_USES, *atoms],
+        )
+        old = db.execute(
+            f"SELECT atom, n, first, last FROM history WHERE atom IN ({marks})",  # noqa: S608
+            atoms,
+        )
+    else:
+        # The whole repository (a session's index): older SQLite allows 999 parameters.
+        rows = db.execute("SELECT atom, ts FROM uses WHERE rowid > ?", (top - KEEP_USES,))
+        old = db.execute("SELECT atom, n, first, last FROM history")
+    for atom, ts in rows:
+        if atom in wanted:
+            sums[atom] = sums.get(atom, 0.0) + _age(now, ts) ** -0.5
+    for atom, n, first, last in old:
+        if atom in wanted:
+            t_first, t_last = _age(now, first), _age(now, last)
+            share = 2 * n / (math.sqrt(t_first) + math.sqrt(t_last))
+            sums[atom] = sums.get(atom, 0.0) + share
+    return sums
+
+
+def _fold(db: sqlite3.Connection) -> bool:
+    """Fold the oldest uses beyond KEEP_USES into `history`, FOLD_BATCH at most; True when
+    more remain. Rowids grow with time, so the oldest rows are the lowest rowids."""
+    low, top = db.execute("SELECT min(rowid), max(rowid) FROM uses").fetchone()
+    if low is None or top - low < KEEP_USES + KEEP_USES // 10:
+        return False  # folded in steps of a tenth, not on every write
+    cut = min(top - KEEP_USES, low + FOLD_BATCH)
+    db.execute(
+        "INSERT INTO history (atom, n, first, last) "
+        "SELECT atom, count(*), min(ts), max(ts) FROM uses WHERE rowid <= ? GROUP BY atom "
+        "ON CONFLICT (atom) DO UPDATE SET n = n + excluded.n, "
+        "first = min(first, excluded.first), last = max(last, excluded.last)",
+        (cut,),
+    )
+    db.execute("DELETE FROM uses WHERE rowid <= ?", (cut,))
+    return bool(cut < top - KEEP_USES)
+
+
+def _trim(db: sqlite3.Connection, table: str) -> None:
+    """Keep the newest KEEP_ROWS rows of `given` or `sessions`, trimmed in steps."""
+    low, top = db.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()  # noqa: S608
+    if low is not None and top - low >= KEEP_ROWS + KEEP_ROWS // 10:
+        db.execute(f"DELETE FROM {table} WHERE rowid <= ?", (top - KEEP_ROWS,))  # noqa: S608
 
 
 _KEPT: dict[Path, UsageLog] = {}
@@ -124,8 +298,10 @@ def usage_log(root: Path, *, keep: bool = False) -> Iterator[UsageLog]:
     for its life instead of opening one per hook."""
     if keep:
         log = _KEPT.get(root)
-        if log is None:
-            log = _KEPT[root] = UsageLog(root)
+        if log is None or not log.writable:
+            if log is not None:
+                log.close()
+            log = _KEPT[root] = UsageLog(root)  # a read-only one is retried on the next hook
         yield log
         return
     log = UsageLog(root)

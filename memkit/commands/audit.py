@@ -14,6 +14,7 @@ from typing import Any
 from memkit.audit.run import audit, changed_paths, format_report, problems, save_report
 from memkit.config import load_config
 from memkit.errors import UsageError
+from memkit.gate.secrets import redact_secrets
 from memkit.repo import find_root
 
 log = logging.getLogger(__name__)
@@ -82,14 +83,17 @@ def _run(args: argparse.Namespace) -> int:
         paths = changed_paths(root, *refs)
     results = audit(root, paths, config, everything=args.all)
     incoming = len({r.incoming_path for r in results}) if args.all else len(paths)
-    save_report(root, results, incoming, refs)
+    save_report(root, results, incoming, refs, audited=None if args.all else paths)
+    # File names are printed redacted: one named after a token must not print it.
     if args.json:
         print(
-            json.dumps(
-                {"refs": refs, "incoming": incoming, "results": [asdict(r) for r in results]},
-                ensure_ascii=False,
+            redact_secrets(
+                json.dumps(
+                    {"refs": refs, "incoming": incoming, "results": [asdict(r) for r in results]},
+                    ensure_ascii=False,
+                )
             )
         )
     elif problems(results) or not args.hook:
-        print(format_report(results, incoming))
+        print(redact_secrets(format_report(results, incoming)))
     return 0 if args.hook or not problems(results) else 1

@@ -17,6 +17,7 @@ from memkit.ci.report import (
 )
 from memkit.ci.run import run_ci
 from memkit.files import write_atomic
+from memkit.gate.secrets import redact_secrets
 from memkit.repo import find_root
 
 
@@ -69,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "github":
         for line in github_annotations(result.findings):
             print(line)
-        append_step_summary(markdown_summary(result.findings, sections, result.ok))
+        summary = markdown_summary(result.findings, sections, result.ok)
+        append_step_summary(redact_secrets(summary))
     else:
         for finding in result.findings:
             print(finding.format())
@@ -77,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         report = json.dumps(gitlab_code_quality(result.findings), indent=1)
         write_atomic(args.gitlab_report, report + "\n")
     for section in sections:
-        print(section)
+        print(redact_secrets(section))
     errors = sum(f.is_error for f in result.findings)
     print(
         f"memkit ci: {len(result.changes)} changed file(s), {errors} error(s), "

@@ -10,10 +10,12 @@ from typing import Any
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "doctor",
-        help="check this clone's setup: hooks, PATH, index, model, identity, Claude Code",
+        help="check this clone's setup and local state: hooks, PATH, index, usage log, model, "
+        "identity, engine, Claude Code",
         description="Check what memory depends on in this clone: the git hooks, `memkit` on the "
-        "PATH they run with, the index (current? invalid atoms left out?), the embedding "
-        "model, who you are to memkit, the warm engine, and memkit's hooks in a project's "
+        "PATH they run with, .memkit/ (yours alone? read-only? a full disk?), the index (sound? "
+        "current? invalid atoms left out?), the usage log, the embedding model, who you are to "
+        "memkit, the warm engine (stopped? yours?), and memkit's hooks in a project's "
         "Claude Code settings. Each problem comes with the command that fixes it. Exit 1 when "
         "something fails, 0 when only warnings remain.",
     )

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from memkit.errors import MemkitError
 from memkit.repo import find_root
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,15 @@ def run(args: argparse.Namespace) -> int:
     root = find_root(args.repo)
     try:
         stats = refresh(root, full=args.full, quiet=args.quiet)
+    except OSError as exc:
+        if args.quiet:
+            log.warning("memkit index: %s", exc.strerror or exc)
+            return 0
+        # A full disk or a read-only checkout is not a crash: the previous index stays in use.
+        raise MemkitError(
+            f"cannot write the index under {root / '.memkit'}: {exc.strerror or exc}; "
+            "the previous index (if any) is kept and still answers"
+        ) from exc
     except Exception:
         if not args.quiet:
             raise

@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import shutil
-import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from memkit.config import CONFIG_NAME
-from memkit.errors import MemkitError, UsageError
-from memkit.files import write_atomic
-from memkit.repo import git_toplevel
-from memkit.roles import slug
-
-log = logging.getLogger(__name__)
-
-# Dotfiles are stored without their dot in the package so that tools working on memkit's
-# own repository (git, pre-commit, linters) do not mistake them for memkit's own config.
-_RENAMED = {"gitignore": ".gitignore", "pre-commit-config.yaml": ".pre-commit-config.yaml"}
+from memkit.onboard import create, join
 
 
 def add_parser(subparsers: Any) -> None:
@@ -30,153 +17,71 @@ def add_parser(subparsers: Any) -> None:
         "init",
         help="make a new memory repository, or join one (--join)",
         description="Make a new memory repository at PATH from memkit's template: a git repo "
-        "with memkit.yaml, the scope folders, MEMORY.md and pre-commit hooks installed. With "
-        "--join, in an existing clone, install the hooks without touching any content.",
+        "with memkit.yaml, the scope folders, MEMORY.md, pre-commit hooks installed, you as "
+        "management, and a first commit made through the hooks. With --join, in a fresh clone: "
+        "install the hooks, build the index and write your own personal/<you>/role.md.",
     )
     parser.add_argument("path", nargs="?", type=Path, default=Path(), help="default: here")
-    parser.add_argument("--join", action="store_true", help="only install the hooks")
+    parser.add_argument("--join", action="store_true", help="set up a clone of an existing one")
+    parser.add_argument(
+        "--role",
+        action="append",
+        help="with --join: a role to declare in your role.md (repeatable; default: the roles "
+        "shared/_roles.md gives you)",
+    )
     parser.add_argument("--no-hooks", action="store_true", help="do not install git hooks")
     parser.add_argument("--no-commit", action="store_true", help="do not make the first commit")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path: Path = args.path.absolute()
+    path = Path(os.path.normpath(args.path.absolute()))
     if args.join:
-        join(path, install_hooks=not args.no_hooks)
-        print(f"memkit: joined the memory repository at {path}")
-        return 0
+        return _run_join(path, args)
     committed = create(path, install_hooks=not args.no_hooks, commit=not args.no_commit)
+    from memkit.index import refresh  # noqa: PLC0415
+
+    refresh(path, quiet=True)
     print(f"memkit: made a memory repository at {path}")
-    if not committed:
+    if committed:
+        print("  committed it through the hooks; you are its first management member")
+    else:
         print("  next: git add -A && git commit -m 'memkit init'")
     print("  write atoms in shared/, roles/<role>/ or personal/<you>/ and commit them;")
-    print("  see `memkit validate --help` and docs/memory-format.md")
+    print("  add teammates with `memkit roles add USER --email E --role R`")
+    _warn_path()
+    return 0
+
+
+def _run_join(path: Path, args: argparse.Namespace) -> int:
+    joined = join(path, install_hooks=not args.no_hooks, roles=args.role)
+    print(f"memkit: joined the memory repository at {path} as `{joined.user}`")
+    print(f"  hooks installed, index built ({joined.atoms} atom(s))")
+    if joined.known:
+        print(f"  shared/_roles.md gives you: {', '.join(joined.roles) or 'no role'}")
+    else:
+        print(
+            "  you are not in shared/_roles.md yet: ask a management member to run "
+            f"`memkit roles add {joined.user} --email {joined.email} --role <role>`"
+        )
+    if "management" in joined.roles and joined.declaration is not None:
+        print(
+            "  shared/_roles.md lists you as management: to act as management, declare it "
+            f"yourself by adding `management` to the roles in {joined.declaration}"
+        )
+    if joined.declaration is not None:
+        print(
+            f"  wrote {joined.declaration}, your own role declaration: commit it with "
+            f"`git add {joined.declaration} && git commit -m 'role: {joined.user}'`"
+        )
+    _warn_path()
+    return 0
+
+
+def _warn_path() -> None:
     if shutil.which("memkit") is None:
         print(
             "memkit: warning: `memkit` is not on PATH, so the git hooks will not find it; "
             "activate memkit's virtual environment or install it with pipx",
             file=sys.stderr,
         )
-    return 0
-
-
-def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bool:
-    """Make the repository; returns whether the first commit was made."""
-    if (path / CONFIG_NAME).exists():
-        raise UsageError(f"{path} is already a memory repository; use `memkit init --join`")
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"{path} exists and is not a folder")
-    if path.is_dir():
-        clashes = [p.name for p in path.iterdir() if p.name != ".git" and _template_has(p.name)]
-        if clashes:
-            raise UsageError(
-                f"{path} already has {', '.join(sorted(clashes))}; choose an empty folder"
-            )
-    path.mkdir(parents=True, exist_ok=True)
-    top = git_toplevel(path)
-    if top is None:
-        _git(path, "init", "--quiet")
-        top = path
-    name, email = _git_identity(path)
-    user = slug(name) or slug(email.split("@", 1)[0]) or "your-name"
-    _copy_template(path, {"{user}": user, "{email}": email or "you@example.com"})
-    # The first member of the whitelist declares the role too: management needs both.
-    declaration = path / "personal" / user / "role.md"
-    write_atomic(declaration, f"# Role declaration of {user}\n\nroles: [management]\n")
-    if top.resolve() != path.resolve():
-        log.warning(
-            "%s is inside the git repository %s: add memkit's hooks to that "
-            "repository's .pre-commit-config.yaml yourself",
-            path,
-            top,
-        )
-        return False
-    if install_hooks:
-        _install_hooks(path)
-    if commit and email:
-        _git(path, "add", "-A")
-        _git(path, "commit", "--quiet", "-m", "memkit init: new memory repository", env=_hook_env())
-        return True
-    return False
-
-
-def join(path: Path, *, install_hooks: bool = True) -> None:
-    if not (path / CONFIG_NAME).is_file():
-        raise UsageError(
-            f"{path} has no {CONFIG_NAME}: not a memory repository "
-            "(use `memkit init PATH` to make one)"
-        )
-    if git_toplevel(path) is None:
-        raise MemkitError(f"{path} is not a git repository")
-    if install_hooks:
-        _install_hooks(path)
-    (path / ".memkit").mkdir(exist_ok=True)
-
-
-def _template_has(name: str) -> bool:
-    template = resources.files("memkit") / "memory_template"
-    names = {_RENAMED.get(item.name, item.name) for item in template.iterdir()}
-    return name in names
-
-
-def _copy_template(dest: Path, values: dict[str, str]) -> None:
-    template = resources.files("memkit") / "memory_template"
-
-    def copy(node: Any, target: Path) -> None:
-        for item in node.iterdir():
-            name = _RENAMED.get(item.name, item.name)
-            if item.name == "__pycache__":
-                continue
-            out = target / name
-            if item.is_dir():
-                out.mkdir(exist_ok=True)
-                copy(item, out)
-                continue
-            text = item.read_text(encoding="utf-8")
-            if item.name == "_roles.md":
-                for key, value in values.items():
-                    text = text.replace(key, value)
-            write_atomic(out, text)
-
-    copy(template, dest)
-
-
-def _install_hooks(path: Path) -> None:
-    # Run pre-commit from memkit's own environment: it is a dependency, maybe not on PATH.
-    result = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install"],
-        cwd=path,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=_hook_env(),
-    )
-    if result.returncode != 0:
-        raise MemkitError(f"pre-commit install failed: {(result.stdout + result.stderr).strip()}")
-
-
-def _hook_env() -> dict[str, str]:
-    """The environment for git commands we run: memkit's own bin folder first on PATH."""
-    env = dict(os.environ)
-    bindir = str(Path(sys.executable).parent)
-    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-    return env
-
-
-def _git_identity(path: Path) -> tuple[str, str]:
-    def get(key: str) -> str:
-        out = subprocess.run(
-            ["git", "config", key], cwd=path, capture_output=True, text=True, check=False
-        )
-        return out.stdout.strip()
-
-    return get("user.name"), get("user.email")
-
-
-def _git(path: Path, *args: str, env: dict[str, str] | None = None) -> None:
-    result = subprocess.run(
-        ["git", *args], cwd=path, capture_output=True, text=True, check=False, env=env
-    )
-    if result.returncode != 0:
-        raise MemkitError(f"git {args[0]} failed: {(result.stdout + result.stderr).strip()}")

@@ -15,10 +15,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "install",
         help="install memkit's Claude Code hooks in a project",
-        description="Merge memkit's hook entries into PROJECT/.claude/settings.json, keeping "
-        "every other hook and setting; running it again changes nothing; --uninstall removes "
-        "only memkit's entries. Name one or more memory repositories with --repo (team, "
-        "personal, ...); by default the project itself, or the memory repo it lies in.",
+        description="Merge memkit's hook entries into PROJECT/.claude/settings.json and its "
+        "MCP server (`memkit mcp`) into PROJECT/.mcp.json, keeping every other hook, server and "
+        "setting; running it again changes nothing; --uninstall removes only memkit's "
+        "entries. Name one or more memory repositories with --repo (team, personal, ...); by "
+        "default the project itself, or the memory repo it lies in.",
     )
     parser.add_argument("target", choices=("claude",))
     parser.add_argument("--project", type=Path, default=Path(), help="default: here")
@@ -46,13 +47,34 @@ def run(args: argparse.Namespace) -> int:
         if found is None:
             raise UsageError("no memory repository here: pass --repo PATH")
         repos = [found]
+    settings, mcp = project / ".claude" / "settings.json", project / ".mcp.json"
+    before = _contents(settings), _contents(mcp)
     path = install(project, repos, uninstall=args.uninstall)
-    verb = "removed memkit's hooks from" if args.uninstall else "installed memkit's hooks in"
-    print(f"memkit: {verb} {path}")
-    if not args.uninstall and shutil.which("memkit-hook") is None:
-        print(
-            "memkit: warning: `memkit-hook` is not on PATH; Claude Code will not find it "
-            "(activate memkit's environment or install memkit with pipx)",
-            file=sys.stderr,
+    unchanged = before[0] is not None and _contents(path) == before[0]
+    if args.uninstall:
+        verb = "memkit's hooks were not in" if unchanged else "removed memkit's hooks from"
+    else:
+        verb = (
+            "memkit's hooks are already installed in"
+            if unchanged
+            else "installed memkit's hooks in"
         )
+    print(f"memkit: {verb} {path}")
+    same = _contents(mcp) == before[1]
+    if args.uninstall:
+        verb = "memkit's MCP server was not in" if same else "removed memkit's MCP server from"
+    else:
+        verb = "memkit's MCP server is already in" if same else "registered memkit's MCP server in"
+    print(f"memkit: {verb} {mcp}")
+    for program in ("memkit-hook", "memkit"):
+        if not args.uninstall and shutil.which(program) is None:
+            print(
+                f"memkit: warning: `{program}` is not on PATH; Claude Code will not find it "
+                "(activate memkit's environment or install memkit with pipx)",
+                file=sys.stderr,
+            )
     return 0
+
+
+def _contents(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None

@@ -94,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
         )
     _move(root, relpath, target)
     _log(root, who, args.action, args.id, moved=(relpath, target), reason=args.reason)
+    done = {"approve": "approved", "reject": "rejected"}[args.action]
     print(
-        f"{args.action}d {args.id}: {relpath} -> {target}; commit it "
+        f"{done} {args.id}: {relpath} -> {target}; commit it "
         f"(git commit -m 'review: {args.action} {args.id}')"
     )
     return 0

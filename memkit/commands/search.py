@@ -34,9 +34,51 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from memkit.index import IndexUnavailable, refresh  # noqa: PLC0415
+def _open(root: Path, *, is_stale: Any, refresh: Any) -> Any:
+    """The index, current: a stale one refreshed first (parsing only what changed), a missing
+    or damaged one rebuilt. When `.memkit/` cannot be written (read-only, a full disk), what
+    is there is searched, with a warning."""
+    from memkit.index import IndexUnavailable  # noqa: PLC0415
     from memkit.index.lite import open_light  # noqa: PLC0415
+    from memkit.index.search import IndexDamaged  # noqa: PLC0415
+
+    # An atom written or pulled since the last build is found at once.
+    try:
+        if is_stale(root):
+            refresh(root, quiet=True)
+    except OSError as exc:
+        print(
+            f"memkit: the index could not be refreshed ({exc.strerror or exc}); "
+            "results may be out of date",
+            file=sys.stderr,
+        )
+    try:
+        reader = open_light(root)  # skips parsing meta.json (5 MB at 10,000 atoms)
+    except IndexDamaged as exc:
+        return _rebuilt(root, str(exc), refresh)
+    except IndexUnavailable as exc:  # none yet: built, as the first search always did
+        return _rebuilt(root, str(exc), refresh, say=False)
+    if reader.damage:
+        return _rebuilt(root, reader.damage, refresh)
+    return reader
+
+
+def _rebuilt(root: Path, problem: str, refresh: Any, *, say: bool = True) -> Any:
+    from memkit.index.lite import open_light  # noqa: PLC0415
+
+    if say:
+        print(f"memkit: rebuilding the index ({problem})", file=sys.stderr)
+    try:
+        refresh(root, quiet=True, full=True)
+    except OSError as exc:
+        raise MemkitError(
+            f"the index cannot be rebuilt ({exc.strerror or exc}): {problem}"
+        ) from exc
+    return open_light(root)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memkit.index import refresh  # noqa: PLC0415
     from memkit.index.manifest import is_stale  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
 
@@ -45,15 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     root = find_root(args.repo)
-    # An atom written or pulled since the last build is found at once: a stale index is
-    # refreshed first (parsing only what changed), never trusted.
-    if is_stale(root):
-        refresh(root, quiet=True)
-    try:
-        reader = open_light(root)  # skips parsing meta.json (5 MB at 10,000 atoms)
-    except IndexUnavailable:
-        refresh(root, quiet=True, full=True)
-        reader = open_light(root)
+    reader = _open(root, is_stale=is_stale, refresh=refresh)
     options = {"limit": args.limit, "mode": args.mode, "include_inactive": args.include_inactive}
     if args.batch is not None:
         try:
@@ -77,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
             )
         return 0
     hits = reader.search(args.query, **options)
+    if reader.damage:  # found only by this query: rebuilt, and asked again
+        reader = _rebuilt(root, reader.damage, refresh)
+        hits = reader.search(args.query, **options)
     if args.json:
         print(
             json.dumps(

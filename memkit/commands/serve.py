@@ -33,7 +33,16 @@ def add_parser(subparsers: Any) -> None:
         help="between requests, refresh the index this often if atoms changed (0: never)",
     )
     parser.add_argument(
-        "--stop", action="store_true", help="stop the engine of this repository, if one runs"
+        "--stop",
+        action="store_true",
+        help="stop the engine of this repository, if one runs (SIGTERM, then SIGKILL)",
+    )
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="with --stop: how long the engine gets to exit before it is killed (default 10)",
     )
     parser.set_defaults(func=run)
 
@@ -44,11 +53,26 @@ def run(args: argparse.Namespace) -> int:
     # before numpy is first imported, which happens only when the engine loads the index.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    from memkit.claude.engine import serve, stop  # noqa: PLC0415
+    from memkit.claude.engine import serve  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
 
     root = find_root(args.repo)
     if args.stop:
-        print("memkit: engine stopped" if stop(root) else "memkit: no engine was running")
-        return 0
+        return _stop(root, args.wait)
     return serve(root, idle=args.idle, check_every=args.check_every)
+
+
+def _stop(root: Path, wait: float) -> int:
+    from memkit.claude.engine import KILLED, NOT_RUNNING, STOPPED, stop  # noqa: PLC0415
+    from memkit.errors import MemkitError  # noqa: PLC0415
+
+    outcome, pid = stop(root, wait=wait)
+    if outcome == NOT_RUNNING:
+        print("memkit: no engine was running")
+    elif outcome == STOPPED:
+        print(f"memkit: engine stopped (pid {pid})")
+    elif outcome == KILLED:
+        print(f"memkit: the engine (pid {pid}) did not exit within {wait:g} s; killed it")
+    else:
+        raise MemkitError(f"the engine (pid {pid}) is still running, even after SIGKILL")
+    return 0

@@ -25,7 +25,14 @@ def run(args: argparse.Namespace) -> int:
     root = find_root(args.repo)
     for relpath in list_atom_files(root):
         if id_from_path(relpath) == args.id:
+            path = root / relpath
+            # A link in the repository to /etc/passwd or ~/.ssh/id_rsa is not an atom.
+            if not path.resolve().is_relative_to(root.resolve()):
+                raise MemkitError(
+                    f"{relpath} is a symlink to outside the repository; not shown "
+                    "(`memkit validate` reports it as MK019)"
+                )
             print(f"# {relpath}")
-            print((root / relpath).read_text(encoding="utf-8", errors="replace"), end="")
+            print(path.read_text(encoding="utf-8", errors="replace"), end="")
             return 0
     raise MemkitError(f"no atom with id `{args.id}`; try `memkit search`")

@@ -14,23 +14,162 @@ from memkit.atom import Atom
 from memkit.config import Config
 from memkit.findings import Finding, Severity
 
-_PHRASES = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*"
-    r"(?:previous|prior|above|earlier|preceding|system|original)\s+"
-    r"(?:instructions?|prompts?|rules?|messages?|context|directions?)"
-    r"|\byou\s+(?:must|will|should)\s+now\b|\byou\s+are\s+now\s+(?:a|an|in|the)\b"
-    r"|\bnew\s+(?:system\s+)?instructions?\s*:"
-    r"|\b(?:reveal|print|show|leak)\s+(?:your|the)\s+(?:system\s+)?prompt\b"
-    r"|\bdo\s+not\s+(?:tell|inform|mention\s+(?:this\s+)?to)\s+the\s+user\b"
-    r"|\bwithout\s+(?:telling|asking)\s+the\s+user\b"
+_OVERRIDE = (
+    r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|your\s+"
+    r"|of\s+|every\s+|everything\s+)*(?:previous|prior|above|earlier|preceding|system|original"
+    r"|former|existing|other)(?:\s+(?:instructions?|prompts?|rules?|messages?|context|directions?"
+    r"|guidance|guidelines?|directives?|policies|polic(?:y)|constraints?|safety\s+rules?))?\b"
+    r"|\bpay\s+no\s+attention\s+to\s+(?:the\s+|any\s+|all\s+)*(?:previous|prior|above"
+    r"|earlier)"
+)
+_IDENTITY = (
+    r"\byou\s+(?:must|will|should)\s+now\s+(?:ignore|obey|delete|disable|reveal|forget|only"
+    r"|act|answer|comply|bypass|skip)\b"
+    r"|\byou\s+are\s+now\s+(?:a|an|in|the|my)\b"
+    r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|answer|act|will|must|obey|only)\b"
     r"|\b(?:act|behave)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+unrestricted)\b"
-    r"|</?\s*(?:system|assistant|instructions?)\s*>"
+)
+# What a memory says to the agent that reads it: "when you read this", "for the assistant
+# reading this", a fake turn of the conversation, a tool to call.
+_ADDRESS = (
+    r"\bwhen\s+you\s+read\s+this\b|\b(?:up)?on\s+reading\s+this\b"
+    r"|\b(?:for|to)\s+(?:the|any|an?)\s+(?:assistant|agent|ai|model|llm|claude)\s+"
+    r"(?:\w+\s+)?(?:reading|that\s+reads|who\s+reads)\s+this\b"
+    r"|\b(?:use|call|with|using|via)\s+the\s+(?:bash|shell|write|edit|webfetch|read)\s+tool\b"
+    r"|(?:使用|用|調用|调用|呼叫)\s*(?:Bash|bash|shell|Shell)\s*工具(?!鏈|链)"
+    r"|讀到這(?:段|則|個|份)|读到这(?:段|则|个|份)"
+)
+_SENSITIVE = (
+    r"(?:\benv\b|environment\s+variables?|credentials?|api[\s_-]*keys?|secret\s+keys?|tokens?"
+    r"|passwords?|\.env\b|id_rsa|ssh\s+keys?|private\s+keys?|\.aws|\.netrc"
+    r"|(?-i:\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b)"
+    r"|環境變數|环境变量|憑證|凭证|密鑰|密钥|金鑰|私鑰|私钥|密碼|密码|令牌)"
+)
+# Credentials asked for, where the agent would put them: its reply, a URL, "me".
+_EXFILTRATION = (
+    r"\bexfiltrat\w*"
+    r"|\bshow\s+me\b[^.\n]{0,40}?"
+    + _SENSITIVE
+    + r"|\b(?:email|send|upload|mail|forward)\b[^.\n]{0,40}?\bto\s+me\b"
+    r"|\b(?:print|output|show|paste|reveal|dump|send|upload|post|email|include|put|leak|list)"
+    r"\b[^.\n]{0,60}?" + _SENSITIVE + r"[^.\n]{0,60}?(?:\b(?:in|into|to)\s+(?:your|the|this)\s+"
+    r"(?:next\s+)?(?:reply|answer|response|message|chat|conversation|output)\b|https?://)"
+    r"|(?:印|輸出|输出|貼|贴|顯示|显示|放進|放进|傳到|传到|上傳|上传|寄)[^。\n]{0,30}?"
+    + _SENSITIVE
+    + r"[^。\n]{0,30}?(?:回覆|回复|回答|對話|对话|聊天|https?://)|"
+    + _SENSITIVE
+    + r"[^。\n]{0,30}?(?:印在|貼在|贴在|放進|放进|傳到|传到"
+    r"|貼到|贴到|輸出到|输出到)[^。\n]{0,20}?(?:回覆|回复|回答|對話|对话|聊天|https?://)"
+)
+_EXFIL_WORDS = (
+    "exfiltrat",
+    "show me",
+    " to me",
+    "reply",
+    "answer",
+    "response",
+    "message",
+    "chat",
+    "conversation",
+    "output",
+    "http",
+    "回覆",
+    "回复",
+    "回答",
+    "對話",
+    "对话",
+    "聊天",
+)
+# A turn of a conversation written into an atom, to be read as one: the assistant saying
+# what it did or will do, the system granting something, a user's line answered by one.
+_TURN = re.compile(
+    r"^[ \t]*(assistant|ai|claude|助手|助理|system|系統|系统|user|human|使用者|用戶|用户)"
+    r"[ \t]*[:：](.*)$",
+    re.I | re.M,
+)
+_ASSISTANT_SAYS = re.compile(
+    r"\s*(?:i\b|i'|sure|ok|okay|done|here|yes|好的|好|我|已|沒問題|没问题)", re.I
+)
+_SYSTEM_GRANTS = re.compile(
+    r"\bthe\s+user\s+is\b|\bgrant|\bapprove|\byou\s+(?:must|are|may|can|should)\b|\bignore"
+    r"|\boverride|權限|权限|批准|必須|必须|你",
+    re.I,
+)
+_ROLES = {
+    "assistant": "assistant",
+    "ai": "assistant",
+    "claude": "assistant",
+    "助手": "assistant",
+    "助理": "assistant",
+    "system": "system",
+    "系統": "system",
+    "系统": "system",
+}
+
+
+def _fake_turns(text: str) -> Iterator[re.Match[str]]:
+    user: re.Match[str] | None = None
+    for m in _TURN.finditer(text):
+        role = _ROLES.get(m.group(1).lower(), "user")
+        rest = m.group(2)
+        if role == "assistant" and user is not None:
+            yield user  # a dialogue: a user's line, then the assistant's
+            user = None
+        elif (role == "assistant" and _ASSISTANT_SAYS.match(rest)) or (
+            role == "system" and _SYSTEM_GRANTS.search(rest[:120])
+        ):
+            yield m
+        elif role == "user" and user is None:
+            user = m
+
+
+_OTHER = (
+    r"\bnew\s+(?:system\s+)?instructions?\s*:"
+    r"|\b(?:reveal|print|show|leak)\s+(?:your|the)\s+(?:system\s+)?prompt\b"
+    r"|\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|reveal|show|let)\b[^.\n]{0,30}?"
+    r"\bthe\s+user\b"
+    r"|\bwithout\s+(?:telling|asking|informing)\s+the\s+user\b"
+    r"|</?\s*(?:system|assistant|instructions?)\s*>|</?\s*memkit-(?:memory|index)\b"
     r"|(?:忽略|無視|无视|忘記|忘记|不要理會|不要理会)(?:掉)?(?:之前|先前|以上|前面|上面|所有|原本|系統|系统)"
     r"(?:的)?(?:所有)?(?:指令|指示|規則|规则|提示|設定|设定|要求)"
     r"|你現在是|你现在是|從現在開始你|从现在开始你|你必須立即|你必须立即"
-    r"|不要告訴使用者|不要告诉用户|不要讓使用者知道|不要让用户知道|(?:洩漏|泄露|顯示|显示)(?:你的)?系統提示|系统提示词"
-    r"|(?:以前|前)の指示を無視|指示を無視して",
-    re.I,
+    r"|不要告訴使用者|不要告诉用户|不要讓使用者知道|不要让用户知道"
+    r"|(?:洩漏|泄露|顯示|显示|輸出|输出|告訴我|告诉我|印出)(?:你的)?(?:系統|系统)提示"
+    r"|(?:以前|前)の指示を無視|指示を無視して"
+)
+# Each kind of instruction with the words it cannot do without: a pattern runs only on text
+# that holds one of them (lower-cased), which keeps a typical atom at well under a millisecond.
+_RULES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (words, re.compile(pattern, re.I))
+    for words, pattern in (
+        (("ignore", "disregard", "forget", "override", "bypass", "skip", "attention"), _OVERRIDE),
+        (("now", "act as", "behave as"), _IDENTITY),
+        (("read", "tool", "工具", "讀到", "读到"), _ADDRESS),
+        (
+            (
+                "exfiltrat",
+                "env",
+                "credential",
+                "key",
+                "token",
+                "passw",
+                "id_rsa",
+                ".aws",
+                "netrc",
+                "_secret",
+                "環境",
+                "环境",
+                "憑證",
+                "凭证",
+                "密",
+                "金鑰",
+                "私",
+                "令牌",
+            ),
+            _EXFILTRATION,
+        ),
+        ((), _OTHER),
+    )
 )
 _COMMENT = re.compile(r"<!--(.*?)-->", re.S)
 _IMPERATIVE = re.compile(
@@ -43,7 +182,18 @@ _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\u2061-\u2064\ufeff\u202a-\u20
 
 def injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
     """(line, col, what) for each suspicious place in `text`."""
-    for m in _PHRASES.finditer(text):
+    lowered = text.lower()
+    found: list[re.Match[str]] = []
+    for words, pattern in _RULES:
+        if not words or any(w in lowered for w in words):
+            found += pattern.finditer(text)
+    if ":" in text or "：" in text:
+        found += _fake_turns(text)
+    end = -1
+    for m in sorted(found, key=lambda m: m.start()):
+        if m.start() < end:
+            continue  # inside an earlier hit
+        end = m.end()
         line, col = _where(text, m.start())
         yield line, col, f"instruction aimed at the agent ({m.group(0).strip()[:40]!r})"
     for m in _COMMENT.finditer(text):
@@ -51,6 +201,8 @@ def injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
             line, col = _where(text, m.start())
             yield line, col, "hidden HTML comment with instructions (invisible when rendered)"
     for m in _INVISIBLE.finditer(text):
+        if m.start() == 0 and m.group(0) == "\ufeff":
+            continue  # a byte order mark: how some editors start a UTF-8 file, hides nothing
         line, col = _where(text, m.start())
         yield line, col, f"invisible character U+{ord(m.group(0)):04X} (can hide text)"
         break

@@ -346,7 +346,9 @@ def score_text(
     transient = _first(_TRANSIENT_RE, text)
     rule("non_transient", not transient)
     rule("actionable", bool(_ACTION_RE.search(text)), _first(_ACTION_RE, text))
-    total = round(sum(h.weight for h in hits), 4)
+    # The weights add up to more than 1 (a note can earn more than it needs); the score is a
+    # share, so it stops at 1.
+    total = min(1.0, round(sum(h.weight for h in hits), 4))
     if total >= settings.pass_at:
         verdict = "pass"
     elif total >= settings.warn_at:
@@ -367,4 +369,19 @@ def score_text(
 def score_atom(
     title: str, body: str, atom_type: str, settings: GateSettings | None = None
 ) -> GateScore:
-    return score_text(plain_text(title, body), atom_type=atom_type, settings=settings)
+    rest = _without_repeated_heading(body)
+    if rest is not body and title.rstrip("…").strip() in rest:
+        title = ""  # already in the text once
+    return score_text(plain_text(title, rest), atom_type=atom_type, settings=settings)
+
+
+def _without_repeated_heading(body: str) -> str:
+    """`body` without its `# heading` line when the text below starts by saying the same
+    (a one-line note, or a heading cut short from the first sentence): read once, not twice,
+    or a short note would earn the length rules with half its characters."""
+    first, _, rest = body.lstrip("\n").partition("\n")
+    if not first.startswith("# "):
+        return body
+    heading = first[2:].strip().rstrip("…").strip()
+    rest = rest.lstrip()
+    return rest if heading and rest.startswith(heading) else body

@@ -41,6 +41,13 @@ _NEAR_WORD = re.compile(
     r"[\"']?\s*(?:[:=]|=>|是|為|为|は)\s*[\"']?([^\s\"',;]{12,})",
     re.I,
 )
+# A signing secret or token in hex, a few words after the word that names it ("Slack signing
+# secret 8f74…", "the token is …"): hex alone is too common (git commits) to flag by itself.
+_HEX_NEAR_WORD = re.compile(
+    r"(?:secret|token|passw(?:or)?d|api[_ -]?key|signing[_ -]?key|private[_ -]?key"
+    r"|密鑰|密钥|金鑰|令牌)[^\n]{0,30}?(?<![0-9A-Fa-f])([0-9A-Fa-f]{32,})(?![0-9A-Za-z])",
+    re.I,
+)
 _PLACEHOLDER = re.compile(
     r"^(?:\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|\*+|x+|\.+|(?:your|my|the|some|example|dummy|changeme"
     r"|placeholder|redacted|secret|password|token|xxx)[\w-]*|%\(?\w+\)?s?)$",
@@ -66,45 +73,70 @@ def redact(secret: str) -> str:
     return f"{secret[:4]}…({len(secret)} chars)" if len(secret) > 8 else "…"
 
 
+def _line_hits(line: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, kind) of each secret value in one line, none overlapping."""
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= a or start >= b for a, b in taken)
+
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(line):
+            if free(m.start(), m.end()):
+                taken.append((m.start(), m.end()))
+                yield m.start(), m.end(), kind
+    for m in _CONNECTION.finditer(line):
+        password = m.group(1)
+        if free(m.start(), m.end()) and not _PLACEHOLDER.match(password):
+            taken.append((m.start(), m.end()))
+            yield m.start(1), m.end(1), "password in a connection string"
+    for m in _NEAR_WORD.finditer(line):
+        value = m.group(1)
+        if (
+            free(m.start(1), m.end(1))
+            and not _PLACEHOLDER.match(value)
+            and _entropy(value) >= 3.3
+            and re.search(r"\d", value)
+            and re.search(r"[A-Za-z]", value)
+        ):
+            taken.append((m.start(1), m.end(1)))
+            yield m.start(1), m.end(1), "high-entropy value next to a secret word"
+    for m in _HEX_NEAR_WORD.finditer(line):
+        value = m.group(1)
+        if free(m.start(1), m.end(1)) and len(set(value.lower())) >= 8:
+            taken.append((m.start(1), m.end(1)))
+            yield m.start(1), m.end(1), "hex key next to a secret word"
+
+
 def find_secrets(text: str) -> Iterator[SecretHit]:
     for number, line in enumerate(text.split("\n"), start=1):
-        taken: list[tuple[int, int]] = []
+        for start, end, kind in _line_hits(line):
+            yield SecretHit(number, start + 1, kind, redact(line[start:end]))
 
-        def free(start: int, end: int, taken: list[tuple[int, int]] = taken) -> bool:
-            return all(end <= a or start >= b for a, b in taken)
 
-        for kind, pattern in _PATTERNS:
-            for m in pattern.finditer(line):
-                if free(m.start(), m.end()):
-                    taken.append((m.start(), m.end()))
-                    yield SecretHit(number, m.start() + 1, kind, redact(m.group(0)))
-        for m in _CONNECTION.finditer(line):
-            password = m.group(1)
-            if free(m.start(), m.end()) and not _PLACEHOLDER.match(password):
-                taken.append((m.start(), m.end()))
-                yield SecretHit(
-                    number, m.start(1) + 1, "password in a connection string", redact(password)
-                )
-        for m in _NEAR_WORD.finditer(line):
-            value = m.group(1)
-            if (
-                free(m.start(1), m.end(1))
-                and not _PLACEHOLDER.match(value)
-                and _entropy(value) >= 3.3
-                and re.search(r"\d", value)
-                and re.search(r"[A-Za-z]", value)
-            ):
-                taken.append((m.start(1), m.end(1)))
-                yield SecretHit(
-                    number,
-                    m.start(1) + 1,
-                    "high-entropy value next to a secret word",
-                    redact(value),
-                )
+def redact_secrets(text: str) -> str:
+    """`text` with every secret value found in it replaced by its redacted form: for file
+    names, messages and logs that must name a thing without leaking it."""
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        out = line
+        for start, end, _kind in sorted(_line_hits(line), reverse=True):
+            out = out[:start] + redact(out[start:end]) + out[end:]
+        lines[n] = out
+    return "\n".join(lines)
 
 
 def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
     del config
+    for hit in find_secrets(atom.path):
+        yield Finding(
+            atom.path,  # shown redacted, as every path (see Finding)
+            1,
+            1,
+            "MK110",
+            f"possible secret in the file name ({hit.kind}: {hit.redacted}); rename the file "
+            "(and its id) and rotate the secret if it was real",
+        )
     for hit in find_secrets(text):
         yield Finding(
             atom.path,

@@ -88,9 +88,37 @@ def _document(atom: Atom) -> Any:
     )
 
 
+def _os_error(exc: ValueError) -> OSError | None:
+    """tantivy reports a full disk or a read-only folder as a ValueError naming the OS error
+    ("… (os error 28) …"): the same OSError as any other write, for one clear message."""
+    import re  # noqa: PLC0415
+
+    found = re.search(r"\(os error (\d+)\)", str(exc))
+    if found is None:
+        return None
+    code = int(found.group(1))
+    import os  # noqa: PLC0415
+
+    return OSError(code, os.strerror(code))
+
+
 def _open_previous(root: Path, model: str) -> tuple[Path, dict[str, Any]] | None:
+    """The live generation to build on, when it can be trusted: sealed, every file intact
+    (an incremental build copies its tantivy files, and would copy damage along)."""
     gen = store.current_generation(root)
     if gen is None:
+        return None
+    seal = store.read_checksums(gen)
+    if seal is None:
+        log.info("index generation %s has no checksums (an older build); rebuilding", gen)
+        return None
+    problems = store.verify(gen, deep=True, seal=seal)
+    if problems:
+        log.warning(
+            "index generation %s is damaged (%s); rebuilding from scratch",
+            gen,
+            store.describe(problems),
+        )
         return None
     try:
         meta = store.read_meta(gen)
@@ -225,7 +253,11 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
                 },
             )
             store.write_text_atomic(gen / DIGEST, digest(manifest))
+            store.write_checksums(gen)  # last: a generation without it is not finished
             store.publish(root, gen)
+        except ValueError as exc:
+            store.discard(gen)
+            raise _os_error(exc) or exc from None
         except BaseException:
             store.discard(gen)
             raise

@@ -3,24 +3,28 @@ search`): tantivy plus a compact column cache.
 
 A generation's meta.json describes every atom in full (5 MB at 10,000 atoms, ~70 ms to parse),
 which is most of what a fresh hook process would spend. What recall needs of it is kept
-beside the index in `.memkit/columns/<generation>.<python>.marshal`, written the first time a
+beside the index in `.memkit/columns/<build id>.<python>.marshal`, written the first time a
 generation is opened in full, and read back in a few milliseconds. Rows become dicts only
 when asked for. The cache is derived: a missing, stale or unreadable one means a full open.
+It is keyed by the generation's build id, never by its reusable name: after `.memkit/index/`
+is deleted and rebuilt, the new `gen-000001` is not the old one. A generation without a build
+id (built by an older memkit) is always opened in full.
 """
 
 from __future__ import annotations
 
 import contextlib
 import marshal
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memkit.files import write_atomic
+from memkit.files import memkit_dir, write_atomic
 from memkit.index import IndexReader, open_index
-from memkit.index.analysis import register
-from memkit.index.store import current_generation
+from memkit.index.search import IndexDamaged
+from memkit.index.store import CHECKSUMS, current_generation, describe, read_checksums, verify
 
 SCALARS = ("id", "path", "title", "type", "scope", "status", "confidence", "pending", "chars")
 LISTS = ("triggers", "paths", "related", "supersedes", "superseded_by")
@@ -56,30 +60,36 @@ class Atoms:
 class LightReader(IndexReader):
     """An IndexReader whose atom table comes from the column cache."""
 
-    def __init__(self, root: Path, gen: Path, columns: dict[str, Any]) -> None:
+    def __init__(
+        self, root: Path, gen: Path, columns: dict[str, Any], seal: dict[str, Any]
+    ) -> None:
         # Not IndexReader.__init__: parsing meta.json is what this class exists to avoid.
-        import tantivy  # noqa: PLC0415
-
         self.root = root
         self.gen = gen
         self.generation = gen.name
-        self.meta = {"model": columns["model"], "atoms": None, "skipped": columns["skipped"]}
+        self.seal = seal
+        self.build = seal["build"]
+        self.problems = verify(gen, seal=seal)
+        if "meta.json" in self.problems:
+            raise IndexDamaged(f"{gen}: {describe(self.problems)}")
+        self.meta = {
+            "model": columns["model"],
+            "atoms": None,
+            "skipped": columns["skipped"],
+            "dim": columns.get("dim"),
+        }
         self.atoms = Atoms(columns)  # type: ignore[assignment]
         self.row_of = {path: row for row, path in enumerate(columns["path"])}
-        self._vectors = None
-        self.index = tantivy.Index.open(str(gen / "tantivy"))
-        register(self.index)
-        self.searcher = self.index.searcher()
-        self._encoder = None
+        self._open_rest()
         self._triggers = [
             (row, [t.lower() for t in triggers if t.strip()])
             for row, triggers in columns["triggers"].items()
         ]
 
 
-def cache_path(root: Path, gen: Path) -> Path:
+def cache_path(root: Path, build: str) -> Path:
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}m{marshal.version}"
-    return root / ".memkit" / FOLDER / f"{gen.name}.{tag}.marshal"
+    return root / ".memkit" / FOLDER / f"{build}.{tag}.marshal"
 
 
 def columns_of(reader: IndexReader) -> dict[str, Any]:
@@ -88,7 +98,9 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
     for name in LISTS:
         columns[name] = {row: list(a[name]) for row, a in enumerate(atoms) if a.get(name)}
     columns["model"] = reader.meta["model"]
+    columns["dim"] = reader.meta.get("dim")
     columns["skipped"] = reader.skipped
+    columns["build"] = reader.build
     return columns
 
 
@@ -96,24 +108,33 @@ def open_light(root: Path) -> IndexReader:
     """The current generation, from the column cache when there is one; else in full, and
     the cache is written for the next hook. Raises IndexUnavailable like open_index."""
     gen = current_generation(root)
-    if gen is not None:
-        path = cache_path(root, gen)
+    seal = read_checksums(gen) if gen is not None else None
+    if gen is not None and seal is not None:
+        path = cache_path(root, seal["build"])
         try:
-            # Written by memkit into this user's own .memkit/, as trusted as the index itself.
-            columns = marshal.loads(path.read_bytes())  # noqa: S302
-            return LightReader(root, gen, columns)
-        except (OSError, ValueError, EOFError, TypeError, KeyError):
+            # Only a cache this user wrote: marshal is not safe against crafted input.
+            if path.stat().st_uid == os.geteuid():
+                columns = marshal.loads(path.read_bytes())  # noqa: S302
+                if columns.get("build") == seal["build"]:
+                    return LightReader(root, gen, columns, seal)
+        except (OSError, ValueError, EOFError, TypeError, KeyError, AttributeError):
             pass  # no cache yet, or not one this Python can read
     reader = open_index(root)
-    with contextlib.suppress(OSError):
-        _write_cache(cache_path(root, reader.gen), columns_of(reader))
+    if reader.build and not reader.damage:
+        with contextlib.suppress(OSError):
+            _write_cache(root, cache_path(root, reader.build), columns_of(reader))
     return reader
 
 
-def _write_cache(path: Path, columns: dict[str, Any]) -> None:
+def _write_cache(root: Path, path: Path, columns: dict[str, Any]) -> None:
+    memkit_dir(root)
     write_atomic(path, marshal.dumps(columns), durable=False)
     # Caches of generations that are gone only take space.
-    index = path.parents[1] / "index"
-    for old in path.parent.glob("gen-*.marshal"):
-        if old != path and not (index / old.name.split(".")[0]).is_dir():
+    builds = set()
+    for gen in (root / ".memkit" / "index").glob("gen-*"):
+        seal = read_checksums(gen) if (gen / CHECKSUMS).is_file() else None
+        if seal is not None:
+            builds.add(seal["build"])
+    for old in path.parent.glob("*.marshal"):
+        if old != path and old.name.split(".")[0] not in builds:
             old.unlink(missing_ok=True)

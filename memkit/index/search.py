@@ -25,6 +25,13 @@ class IndexUnavailable(RuntimeError):
     """No usable index: run `memkit index`."""
 
 
+class IndexDamaged(IndexUnavailable):
+    """The generation's files are damaged: rebuild it (`memkit index` does, from scratch)."""
+
+
+Callback = Any  # Callable[[str], None]; typing's Callable would cost the hook path nothing
+
+
 @dataclass(frozen=True)
 class Hit:
     id: str
@@ -45,25 +52,74 @@ class Hit:
 
 
 class IndexReader:
-    """One generation of the index, opened once and queried many times."""
+    """One generation of the index, opened once and queried many times.
 
-    def __init__(self, root: Path, gen: Path) -> None:
-        import tantivy  # noqa: PLC0415
+    A generation whose tantivy files or vectors are damaged still opens, degraded: `damage`
+    says what is wrong, BM25 (or the vectors) answer nothing, bodies are read from the atom
+    files, triggers still match; `on_damage` is told once, to have it rebuilt.
+    """
 
+    def __init__(self, root: Path, gen: Path, *, deep: bool = False) -> None:
         self.root = root
         self.gen = gen
         self.generation = gen.name
+        self.seal = store.read_checksums(gen)
+        self.build = self.seal["build"] if self.seal else ""
+        self.problems = store.verify(gen, deep=deep, seal=self.seal)
+        if "meta.json" in self.problems or store.CHECKSUMS in self.problems:
+            raise IndexDamaged(f"{gen}: {store.describe(self.problems)}")
         self.meta = store.read_meta(gen)
         self.atoms: list[dict[str, Any]] = self.meta["atoms"]
         self.row_of = {a["path"]: i for i, a in enumerate(self.atoms)}
-        self._vectors: Any = None
-        self.index = tantivy.Index.open(str(gen / "tantivy"))
-        register(self.index)
-        self.searcher = self.index.searcher()
-        self._encoder: Any = None
+        self._open_rest()
         self._triggers = [
             (i, [t.lower() for t in a["triggers"] if t.strip()]) for i, a in enumerate(self.atoms)
         ]
+
+    def _open_rest(self) -> None:
+        """What both readers share after their atom table: tantivy, lazily the vectors."""
+        self.damage = ""
+        self.on_damage: Callback = None
+        self._vectors: Any = None
+        self._encoder: Any = None
+        self.index: Any = None
+        self.searcher: Any = None
+        broken = [rel for rel in self.problems if rel.startswith("tantivy/")]
+        if broken:
+            self._damaged(f"tantivy files damaged ({store.describe(self.problems)})")
+            return
+        import tantivy  # noqa: PLC0415
+
+        try:
+            try:
+                self.index = tantivy.Index.open(str(self.gen / "tantivy"))
+            except ValueError as exc:
+                if "Lockfile" not in str(exc):
+                    raise
+                self.index = tantivy.Index.open(self._writable_copy())
+            register(self.index)
+            self.searcher = self.index.searcher()
+        except (ValueError, OSError) as exc:  # tantivy's own check of its files
+            self.index = self.searcher = None
+            self._damaged(f"tantivy cannot open the index ({exc})")
+
+    def _writable_copy(self) -> str:
+        """tantivy takes a lock file to open an index, which a read-only `.memkit/` (a
+        read-only mount, a checkout of another user's) cannot hold: it reads a private copy
+        instead (a few MB, removed when the reader goes)."""
+        import shutil  # noqa: PLC0415
+        import tempfile  # noqa: PLC0415
+
+        self._copy = tempfile.TemporaryDirectory(prefix="memkit-index-")
+        target = Path(self._copy.name) / "tantivy"
+        shutil.copytree(self.gen / "tantivy", target)
+        return str(target)
+
+    def _damaged(self, problem: str) -> None:
+        first = not self.damage
+        self.damage = self.damage or problem
+        if first and self.on_damage is not None:
+            self.on_damage(problem)
 
     @property
     def skipped(self) -> list[str]:
@@ -72,11 +128,21 @@ class IndexReader:
 
     @property
     def vectors(self) -> Any:
-        """The atom vectors, loaded on first use: a BM25-only caller never imports numpy."""
+        """The atom vectors, loaded on first use: a BM25-only caller never imports numpy.
+        Damaged (or not one row per atom): none, and the generation is reported damaged."""
         if self._vectors is None:
             import numpy as np  # noqa: PLC0415
 
-            self._vectors = np.load(self.gen / "vectors.npy", mmap_mode="r")
+            try:
+                if "vectors.npy" in self.problems:
+                    raise ValueError(store.describe({"vectors.npy": self.problems["vectors.npy"]}))
+                vectors = np.load(self.gen / "vectors.npy", mmap_mode="r")
+                if vectors.ndim != 2 or vectors.shape[0] != len(self.atoms):
+                    raise ValueError(f"vectors.npy has shape {vectors.shape}")
+            except (OSError, ValueError, EOFError) as exc:
+                self._damaged(f"vectors damaged ({exc})")
+                vectors = np.zeros((0, int(self.meta.get("dim") or 1)), dtype=np.float32)
+            self._vectors = vectors
         return self._vectors
 
     @property
@@ -100,6 +166,15 @@ class IndexReader:
 
     # -- the three candidate lists -------------------------------------------------------
     def bm25(self, query: str, limit: int = POOL) -> list[tuple[int, float]]:
+        if self.searcher is None:
+            return []  # damaged: triggers and vectors still answer
+        try:
+            return self._bm25(query, limit)
+        except (ValueError, OSError) as exc:  # damage tantivy found only now
+            self._damaged(f"tantivy search failed ({exc})")
+            return []
+
+    def _bm25(self, query: str, limit: int) -> list[tuple[int, float]]:
         import tantivy  # noqa: PLC0415
 
         parts = []
@@ -130,7 +205,7 @@ class IndexReader:
     def vector(self, query: str, limit: int = POOL) -> list[tuple[int, float]]:
         import numpy as np  # noqa: PLC0415
 
-        if not len(self.atoms):
+        if not len(self.atoms) or not len(self.vectors):
             return []
         sims = np.asarray(self.vectors @ self.encode(query))
         top = np.argsort(-sims)[:limit]
@@ -176,24 +251,43 @@ class IndexReader:
     def body(self, path: str) -> str:
         import tantivy  # noqa: PLC0415
 
-        query = tantivy.Query.term_query(self.index.schema, "path", path)
-        result = self.searcher.search(query, 1)
-        if not result.hits:
-            return ""
-        value = self.searcher.doc(result.hits[0][1]).get_first("body")
-        return str(value or "")
+        if self.searcher is not None:
+            try:
+                query = tantivy.Query.term_query(self.index.schema, "path", path)
+                result = self.searcher.search(query, 1)
+                if not result.hits:
+                    return ""
+                return str(self.searcher.doc(result.hits[0][1]).get_first("body") or "")
+            except (ValueError, OSError) as exc:
+                self._damaged(f"tantivy cannot read a stored body ({exc})")
+        return body_from_file(self.root / path)
 
 
-def open_index(root: Path) -> IndexReader:
+def body_from_file(path: Path) -> str:
+    """An atom's body read from its file (after the frontmatter): when the index cannot
+    give it, what is on disk now is the truth anyway."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    if text.startswith("---"):
+        _head, sep, rest = text[3:].partition("\n---")
+        if sep:
+            return rest.partition("\n")[2].strip("\n") + "\n"
+    return text
+
+
+def open_index(root: Path, *, deep: bool = False) -> IndexReader:
+    """The current generation; `deep` checks every file's checksum, not only its size."""
     gen = store.current_generation(root)
     if gen is None:
         raise IndexUnavailable(f"no index under {store.index_dir(root)}; run `memkit index`")
     try:
-        return IndexReader(root, gen)
+        return IndexReader(root, gen, deep=deep)
+    except IndexDamaged as exc:
+        raise IndexDamaged(f"index {exc} is damaged; `memkit index` rebuilds it") from exc
     except (OSError, ValueError, KeyError) as exc:
-        raise IndexUnavailable(
-            f"index {gen} cannot be opened ({exc}); run `memkit index --full`"
-        ) from exc
+        raise IndexDamaged(f"index {gen} cannot be opened ({exc}); run `memkit index`") from exc
 
 
 def batch(reader: IndexReader, queries: Sequence[str], **kwargs: Any) -> list[list[Hit]]:

@@ -4,6 +4,11 @@
 vectors, meta.json). A build writes a new generation and then replaces CURRENT with an atomic
 rename, so a reader sees either the old generation or the new one, never half of one. One
 writer at a time holds `.memkit/index/write.lock` (flock); readers take no lock.
+
+Each generation ends with `checksums.json`: a build id (unique to this build, which caches
+are keyed by: a rebuilt `gen-000001` is not the old one) and every file's size and CRC-32. A
+reader checks the sizes on open (a truncated file), the engine, `memkit index` and `memkit
+doctor` the CRCs too (a damaged one); what fails is rebuilt, not trusted.
 """
 
 from __future__ import annotations
@@ -11,19 +16,88 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 import shutil
+import uuid
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memkit.files import write_atomic
+from memkit.files import memkit_dir, write_atomic
 
 FORMAT = 1
+CHECKSUMS = "checksums.json"
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
 
 
 def index_dir(root: Path) -> Path:
     return root / ".memkit" / "index"
+
+
+def _files(gen: Path) -> list[str]:
+    """The generation's files, relative, except tantivy's lock files and the checksums."""
+    out = []
+    for folder, _dirs, names in os.walk(gen):
+        for name in names:
+            rel = os.path.relpath(os.path.join(folder, name), gen)  # noqa: PTH118
+            if not name.endswith(".lock") and rel != CHECKSUMS and not name.startswith(".~"):
+                out.append(rel.replace(os.sep, "/"))
+    return sorted(out)
+
+
+def _crc(path: Path) -> int:
+    crc = 0
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def write_checksums(gen: Path) -> str:
+    """Seal a finished generation; returns its build id."""
+    build = uuid.uuid4().hex
+    files = {rel: [(gen / rel).stat().st_size, _crc(gen / rel)] for rel in _files(gen)}
+    write_json_atomic(gen / CHECKSUMS, {"build": build, "files": files})
+    return build
+
+
+def read_checksums(gen: Path) -> dict[str, Any] | None:
+    """The generation's seal, or None for one built before seals (or with a damaged seal)."""
+    try:
+        data = json.loads((gen / CHECKSUMS).read_text(encoding="utf-8"))
+        if isinstance(data, dict) and isinstance(data.get("files"), dict) and data.get("build"):
+            return data
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def verify(gen: Path, *, deep: bool = False, seal: dict[str, Any] | None = None) -> dict[str, str]:
+    """What is wrong with a generation's files, by file: missing, truncated or grown, and with
+    `deep`, changed (CRC). Empty when all is well, or when it has no seal (an older build:
+    `memkit index` rebuilds those, readers take them as they are)."""
+    seal = seal or read_checksums(gen)
+    if seal is None:
+        return {CHECKSUMS: "unreadable"} if (gen / CHECKSUMS).exists() else {}
+    problems: dict[str, str] = {}
+    for rel, (size, crc) in seal["files"].items():
+        path = gen / rel
+        try:
+            actual = path.stat().st_size
+        except OSError:
+            problems[rel] = "missing"
+            continue
+        if actual != size:
+            problems[rel] = f"{actual} bytes, expected {size}"
+        elif deep and _crc(path) != crc:
+            problems[rel] = "content changed (checksum)"
+    return problems
+
+
+def describe(problems: dict[str, str]) -> str:
+    shown = [f"{rel} {why}" for rel, why in sorted(problems.items())[:3]]
+    return ", ".join(shown) + (", …" if len(problems) > 3 else "")
 
 
 def current_generation(root: Path) -> Path | None:
@@ -53,6 +127,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def new_generation(root: Path) -> Path:
+    memkit_dir(root)
     base = index_dir(root)
     base.mkdir(parents=True, exist_ok=True)
     numbers = [int(p.name[4:]) for p in base.glob("gen-*") if p.name[4:].isdigit()]
@@ -77,6 +152,7 @@ def discard(gen: Path) -> None:
 @contextlib.contextmanager
 def write_lock(root: Path) -> Iterator[None]:
     """One writer at a time; a second `memkit index` waits for the first to finish."""
+    memkit_dir(root)
     base = index_dir(root)
     base.mkdir(parents=True, exist_ok=True)
     with (base / "write.lock").open("a") as fh:

@@ -1,0 +1,261 @@
+"""Writing a new atom through the same checks as a commit: the one path that `memkit add`,
+accepted capture candidates, the MCP server's `save` and imports all take.
+
+`add_atom` builds the file (id from the title, frontmatter filled in), runs validation, the
+content checks and the write gate on it, routes sensitive atoms from outside management to
+`shared/_pending/`, and writes it atomically only when nothing refuses it. It never overwrites
+a file and never prints: callers render the `AddOutcome`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memkit.atom import ID_MAX_LEN, id_from_path
+from memkit.config import Config, load_config
+from memkit.errors import MemkitError, UsageError
+from memkit.files import write_atomic
+from memkit.gate.text import has_cjk
+from memkit.repo import list_atom_files
+from memkit.roles import git_email, identify
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What the caller wants written; everything else is derived."""
+
+    text: str
+    type: str = "fact"
+    confidence: str = "tentative"
+    scope: str = "shared"  # shared, role:<name>, personal[:<user>] or episodic
+    title: str | None = None
+    triggers: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()  # ids of atoms this one replaces
+
+
+@dataclass
+class AddOutcome:
+    """Where the atom went (or would go) and why; `findings` are formatted lines."""
+
+    path: str
+    id: str
+    content: str
+    written: bool = False
+    pending_review: bool = False
+    findings: list[str] = field(default_factory=list)
+    errors: int = 0
+    score: float | None = None
+    verdict: str | None = None
+    explain: str | None = None
+    similar: list[dict[str, Any]] = field(default_factory=list)
+    contradicts: list[str] = field(default_factory=list)  # ids of live atoms it contradicts
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "id": self.id,
+            "written": self.written,
+            "pending_review": self.pending_review,
+            "contradicts": self.contradicts,
+        }
+        if self.score is not None:
+            out.update(
+                score=self.score, verdict=self.verdict, explain=self.explain, similar=self.similar
+            )
+        out["findings"] = self.findings
+        return out
+
+
+TITLE_MAX = 80
+# A sentence ends at . ! ? followed by a space (not inside "16.2" or "config.yaml"), at a CJK
+# full stop, or at a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
+
+
+def title_of(text: str) -> str:
+    """The first sentence, without its full stop, cut at a word boundary if it is long."""
+    first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip().rstrip(".。")
+    return shorten(first or text.strip(), TITLE_MAX)
+
+
+def shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:  # a word boundary not too far back; CJK text has none
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-–—") + "…"
+
+
+def slugify(title: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    slug = ""
+    for word in words:
+        if len(slug) + len(word) + 1 > 60:
+            break
+        slug = f"{slug}-{word}" if slug else word
+    return slug
+
+
+def id_base(title: str, text: str, atom_type: str) -> str:
+    """An id for a new atom: the title's words; for a title in CJK script, whose words an
+    ASCII id cannot spell, its Latin words (numbers alone say nothing) and a short hash."""
+    digest = hashlib.sha1(text.encode()).hexdigest()[:8]  # noqa: S324 - a name, not security
+    if not has_cjk(title):
+        return slugify(title) or f"{atom_type}-{digest}"
+    words = [w for w in slugify(title).split("-") if re.search(r"[a-z]", w)][:4]
+    return "-".join([*words, digest]) if words else f"{atom_type}-{digest}"
+
+
+def without_secrets(text: str) -> str:
+    """`text` with every secret the gate would find replaced by `…`: ids, file names and
+    titles are printed and committed, and must never carry one."""
+    from memkit.gate.secrets import find_secrets  # noqa: PLC0415
+
+    lines = text.split("\n")
+    for hit in sorted(find_secrets(text), key=lambda h: (h.line, h.col), reverse=True):
+        line = lines[hit.line - 1]
+        start = end = hit.col - 1
+        while end < len(line) and not line[end].isspace():
+            end += 1
+        lines[hit.line - 1] = line[:start] + "…" + line[end:]
+    return "\n".join(lines)
+
+
+def folder_of(scope: str, root: Path) -> str:
+    if scope == "shared":
+        return "shared"
+    if scope == "episodic":
+        return "episodic"
+    kind, _, name = scope.partition(":")
+    if kind == "role" and re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
+        return f"roles/{name}"
+    if kind == "personal":
+        user = name or identify(root).user
+        if re.fullmatch(r"[a-z0-9][a-z0-9-]*", user):
+            return f"personal/{user}"
+    raise UsageError(f"scope {scope!r}: use shared, role:<name>, personal[:<user>] or episodic")
+
+
+def needs_review(root: Path, config: Config, atom_type: str) -> bool:
+    """Whether the commit would refuse this atom in shared/ (MK204): sensitive types from
+    anyone but management go to shared/_pending/ for review, so write it there at once."""
+    from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
+
+    return atom_type in sensitive_kinds(config) and not identify(root).is_management
+
+
+def _yaml_list(items: tuple[str, ...]) -> str:
+    return "[" + ", ".join(json.dumps(i, ensure_ascii=False) for i in items) + "]"
+
+
+def add_atom(
+    root: Path, draft: Draft, *, dry_run: bool = False, config: Config | None = None
+) -> AddOutcome:
+    """Check `draft` as a commit would and write it unless something refuses it."""
+    from memkit.atomfile import parse_atom_bytes  # noqa: PLC0415
+    from memkit.checks.content import run_content_checks  # noqa: PLC0415
+    from memkit.checks.gate import gate_atoms  # noqa: PLC0415
+
+    config = config or load_config(root)
+    text = draft.text.strip()
+    if not text:
+        raise UsageError("TEXT is empty")
+    shown = without_secrets(text)
+    title = without_secrets(draft.title or title_of(shown)).strip().replace("\n", " ")
+    folder = folder_of(draft.scope, root)
+    review = folder == "shared" and needs_review(root, config, draft.type)
+    if review:
+        folder = "shared/_pending"
+    taken = {id_from_path(p) for p in list_atom_files(root)}
+    base = id_base(title, shown, draft.type)
+    atom_id, n = base[:ID_MAX_LEN], 2
+    while atom_id in taken or (root / folder / f"{atom_id}.md").exists():
+        atom_id, n = f"{base[: ID_MAX_LEN - 4]}-{n}", n + 1
+    author = git_email(root)
+    lines = [
+        "---",
+        f"id: {atom_id}",
+        f"type: {draft.type}",
+        f"confidence: {draft.confidence}",
+        f"created: {dt.date.today().isoformat()}",
+    ]
+    if author:
+        lines.append(f"author: {author}")
+    if draft.triggers:
+        lines.append(f"triggers: {_yaml_list(draft.triggers)}")
+    if draft.supersedes:
+        lines.append(f"supersedes: {_yaml_list(draft.supersedes)}")
+    content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
+    relpath = f"{folder}/{atom_id}.md"
+
+    parsed = parse_atom_bytes(relpath, content.encode("utf-8"), config)
+    findings = list(parsed.findings)
+    outcome = AddOutcome(relpath, atom_id, content, pending_review=review)
+    if parsed.atom is not None:
+        findings += run_content_checks(parsed.atom, content, config)
+        (result,) = gate_atoms(root, [parsed.atom], config)
+        findings += result.findings
+        outcome.score = result.score.score
+        outcome.verdict = result.score.verdict
+        outcome.explain = result.score.explain()
+        outcome.similar = [
+            {"id": m.id, "path": m.path, "similarity": round(m.similarity, 4)}
+            for m in result.matches
+        ]
+    # Who may write where (MK201 another role's folder, MK202 another person's): refused
+    # now, as the commit would refuse it.
+    from memkit.changeset import Change  # noqa: PLC0415
+    from memkit.checks.roles import judge_changes  # noqa: PLC0415
+
+    findings += judge_changes(root, [Change("A", relpath)], identify(root), config)
+    if parsed.atom is not None and not any(f.is_error for f in findings):
+        relpath, routed = _route_contradictions(root, parsed.atom, config, findings, outcome)
+        outcome.path = relpath
+        outcome.pending_review = outcome.pending_review or routed
+    outcome.errors = sum(1 for f in findings if f.is_error)
+    outcome.findings = [f.format() for f in findings]
+    if not outcome.errors and not dry_run:
+        if (root / outcome.path).exists():
+            raise MemkitError(f"{outcome.path} already exists")
+        write_atomic(root / outcome.path, content)
+        outcome.written = True
+    return outcome
+
+
+def _route_contradictions(
+    root: Path, atom: Any, config: Config, findings: list[Any], outcome: AddOutcome
+) -> tuple[str, bool]:
+    """A draft that contradicts a live atom is reported; one that must not become a second
+    live truth (memkit.audit.write) is written to shared/_pending/ for review instead."""
+    from memkit.audit.write import PENDING, conflicts  # noqa: PLC0415
+    from memkit.findings import Finding, Severity  # noqa: PLC0415
+
+    relpath, routed = atom.path, False
+    for conflict in conflicts(root, [atom], config):
+        outcome.contradicts.append(conflict.other_id)
+        if conflict.route and not routed:
+            relpath, routed = f"{PENDING}/{Path(atom.path).name}", True
+        where = " sent to review" if conflict.route else ""
+        findings.append(
+            Finding(
+                atom.path,
+                1,
+                1,
+                "MK105",
+                f"contradicts `{conflict.other_id}` ({conflict.other_path}): "
+                f"{conflict.reason};{where} add it with `--supersedes {conflict.other_id}` "
+                "if it replaces that atom",
+                Severity.WARNING,
+            )
+        )
+    return relpath, routed

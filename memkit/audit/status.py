@@ -1,0 +1,130 @@
+"""Is a pair the last audit found still unresolved? Checked against the files as they are now.
+
+The audit report is written at a pull; by the next session one atom may supersede the other,
+be archived, or be gone. This module reads only the frontmatter of the two files (libyaml,
+strings only): it is on the Claude Code hook path, which must stay light (no ruamel).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+REPORT = ".memkit/audit/last.json"
+_HEAD_BYTES = 65_536
+
+
+@dataclass(frozen=True)
+class State:
+    id: str
+    active: bool
+    supersedes: frozenset[str]
+    superseded_by: frozenset[str]
+
+
+_CACHE: dict[str, tuple[tuple[int, int], State | None]] = {}
+
+
+def state(root: Path, relpath: str) -> State | None:
+    """The id, liveness and supersede links of one atom file; None when it is gone."""
+    path = root / relpath
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = str(path)
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _CACHE.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    found = _read(path, relpath)
+    _CACHE[key] = (stamp, found)
+    return found
+
+
+def _read(path: Path, relpath: str) -> State | None:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = head.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return None
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
+    if not end:
+        return None
+    try:
+        import yaml  # noqa: PLC0415
+
+        meta = yaml.load("\n".join(lines[1:end]), Loader=yaml.CBaseLoader)  # noqa: S506
+    except Exception:  # unreadable frontmatter: validation reports it; here it is not live
+        return None
+    if not isinstance(meta, dict):
+        return None
+    pending = relpath.startswith("shared/_pending/")
+    archived = relpath.startswith("archive/")
+    return State(
+        str(meta.get("id") or Path(relpath).stem),
+        str(meta.get("status") or "active") == "active" and not pending and not archived,
+        _ids(meta.get("supersedes")),
+        _ids(meta.get("superseded_by")),
+    )
+
+
+def _ids(value: Any) -> frozenset[str]:
+    if isinstance(value, str):
+        return frozenset([value])
+    if isinstance(value, list):
+        return frozenset(str(v) for v in value)
+    return frozenset()
+
+
+def unresolved_now(root: Path, item: dict[str, Any]) -> bool:
+    """Whether a pair of the report still stands: both files there, both live, neither
+    superseding the other."""
+    a = state(root, str(item.get("incoming_path", "")))
+    b = state(root, str(item.get("other_path", "")))
+    if a is None or b is None or not a.active or not b.active:
+        return False
+    return not (
+        b.id in a.supersedes
+        or a.id in b.supersedes
+        or b.id in a.superseded_by
+        or a.id in b.superseded_by
+    )
+
+
+_REPORTS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+
+
+def reported(root: Path) -> list[dict[str, Any]]:
+    """The unresolved pairs of the last audit report (cached by the report's stamp)."""
+    path = root / REPORT
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _REPORTS.get(str(path))
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        items = json.loads(path.read_text(encoding="utf-8")).get("unresolved", [])
+    except (OSError, ValueError, AttributeError):
+        log.info("audit report %s is unreadable; ignoring it", path)
+        items = []
+    items = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+    _REPORTS[str(path)] = (stamp, items)
+    return items
+
+
+def open_conflicts(root: Path, *, kinds: Iterable[str] = ("contradicts",)) -> list[dict[str, Any]]:
+    """The report's unresolved pairs of these kinds that still stand in the working tree."""
+    wanted = set(kinds)
+    return [i for i in reported(root) if i.get("kind") in wanted and unresolved_now(root, i)]

@@ -1,0 +1,101 @@
+"""The write moment: a new or changed atom that contradicts a live one, found before it lands.
+
+Pre-commit (`memkit gate`), `memkit add` (and everything that writes through it) and Claude
+Code's PostToolUse check of an atom file all ask the same question, with the audit's
+candidates and classifier. The answer:
+
+- settled: the new atom `supersedes` the other (or the other names it in `superseded_by`);
+- routed to review: the new atom is in `shared/` and is sensitive (decision, architecture by
+  default) or its writer is not management: it must not become a second live truth, so it
+  goes to `shared/_pending/` (MK106 at commit time; `memkit add` and PostToolUse put it there);
+- otherwise a warning (MK105): management may state a non-sensitive change directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memkit.atom import Atom
+from memkit.audit.classify import CONTRADICTS
+from memkit.config import Config
+from memkit.findings import Finding, Severity
+
+PENDING = "shared/_pending"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    atom: Atom
+    other_id: str
+    other_path: str
+    reason: str
+    route: bool  # goes to review rather than live
+
+    def finding(self) -> Finding:
+        where = (self.atom.path, self.atom.line_of("id"), 1)
+        settle = f"add `supersedes: [{self.other_id}]` if it replaces that atom"
+        if self.route:
+            return Finding(
+                *where,
+                "MK106",
+                f"contradicts `{self.other_id}` ({self.other_path}): {self.reason}; {settle}, "
+                f"or move it to {PENDING}/ for review (`git mv {self.atom.path} "
+                f"{PENDING}/{Path(self.atom.path).name}`)",
+            )
+        return Finding(
+            *where,
+            "MK105",
+            f"changes what `{self.other_id}` ({self.other_path}) says ({self.reason}); {settle}",
+            Severity.WARNING,
+        )
+
+
+def in_shared(path: str) -> bool:
+    return path.startswith("shared/") and not path.startswith(f"{PENDING}/")
+
+
+def conflicts(
+    root: Path,
+    atoms: Sequence[Atom],
+    config: Config,
+    *,
+    identity: Any = None,
+    reader: Any = None,
+) -> list[Conflict]:
+    """Unsettled contradictions between `atoms` (files or drafts) and the live atoms."""
+    from memkit.audit.run import compare  # noqa: PLC0415
+    from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
+
+    atoms = [a for a in atoms if a.scope not in ("", "archive") and (a.is_active or _pending(a))]
+    if not atoms:
+        return []
+    by_path = {a.path: a for a in atoms}
+    sensitive = sensitive_kinds(config)
+    management: bool | None = None
+    out: list[Conflict] = []
+    for pair in compare(root, atoms, config, reader=reader):
+        if pair.kind != CONTRADICTS or pair.resolved:
+            continue
+        atom = by_path[pair.incoming_path]
+        route = False
+        if in_shared(atom.path):
+            if management is None:
+                management = _is_management(root, identity)
+            route = atom.type in sensitive or not management
+        out.append(Conflict(atom, pair.other, pair.other_path, pair.reason, route))
+    return out
+
+
+def _pending(atom: Atom) -> bool:
+    return atom.path.startswith(f"{PENDING}/")
+
+
+def _is_management(root: Path, identity: Any) -> bool:
+    if identity is None:
+        from memkit.roles import identify  # noqa: PLC0415
+
+        identity = identify(root)
+    return bool(identity.is_management)

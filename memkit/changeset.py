@@ -1,0 +1,126 @@
+"""A change to a memory repository as git records it, with the content on both sides.
+
+The commit being made (the index against HEAD) or a pull request (the merge base against the
+head): additions, modifications, deletions, renames and type changes (a file replaced by a
+symlink), each with its blobs, so that a check judges what the change does, not only the file
+names pre-commit passes (which never include deletions or symlinks).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memkit.errors import MemkitError
+
+SYMLINK_MODE = "120000"
+
+
+@dataclass(frozen=True)
+class Change:
+    status: str  # git's letter: A, M, D, R, C, T
+    path: str  # where the file is after the change (for D: where it was)
+    old_path: str = ""  # R and C: where it came from
+    old_mode: str = ""
+    new_mode: str = ""
+    old_blob: str = ""
+    new_blob: str = ""
+
+    @property
+    def before(self) -> str | None:
+        """The path on the old side, or None when the change creates the file."""
+        if self.status in ("A", "C"):
+            return None
+        return self.old_path or self.path
+
+    @property
+    def after(self) -> str | None:
+        """The path on the new side, or None when the change deletes the file."""
+        return None if self.status == "D" else self.path
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.new_mode == SYMLINK_MODE
+
+
+def _run_git(root: Path, *args: str) -> bytes:
+    result = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+    if result.returncode != 0:
+        err = result.stderr.decode("utf-8", "replace").strip()
+        raise MemkitError(f"git {' '.join(args)} failed: {err}")
+    return result.stdout
+
+
+def parse_raw(out: bytes) -> list[Change]:
+    """`git diff --raw -z --no-abbrev` output as changes."""
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[Change] = []
+    i = 0
+    while i < len(fields) and fields[i].startswith(":"):
+        old_mode, new_mode, old_blob, new_blob, status = fields[i][1:].split(" ")
+        letter = status[0]
+        sides = {"old_mode": old_mode, "new_mode": new_mode}
+        sides.update(old_blob=old_blob, new_blob=new_blob)
+        if letter in ("R", "C"):
+            changes.append(Change(letter, fields[i + 2], fields[i + 1], **sides))
+            i += 3
+        else:
+            changes.append(Change(letter, fields[i + 1], **sides))
+            i += 2
+    return changes
+
+
+_RAW = ("--raw", "-z", "--no-abbrev", "--find-renames", "--relative", "--no-ext-diff")
+
+
+def staged_changes(root: Path) -> list[Change]:
+    """What the commit being made changes: the index against HEAD (everything, on the first
+    commit). Honours GIT_INDEX_FILE, as `git commit PATH` sets it.
+
+    Finishing a merge, what the other side brought was its authors' change, judged when they
+    made it: only files that differ from both parents are the person merging's own."""
+    changes = parse_raw(_run_git(root, "diff", "--cached", *_RAW, "--"))
+    merging = subprocess.run(
+        ["git", "rev-parse", "--quiet", "--verify", "MERGE_HEAD"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    if merging.returncode != 0:
+        return changes
+    theirs = parse_raw(_run_git(root, "diff", "--cached", *_RAW, "MERGE_HEAD", "--"))
+    touched = {p for c in theirs for p in (c.path, c.old_path) if p}
+    return [c for c in changes if c.path in touched or (c.old_path and c.old_path in touched)]
+
+
+def changes_between(root: Path, base: str, head: str) -> list[Change]:
+    """What `head` changes since `base` (a commit, e.g. the merge base of a pull request)."""
+    return parse_raw(_run_git(root, "diff", *_RAW, base, head, "--"))
+
+
+def read_blobs(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:
+    """The content of each blob (one `git cat-file --batch` for all of them)."""
+    wanted = [b for b in dict.fromkeys(blobs) if b and b.strip("0")]
+    if not wanted:
+        return {}
+    out = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=root,
+        input=("\n".join(wanted) + "\n").encode(),
+        capture_output=True,
+        check=False,
+    ).stdout
+    found: dict[str, bytes] = {}
+    pos = 0
+    for blob in wanted:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split(b" ")
+        pos = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue  # "<sha> missing": not in this clone
+        size = int(header[2])
+        found[blob] = out[pos : pos + size]
+        pos += size + 1
+    return found

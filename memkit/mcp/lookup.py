@@ -1,0 +1,149 @@
+"""The `search` tool's answer: compact rows (id, type, confidence, title, why, ~tokens), no
+bodies, ranked by the hooks' own recall pipeline.
+
+One function serves both places a search runs: the warm engine (request kind `mcp-search` on
+its socket, registered in `memkit.claude.handlers`) and the MCP server's own process when no
+engine answers. Either way the rules are the hooks': only what the index admitted, only
+active, reviewed atoms of scopes this person may read, superseded ones dropped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from memkit.atom import TYPES
+from memkit.claude import repos as _repos
+from memkit.claude.budget import estimate_tokens
+from memkit.claude.private import strip_private
+from memkit.claude.recall import candidates
+from memkit.claude.repos import find_repos
+from memkit.claude.usage import usage_log
+
+SEARCH_KIND = "mcp-search"
+MAX_LIMIT = 50
+MAX_QUERY = 2_000
+_SCOPE = re.compile(r"shared|episodic|archive|(?:role|personal)(?::[a-z0-9][a-z0-9-]*)?")
+
+
+class BadInput(ValueError):
+    """An argument the model can fix; the message says how."""
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    limit: int = 10
+    type: str | None = None
+    scope: str | None = None
+    since: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_query(
+    text: str,
+    limit: int = 10,
+    type: str | None = None,
+    scope: str | None = None,
+    since: str | None = None,
+) -> Query:
+    """The tool's arguments as a Query, or BadInput naming what is wrong."""
+    text = strip_private(str(text or "")).strip()
+    if not text:
+        raise BadInput("the query is empty: give a few words about what you need to know")
+    if len(text) > MAX_QUERY:
+        raise BadInput(f"the query is {len(text)} characters long; keep it under {MAX_QUERY}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise BadInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    if type is not None and type not in TYPES:
+        raise BadInput(f"type must be one of {', '.join(TYPES)}")
+    if scope is not None and not _SCOPE.fullmatch(scope):
+        raise BadInput("scope must be shared, episodic, archive, role[:NAME] or personal[:USER]")
+    if since is not None:
+        since = check_date(since, "since")
+    return Query(text, limit, type, scope, since)
+
+
+def check_date(value: str, name: str) -> str:
+    try:
+        return dt.date.fromisoformat(str(value).strip()[:10]).isoformat()
+    except ValueError:
+        raise BadInput(f"{name} must be a date like 2026-02-08") from None
+
+
+def _in_scope(scope: str, wanted: str) -> bool:
+    if wanted in ("role", "personal"):
+        return scope.startswith(wanted + ":")
+    return scope == wanted
+
+
+def search_rows(
+    reader: Any,
+    query: Query,
+    *,
+    scopes: frozenset[str] | None,
+    activation: Callable[[list[str]], dict[str, float]] | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of one repository, best first; each row's score compares across repositories."""
+    from memkit.mcp.masking import mask  # noqa: PLC0415
+
+    # Filters apply after ranking, so ask the pipeline for more than will be shown.
+    pool = min(max(query.limit * 4, 20), 200)
+    found = candidates(
+        reader, query.text, activation=activation, scopes=scopes, use_vectors=True, limit=pool
+    )
+    rows: list[dict[str, Any]] = []
+    for cand in found:
+        entry = reader.atoms[cand.row]
+        if query.type and entry["type"] != query.type:
+            continue
+        if query.scope and not _in_scope(str(entry["scope"]), query.scope):
+            continue
+        if query.since and str(entry.get("created") or "") < query.since:
+            continue
+        rows.append(
+            {
+                "id": entry["id"],
+                "type": entry["type"],
+                "confidence": entry["confidence"],
+                "title": mask(str(entry["title"])),
+                "why": cand.why,
+                "tokens": estimate_tokens(reader.body(entry["path"])) + 30,
+                "scope": entry["scope"],
+                "created": str(entry.get("created") or ""),
+                "score": round(cand.score, 4),
+            }
+        )
+        if len(rows) >= query.limit:
+            break
+    return rows
+
+
+def mcp_search(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any]:
+    """The `search` tool over every repository named (the engine's `mcp-search` request)."""
+    query = check_query(
+        payload.get("text", ""),
+        payload.get("limit", 10),
+        payload.get("type"),
+        payload.get("scope"),
+        payload.get("since"),
+    )
+    rows: list[dict[str, Any]] = []
+    building: list[str] = []
+    for root in find_repos(payload, repos):
+        reader = _repos.reader(root)
+        if reader is None:
+            building.append(root.name)
+            continue
+        with usage_log(root, keep=_repos.WARM) as usage:
+            found = search_rows(
+                reader, query, scopes=_repos.scopes(root), activation=usage.activation
+            )
+        rows += [{**row, "repo": root.name} for row in found]
+    rows.sort(key=lambda r: -float(r["score"]))
+    return {"rows": rows[: query.limit], "building": building}

@@ -1,0 +1,141 @@
+"""The `save` tool: a new atom through exactly the path of `memkit add` (`memkit.add.add_atom`),
+so what the agent saves meets the checks a commit applies: validation, secrets and `<private>`
+text, the write gate's quality score, duplicates, roles and review.
+
+The answer says where the atom went and why, or, when something refuses it, the findings
+(`path:line:col: CODE message`), so that the model can fix the text and call again. Nothing is
+staged unless `memkit.yaml` says `mcp: {commit: true}`; then each save is one commit of that
+file alone, through the repository's own git hooks, its message naming the session.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memkit.add import AddOutcome, Draft, add_atom, needs_review
+from memkit.atom import TYPES
+from memkit.config import load_config
+from memkit.errors import MemkitError
+from memkit.mcp.lookup import BadInput
+from memkit.mcp.masking import mask
+
+MAX_TEXT = 20_000  # characters; an atom is at most 200 lines by default
+MAX_TRIGGERS = 20
+MAX_TRIGGER = 60
+COMMIT_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What `save` did: `text` is the answer for the model; `refused` makes it a tool error."""
+
+    text: str
+    refused: bool
+    outcome: AddOutcome | None = None
+
+
+def check_draft(
+    text: str,
+    type: str = "fact",
+    scope: str = "shared",
+    triggers: Sequence[str] = (),
+) -> Draft:
+    text = str(text or "")
+    if not text.strip():
+        raise BadInput("text is empty: write the fact, decision or pitfall to remember")
+    if len(text) > MAX_TEXT:
+        raise BadInput(
+            f"text is {len(text)} characters; an atom holds one idea (at most {MAX_TEXT} "
+            "characters): save the essential part, or several atoms"
+        )
+    if type not in TYPES:
+        raise BadInput(f"type must be one of {', '.join(TYPES)}")
+    clean = [str(t).strip() for t in triggers if str(t).strip()]
+    if len(clean) > MAX_TRIGGERS:
+        raise BadInput(f"at most {MAX_TRIGGERS} triggers")
+    long = [t for t in clean if len(t) > MAX_TRIGGER]
+    if long:
+        raise BadInput(f"a trigger is a keyword or short phrase (at most {MAX_TRIGGER} characters)")
+    return Draft(text=text, type=type, scope=str(scope or "shared").strip(), triggers=tuple(clean))
+
+
+def save(root: Path, draft: Draft, *, session: str) -> Saved:
+    try:
+        outcome = add_atom(root, draft)
+    except MemkitError as exc:  # a bad scope, a name already taken: the model can fix it
+        raise BadInput(str(exc)) from exc
+    if outcome.errors:
+        return Saved(_refused(outcome), refused=True, outcome=outcome)
+    lines = [_where(root, outcome, draft.type)]
+    if outcome.explain:
+        lines.append(f"quality: {outcome.explain}")
+    if outcome.findings:
+        lines.append("warnings (the atom was written; consider acting on them):")
+        lines += [f"  {f}" for f in outcome.findings]
+    commit = load_config(root).section("mcp").get("commit") is True
+    if commit:
+        done, detail = _commit(root, outcome.path, f"memory: {outcome.id} (saved by {session})")
+        if not done:
+            lines.append(
+                f"not committed: the commit was refused and the file left unstaged:\n{detail}"
+            )
+            return Saved(mask("\n".join(lines)), refused=True, outcome=outcome)
+        lines.append(f"committed as {detail}")
+    else:
+        lines.append(
+            "not staged or committed: the user reviews it and commits it (`git add` + "
+            "`git commit`), which runs the same checks again"
+        )
+    return Saved(mask("\n".join(lines)), refused=False, outcome=outcome)
+
+
+def _where(root: Path, outcome: AddOutcome, atom_type: str) -> str:
+    if not outcome.pending_review:
+        return f"saved {outcome.path} (id {outcome.id})"
+    if needs_review(root, load_config(root), atom_type):
+        why = f"`{atom_type}` atoms from outside management wait for review"
+    else:
+        why = "it waits for review (the findings below say why)"
+    return (
+        f"saved {outcome.path} (id {outcome.id}) in shared/_pending/: {why}; a management "
+        f"member approves it with `memkit review approve {outcome.id}`, and the hooks do not "
+        "serve it until then"
+    )
+
+
+def _refused(outcome: AddOutcome) -> str:
+    lines = [f"refused: nothing was written ({outcome.path} would have been the file)."]
+    lines += [f"  {f}" for f in outcome.findings]  # MK101 carries the quality score itself
+    lines.append("Fix what the findings say and call save again.")
+    return mask("\n".join(lines))
+
+
+def _commit(root: Path, relpath: str, message: str) -> tuple[bool, str]:
+    """One commit of `relpath` alone (other staged work stays staged), hooks included."""
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=COMMIT_TIMEOUT,
+            check=False,
+        )
+
+    try:
+        added = git("add", "--", relpath)
+        if added.returncode != 0:
+            return False, added.stderr.strip()[-2000:]
+        done = git("commit", "-q", "-m", message, "--only", "--", relpath)
+        if done.returncode != 0:
+            git("reset", "-q", "--", relpath)
+            return False, (done.stdout + done.stderr).strip()[-2000:]
+        sha = git("rev-parse", "--short", "HEAD").stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, str(exc)
+    return True, f"{sha} ({message})"

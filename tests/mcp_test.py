@@ -1,0 +1,698 @@
+"""`memkit mcp` driven over stdio by the SDK's own client, as Claude Code drives it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.claude_engine_test import start_engine
+from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+
+HEARTBEAT = (
+    "---\nid: ws-heartbeat-interval\ntype: pitfall\nconfidence: observed\ncreated: 2026-02-08\n"
+    "triggers: [websocket, heartbeat]\nsupersedes: [ws-heartbeat-60s]\n---\n"
+    "# WebSocket connections need a 30 s heartbeat\n\n"
+    "The load balancer drops idle connections after 60 s. MARK-HEARTBEAT-BODY\n\n"
+    "## How\n\n- Send a ping every 30 s from the client. MARK-HEARTBEAT-HOW\n\n"
+    "## Why\n\n- The balancer's idle timeout is 60 s. MARK-HEARTBEAT-WHY\n"
+)
+KEY = "AKIA" + "QZ7XK2M4N6P8R3T5"  # the shape of an AWS access key id; split so no scanner trips
+Session = Callable[[Client], Awaitable[None]]
+
+
+def drive(
+    repo: Path,
+    body: Session,
+    tmp_path: Path,
+    *,
+    env: dict[str, str] | None = None,
+    repos: tuple[Path, ...] = (),
+) -> str:
+    """Start `memkit mcp` for `repo` (and `repos`), run `body` with a connected client, and
+    return what the server logged on stderr."""
+    errlog = tmp_path / f"mcp-stderr-{time.monotonic_ns()}.log"
+    args = ["-m", "memkit", "-v", "mcp", "--repo", str(repo)]
+    for extra in repos:
+        args += ["--repo", str(extra)]
+    params = StdioServerParameters(
+        command=sys.executable, args=args, env={**os.environ, **(env or {})}, cwd=str(repo)
+    )
+
+    async def main() -> None:
+        with errlog.open("w") as err:
+            async with Client(stdio_client(params, errlog=err)) as client:
+                await body(client)
+
+    anyio.run(main)
+    return errlog.read_text(encoding="utf-8")
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> tuple[bool, str]:
+    result = await client.call_tool(tool, arguments)
+    text = "\n".join(getattr(c, "text", "") for c in result.content)
+    return bool(result.is_error), text
+
+
+def as_bob(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return git(repo, "-c", "user.name=Bob", "-c", "user.email=bob@example.com", *args)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = make_memory_repo(tmp_path / "team")
+    write_atom(repo, "shared/ws-heartbeat-interval.md", HEARTBEAT)
+    write_atom(
+        repo,
+        "shared/ws-heartbeat-60s.md",
+        atom_text(
+            "ws-heartbeat-60s",
+            title="WebSocket heartbeat every 60 s",
+            type_="pitfall",
+            body="- Send a websocket heartbeat ping every 60 s. MARK-OLD-HEARTBEAT",
+            extra="status: superseded\nsuperseded_by: [ws-heartbeat-interval]\n"
+            "triggers: [websocket]\n",
+        ),
+    )
+    write_atom(
+        repo,
+        "shared/texture-size.md",
+        atom_text(
+            "texture-size",
+            title="Texture atlas size",
+            created="2025-01-10",
+            body="- Export texture atlases at 2048 px for mobile. MARK-TEXTURE",
+        ),
+    )
+    write_atom(
+        repo,
+        "shared/_pending/db-choice.md",
+        atom_text(
+            "db-choice",
+            title="Billing database",
+            type_="decision",
+            body="- The billing service uses PostgreSQL 16 for its websocket sessions.",
+        ),
+    )
+    write_atom(
+        repo,
+        "personal/bob/bob-websocket-note.md",
+        atom_text(
+            "bob-websocket-note",
+            title="Bob's websocket note",
+            body="- My websocket debugging notes. MARK-BOB-PERSONAL",
+        ),
+    )
+    commit_and_index(repo, "first atoms")
+    # A teammate's commits: a change, an episodic summary, and a secret that skipped the hooks.
+    texture = repo / "shared/texture-size.md"
+    texture.write_text(texture.read_text(encoding="utf-8") + "- Never 4096 px.\n", "utf-8")
+    write_atom(
+        repo,
+        "episodic/bob-session-1.md",
+        atom_text(
+            "bob-session-1",
+            title="Bob's session on the websocket client",
+            body="- Touched src/net/ws.py. MARK-BOB-EPISODIC",
+            extra="expires: 2099-01-01\n",
+        ),
+    )
+    as_bob(repo, "add", "-A")
+    as_bob(repo, "commit", "-q", "--no-verify", "-m", "texture limit and session summary")
+    write_atom(
+        repo,
+        "shared/deploy-keys.md",
+        atom_text(
+            "deploy-keys",
+            title=f"Deploy credentials for staging ({KEY})",
+            body=f"- The staging deploy uses access key {KEY} for the bucket.",
+        ),
+    )
+    as_bob(repo, "add", "-A")
+    as_bob(repo, "commit", "-q", "--no-verify", "-m", f"deploy credentials {KEY}")
+    # An uncommitted draft with a private block.
+    write_atom(
+        repo,
+        "shared/private-draft.md",
+        atom_text(
+            "private-draft",
+            title="Deploy draft notes",
+            body="- Deploy staging on Fridays. <private>MARK-PRIVATE-TEXT</private>",
+        ),
+    )
+    assert memkit("index", cwd=repo).returncode == 0
+    return repo
+
+
+def test_the_four_tools_are_listed_with_schemas_and_descriptions(
+    repo: Path, tmp_path: Path
+) -> None:
+    async def body(client: Client) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == {"search", "get", "timeline", "save"}
+        for tool in tools.values():
+            assert len(tool.description or "") > 80, tool.name
+            assert tool.input_schema["type"] == "object"
+        assert tools["search"].input_schema["required"] == ["query"]
+        assert set(tools["search"].input_schema["properties"]) == {
+            "query",
+            "limit",
+            "type",
+            "scope",
+            "since",
+        }
+        assert tools["get"].input_schema["required"] == ["ids"]
+        assert tools["save"].input_schema["required"] == ["text"]
+        assert set(tools["save"].input_schema["properties"]) == {
+            "text",
+            "type",
+            "scope",
+            "triggers",
+        }
+        for name in ("search", "get", "timeline"):
+            annotations = tools[name].annotations
+            assert annotations is not None and annotations.read_only_hint, name
+        save = tools["save"].annotations
+        assert save is not None and not save.read_only_hint
+
+    drive(repo, body, tmp_path)
+
+
+def test_search_gives_compact_rows_by_the_hooks_rules(repo: Path, tmp_path: Path) -> None:
+    async def body(client: Client) -> None:
+        error, text = await call(client, "search", query="websocket heartbeat")
+        assert not error, text
+        first = text.splitlines()[1]
+        assert first.startswith("- ws-heartbeat-interval · pitfall · observed · ")
+        assert "WebSocket connections need a 30 s heartbeat" in first
+        assert "tokens" in first and "trigger 'websocket'" in first
+        # Rows, not bodies; and what the hooks never serve is not listed.
+        for hidden in ("MARK-", "ws-heartbeat-60s", "db-choice", "bob-websocket-note"):
+            assert hidden not in text, hidden
+        error, text = await call(client, "search", query="websocket", type="fact")
+        assert "ws-heartbeat-interval" not in text
+        error, text = await call(client, "search", query="texture atlas", since="2026-01-01")
+        assert "texture-size" not in text
+        error, text = await call(client, "search", query="texture atlas", since="2025-01-01")
+        assert "texture-size" in text
+        error, text = await call(client, "search", query="staging deploy access key bucket")
+        # Its title holds the key: left out of the index (issue 13's admission), or masked.
+        assert KEY[4:] not in text
+        assert "deploy-keys" not in text or "AKIA…[masked]" in text
+
+    drive(repo, body, tmp_path)
+
+
+def test_get_reads_atoms_whole_or_by_section_and_never_a_refused_one(
+    repo: Path, tmp_path: Path
+) -> None:
+    async def body(client: Client) -> None:
+        error, text = await call(client, "get", ids=["ws-heartbeat-interval"])
+        assert not error, text
+        assert "MARK-HEARTBEAT-BODY" in text and "MARK-HEARTBEAT-WHY" in text
+        assert "supersedes: [ws-heartbeat-60s]" in text  # the frontmatter too
+
+        error, text = await call(client, "get", ids=["ws-heartbeat-interval"], sections=["why"])
+        assert not error, text
+        assert "MARK-HEARTBEAT-WHY" in text
+        assert "MARK-HEARTBEAT-HOW" not in text and "MARK-HEARTBEAT-BODY" not in text
+
+        error, text = await call(client, "get", ids=["ws-heartbeat-60s", "db-choice"])
+        assert not error, text
+        assert "superseded by ws-heartbeat-interval: not current" in text
+        assert "waiting for review" in text
+
+        # A secret committed past the hooks, a private block in a draft: named, never shown.
+        error, text = await call(client, "get", ids=["deploy-keys"])
+        assert error
+        assert "shared/deploy-keys.md" in text and "MK110" in text
+        assert KEY[4:] not in text
+        error, text = await call(client, "get", ids=["private-draft", "texture-size"])
+        assert not error, text
+        assert "MARK-TEXTURE" in text
+        assert "private-draft: shared/private-draft.md is refused" in text and "MK111" in text
+        assert "MARK-PRIVATE-TEXT" not in text
+
+        # Another person's personal atom is not there for Alice, like an unknown one.
+        error, text = await call(client, "get", ids=["bob-websocket-note"])
+        assert error and "unknown id" in text and "MARK-BOB" not in text
+        error, text = await call(client, "get", ids=["no-such-atom"])
+        assert error and "no-such-atom: unknown id" in text
+
+    drive(repo, body, tmp_path, env={"CLAUDE_CODE_SESSION_ID": "sess-get"})
+    # What the agent read counts as given in this session: the prompt hook will not repeat it.
+    from memkit.claude.usage import usage_log
+
+    with usage_log(repo) as usage:
+        assert "ws-heartbeat-interval" in usage.given("sess-get")
+
+
+def test_timeline_tells_who_changed_what_and_when(repo: Path, tmp_path: Path) -> None:
+    git(repo, "mv", "shared/_pending/db-choice.md", "shared/db-choice.md")
+    git(repo, "commit", "-q", "--no-verify", "-m", "approve db-choice")
+
+    async def body(client: Client) -> None:
+        error, text = await call(client, "timeline")
+        assert not error, text
+        lines = text.splitlines()
+        added = next(line for line in lines if "ws-heartbeat-interval" in line)
+        assert "Alice Test <alice@example.com> · added" in added
+        assert "WebSocket connections need a 30 s heartbeat" in added
+        assert '"first atoms"' in added
+        changed = next(line for line in lines if "texture-size" in line and "changed" in line)
+        assert "Bob <bob@example.com>" in changed
+        assert lines.index(added) < lines.index(changed)  # oldest first
+        assert "not committed · you · added · private-draft" in text
+        approved = next(line for line in lines if "approved (moved out of review)" in line)
+        assert "shared/_pending/db-choice.md → shared/db-choice.md" in approved
+        # Bob's session summary and personal atom are his; the secret in a commit subject and
+        # a title is masked.
+        assert "bob-session-1" not in text and "bob-websocket-note" not in text
+        assert '"deploy credentials AKIA…[masked]"' in text and KEY[4:] not in text
+
+        error, text = await call(client, "timeline", around_id="texture-size", limit=2)
+        assert not error, text
+        assert text.count("texture-size") >= 2  # added, then changed
+
+        error, text = await call(client, "timeline", until="2000-01-01")
+        assert not error and "no changes" in text
+        error, text = await call(client, "timeline", around_id="no-such-atom")
+        assert error and "no history" in text
+
+    drive(repo, body, tmp_path)
+
+    async def bobs(client: Client) -> None:
+        error, text = await call(client, "timeline")
+        assert not error and "bob-session-1" in text and "[episodic summary]" in text
+
+    drive(repo, bobs, tmp_path, env={"GIT_AUTHOR_EMAIL": "bob@example.com"})
+
+
+def test_a_saved_atom_is_on_disk_valid_unstaged_and_found(repo: Path, tmp_path: Path) -> None:
+    text = (
+        "Always run database migrations before deploying the billing service; use `make migrate`."
+    )
+
+    async def body(client: Client) -> None:
+        error, answer = await call(
+            client, "save", text=text, type="procedure", triggers=["migrations", "deploy"]
+        )
+        assert not error, answer
+        assert answer.startswith("saved shared/")
+        assert "not staged or committed" in answer
+        error, found = await call(client, "search", query="database migrations before deploying")
+        assert not error
+        assert found.splitlines()[1].startswith("- always-run-database-migrations")
+
+    drive(repo, body, tmp_path)
+    written = sorted((repo / "shared").glob("always-run-database-migrations*.md"))
+    assert len(written) == 1
+    content = written[0].read_text(encoding="utf-8")
+    assert "type: procedure" in content and 'triggers: ["migrations", "deploy"]' in content
+    rel = written[0].relative_to(repo).as_posix()
+    assert memkit("validate", rel, cwd=repo).returncode == 0
+    assert git(repo, "status", "--porcelain", "--", rel).stdout.startswith("??")
+
+
+def test_save_routes_refuses_with_findings_and_finds_duplicates(repo: Path, tmp_path: Path) -> None:
+    decision = "We decided: new services use PostgreSQL 16, because ops supports only v16."
+
+    async def bob(client: Client) -> None:
+        error, answer = await call(client, "save", text=decision, type="decision")
+        assert not error, answer
+        assert "shared/_pending/" in answer and "memkit review approve" in answer
+        # Not his folder to write in: the commit would refuse it, so save does.
+        error, answer = await call(
+            client,
+            "save",
+            text="Use 2048 px atlases for all mobile texture exports.",
+            scope="role:art",
+        )
+        assert error and "MK201" in answer and "nothing was written" in answer
+
+    # Bob's identity only in GIT_AUTHOR_* variables, no git config at all (a container, CI).
+    (tmp_path / "empty.gitconfig").write_text("", encoding="utf-8")
+    identity = {
+        "GIT_CONFIG_GLOBAL": str(tmp_path / "empty.gitconfig"),
+        "GIT_AUTHOR_NAME": "Bob",
+        "GIT_AUTHOR_EMAIL": "bob@example.com",
+    }
+    drive(repo, bob, tmp_path, env=identity)
+    assert len(list((repo / "shared/_pending").glob("we-decided-*.md"))) == 1
+    assert not (repo / "roles/art").exists()
+
+    async def alice(client: Client) -> None:
+        error, answer = await call(client, "save", text="ok cool")
+        assert error and "MK101" in answer and "call save again" in answer
+        error, answer = await call(
+            client, "save", text=f"The staging bucket is reached with key {KEY} from CI runners."
+        )
+        assert error and "MK110" in answer
+        assert KEY[4:] not in answer
+        error, answer = await call(
+            client,
+            "save",
+            text="The load balancer drops idle connections after 60 s. MARK-HEARTBEAT-BODY\n\n"
+            "## How\n\n- Send a ping every 30 s from the client. MARK-HEARTBEAT-HOW",
+            type="pitfall",
+        )
+        assert error and "MK103" in answer and "ws-heartbeat-interval" in answer
+
+    drive(repo, alice, tmp_path)
+    assert not list((repo / "shared").glob("ok-cool*"))
+    assert not list((repo / "shared").glob("the-staging-bucket*"))
+
+
+def test_save_commits_each_atom_when_the_repository_says_so(repo: Path, tmp_path: Path) -> None:
+    config = repo / "memkit.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "mcp:\n  commit: true\n", "utf-8")
+    git(repo, "add", "memkit.yaml")
+    git(repo, "commit", "-q", "--no-verify", "-m", "commit saves")
+    (repo / "notes.txt").write_text("mine\n", encoding="utf-8")
+    git(repo, "add", "notes.txt")  # the user's own staged work stays out of the save's commit
+    before = git(repo, "rev-parse", "HEAD").stdout.strip()
+    text = "Never run the billing migrations by hand in production; the deploy job runs them."
+
+    async def body(client: Client) -> None:
+        error, answer = await call(client, "save", text=text, type="pitfall")
+        assert not error, answer
+        assert "committed as" in answer
+
+    drive(repo, body, tmp_path, env={"CLAUDE_CODE_SESSION_ID": "sess-42"})
+    log = git(repo, "log", "--format=%s", f"{before}..HEAD").stdout.splitlines()
+    assert len(log) == 1 and "saved by Claude Code session sess-42" in log[0]
+    files = git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    assert len(files) == 1 and files[0].startswith("shared/never-run-the-billing-migrations")
+    assert git(repo, "diff", "--cached", "--name-only").stdout.split() == ["notes.txt"]
+
+
+def test_bad_input_gets_a_tool_error_and_the_server_goes_on(repo: Path, tmp_path: Path) -> None:
+    async def body(client: Client) -> None:
+        bad: list[tuple[str, dict[str, Any], str]] = [
+            ("search", {"query": "   "}, "query is empty"),
+            ("search", {"query": "x" * 5000}, "under 2000"),
+            ("search", {"query": "websocket", "limit": 0}, "limit"),
+            ("search", {"query": "websocket", "type": "gossip"}, "type"),
+            ("search", {"query": "websocket", "scope": "everyone"}, "scope must be"),
+            ("search", {"query": "websocket", "since": "last tuesday"}, "date like"),
+            ("search", {}, "query"),
+            ("get", {"ids": []}, "at least one atom id"),
+            ("get", {"ids": ["../../etc/passwd"]}, "not an atom id"),
+            ("get", {"ids": [f"atom-{i}" for i in range(30)]}, "at most 20"),
+            ("get", {"ids": "ws-heartbeat-interval"}, "ids"),
+            ("timeline", {"around_id": "Not An Id"}, "around_id"),
+            ("timeline", {"since": "2026-02-01", "until": "2026-01-01"}, "since is after until"),
+            ("save", {"text": ""}, "text is empty"),
+            ("save", {"text": "y" * 25_000}, "20000 characters"),
+            ("save", {"text": "Use pnpm for the frontend packages.", "scope": "galaxy"}, "scope"),
+            ("save", {"text": "Use pnpm for the frontend.", "triggers": ["x" * 80]}, "trigger"),
+            ("nonexistent", {}, "nonexistent"),
+        ]
+        for tool, arguments, expected in bad:
+            error, text = await call(client, tool, **arguments)
+            assert error, (tool, arguments, text)
+            assert expected in text, (tool, arguments, text)
+        error, text = await call(client, "search", query="websocket heartbeat")
+        assert not error and "ws-heartbeat-interval" in text
+
+    drive(repo, body, tmp_path)
+
+
+@pytest.fixture
+def engine(repo: Path) -> Iterator[subprocess.Popen[bytes]]:
+    proc = start_engine(repo, "--idle", "120")
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)  # closes its pipes too
+
+
+def test_search_asks_the_warm_engine(
+    repo: Path, tmp_path: Path, engine: subprocess.Popen[bytes]
+) -> None:
+    rows: dict[str, str] = {}
+
+    async def body(client: Client) -> None:
+        _, rows["engine"] = await call(client, "search", query="websocket heartbeat")
+
+    log = drive(repo, body, tmp_path)
+    assert "search answered by the warm engine" in log
+    engine.terminate()
+    engine.communicate(timeout=30)
+
+    async def alone(client: Client) -> None:
+        _, rows["alone"] = await call(client, "search", query="websocket heartbeat")
+
+    log = drive(repo, alone, tmp_path)
+    assert "search answered in-process" in log
+    assert rows["engine"] == rows["alone"]
+    assert "ws-heartbeat-interval" in rows["engine"]
+
+
+def test_a_hung_engine_does_not_hang_the_tool(repo: Path, tmp_path: Path) -> None:
+    # Something that accepts on the engine's socket and never answers.
+    (repo / ".memkit").mkdir(exist_ok=True)
+    hung = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    hung.bind(str(repo / ".memkit/engine.sock"))
+    hung.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        hung.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(hung.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    took: list[float] = []
+
+    async def body(client: Client) -> None:
+        start = time.monotonic()
+        error, text = await call(client, "search", query="websocket heartbeat")
+        took.append(time.monotonic() - start)
+        assert not error and "ws-heartbeat-interval" in text
+
+    try:
+        log = drive(repo, body, tmp_path)
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        hung.close()
+    assert held, "the search never asked the engine"
+    assert "no warm engine answered (TimeoutError)" in log
+    assert took[0] < 30  # the engine's deadline (2 s) and an in-process search, not forever
+
+
+def _listening_inodes() -> set[str]:
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6"):
+        try:
+            lines = Path(table).read_text(encoding="utf-8").splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            inodes.add(fields[9])
+    return inodes
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc")
+def test_the_server_opens_no_network_port(repo: Path, tmp_path: Path) -> None:
+    found: list[str] = []
+
+    async def body(client: Client) -> None:
+        await call(client, "search", query="websocket heartbeat")
+        for proc in Path("/proc").iterdir():
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"mcp" in argv and str(repo).encode() in argv:
+                for fd in (proc / "fd").iterdir():
+                    target = str(fd.readlink())
+                    if target.startswith("socket:["):
+                        found.append(target[len("socket:[") : -1])
+                found.append(f"pid {proc.name}")
+
+    drive(repo, body, tmp_path)
+    assert any(f.startswith("pid ") for f in found), "the server process was not found"
+    assert not set(found) & _listening_inodes()
+
+
+def test_install_registers_the_server_and_uninstall_removes_only_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    inside = make_memory_repo(project / "memory")
+    outside = make_memory_repo(tmp_path / "personal memory")
+    mine = {"mcpServers": {"docs": {"command": "docs-server", "args": []}}, "x-note": 1}
+    (project / ".mcp.json").write_text(json.dumps(mine), encoding="utf-8")
+    args = ("install", "claude", "--project", str(project), "--repo", str(inside))
+    for said in ("registered memkit's MCP server in", "memkit's MCP server is already in"):
+        result = memkit(*args, "--repo", str(outside), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert said in result.stdout
+    config = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
+    assert config["x-note"] == 1 and config["mcpServers"]["docs"] == mine["mcpServers"]["docs"]
+    assert config["mcpServers"]["memkit"] == {
+        "type": "stdio",
+        "command": "memkit",
+        "args": ["mcp", "--repo", "memory", "--repo", str(outside.resolve())],
+    }
+    settings = json.loads((project / ".claude/settings.json").read_text(encoding="utf-8"))
+    assert settings["enabledMcpjsonServers"] == ["memkit"]
+
+    result = memkit("install", "claude", "--project", str(project), "--uninstall", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((project / ".mcp.json").read_text(encoding="utf-8")) == mine
+    settings = json.loads((project / ".claude/settings.json").read_text(encoding="utf-8"))
+    assert "enabledMcpjsonServers" not in settings
+
+    # A project with no .mcp.json of its own is left without one.
+    alone = make_memory_repo(tmp_path / "alone")
+    assert memkit("install", "claude", cwd=alone).returncode == 0
+    assert json.loads((alone / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["memkit"]
+    assert memkit("install", "claude", "--uninstall", cwd=alone).returncode == 0
+    assert not (alone / ".mcp.json").exists()
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / ".mcp.json").write_text("{oops", encoding="utf-8")
+    result = memkit(
+        "install", "claude", "--project", str(broken), "--repo", str(inside), cwd=broken
+    )
+    assert result.returncode == 1 and ".mcp.json is not valid JSON" in result.stderr
+    assert not (broken / ".claude").exists()
+
+
+def test_garbage_and_a_client_that_leaves_mid_call_lose_nothing(repo: Path) -> None:
+    # The handshake Claude Code 2.1.197 speaks, after a line that is not JSON-RPC at all; then
+    # stdin closes while a save is running.
+    text = "Always pin Node to v20.11.1 in CI images; v21 breaks the SSR build."
+    messages = [
+        "this is not json",
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "save", "arguments": {"text": text, "type": "decision"}},
+        },
+    ]
+    stdin = "\n".join(m if isinstance(m, str) else json.dumps(m) for m in messages) + "\n"
+    out = subprocess.run(
+        [sys.executable, "-m", "memkit", "mcp", "--repo", str(repo)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=repo,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    first = json.loads(out.stdout.splitlines()[0])
+    assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "memkit"
+    # Whether the save finished before the process left, no half-written atom is left behind.
+    for path in (repo / "shared").glob("always-pin-node*.md"):
+        check = memkit("validate", path.relative_to(repo).as_posix(), cwd=repo)
+        assert check.returncode == 0, check.stdout
+
+
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server built in this process: the warm state it sets up (open readers, the usage
+    log, WARM) is put back afterwards, so that later tests in this process start cold."""
+    from memkit.claude import recall, repos, usage
+
+    monkeypatch.setattr(repos, "WARM", False)
+    monkeypatch.setattr(repos, "_READERS", {})
+    monkeypatch.setattr(usage, "_KEPT", {})
+    monkeypatch.setattr(recall, "_ROWS_BY_ID", {})
+    monkeypatch.setattr(recall, "_MATRIX", {})
+
+
+@pytest.mark.usefixtures("in_process")
+def test_a_call_past_its_deadline_is_answered_and_the_next_one_too(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memkit.mcp import server as mcp_server
+    from memkit.mcp.memory import Memory
+
+    # A git that hangs for a while, as on a stalled network filesystem.
+    slow = tmp_path / "slow-bin"
+    slow.mkdir()
+    (slow / "git").write_text(f'#!/bin/sh\nsleep 6\nexec {shutil.which("git")} "$@"\n', "utf-8")
+    (slow / "git").chmod(0o755)
+    monkeypatch.setattr(mcp_server, "TOOL_DEADLINE", 1.0)
+    memory = Memory([repo])
+    memory._fresh(repo)  # the index is current before git slows down
+
+    path = os.environ["PATH"]
+
+    async def body(client: Client) -> None:
+        os.environ["PATH"] = f"{slow}{os.pathsep}{path}"
+        start = time.monotonic()
+        error, text = await call(client, "timeline")
+        os.environ["PATH"] = path  # the git already running still takes its time
+        assert error and "did not answer within 1 s" in text
+        assert time.monotonic() - start < 5  # answered at the deadline, not after git
+        monkeypatch.setattr(mcp_server, "TOOL_DEADLINE", 60.0)
+        error, text = await call(client, "get", ids=["texture-size"])
+        assert not error and "MARK-TEXTURE" in text
+
+    async def main() -> None:
+        async with Client(mcp_server.build(memory)) as client:
+            await body(client)
+
+    anyio.run(main)
+
+
+@pytest.mark.usefixtures("in_process")
+def test_a_bug_is_logged_and_answered_in_one_line_and_the_server_goes_on(repo: Path) -> None:
+    from memkit.mcp import server as mcp_server
+    from memkit.mcp.memory import Memory
+
+    class Buggy(Memory):
+        def timeline(self, *args: Any, **kwargs: Any) -> str:
+            raise RuntimeError("boom <private>MARK-PRIVATE-IN-BUG</private>")
+
+    async def main() -> None:
+        async with Client(mcp_server.build(Buggy([repo]))) as client:
+            error, text = await call(client, "timeline")
+            assert error and "memkit failed on this call" in text and "hooks.log" in text
+            assert "boom" not in text  # a crash's own text stays in the log
+            error, text = await call(client, "get", ids=["texture-size"])
+            assert not error and "MARK-TEXTURE" in text
+
+    anyio.run(main)
+    logged = (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
+    assert "mcp timeline" in logged and "RuntimeError: boom" in logged
+    assert "MARK-PRIVATE-IN-BUG" not in logged
