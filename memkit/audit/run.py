@@ -7,6 +7,7 @@ under `.memkit/audit/` for the next Claude Code session to mention.
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -22,6 +23,8 @@ from memkit.audit.status import REPORT, unresolved_now
 from memkit.audit.text import statement_text
 from memkit.config import Config
 from memkit.files import write_atomic
+
+log = logging.getLogger(__name__)
 
 __all__ = ["REPORT", "AuditSettings", "PairResult", "audit", "changed_paths", "compare"]
 
@@ -167,7 +170,12 @@ def compare(
     if reader is None:
         from memkit.index import open_index, refresh  # noqa: PLC0415
 
-        refresh(root, quiet=True)
+        try:
+            refresh(root, quiet=True)
+        except OSError as exc:
+            # A read-only or full disk must not stop a commit: compare against the index as
+            # it stands (the gate's duplicate check does the same).
+            log.warning("the index is not refreshed before the audit: %s", exc)
         reader = open_index(root)
     load = loader or _Loader(root, config, reader)
     found = find(reader, incoming, settings)

@@ -84,14 +84,34 @@ def engine_hung(root: str) -> str:
     except (OSError, IndexError):
         return ""
     if state in ("T", "t"):
-        mark_hung(root)
-        return "stopped"
+        # Hooks run thirty at a time: only the one that marks it says so.
+        return "stopped" if mark_hung(root) else "hung"
     return ""
 
 
-def mark_hung(root: str) -> None:
+def mark_hung(root: str) -> bool:
+    """Mark the engine hung; False when another hook marked it within HUNG_SECONDS."""
+    import fcntl  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
     try:
-        with open(os.path.join(root, ".memkit", HUNG), "w", encoding="utf-8"):  # noqa: PTH118, PTH123
-            pass
+        fd = os.open(os.path.join(root, ".memkit", HUNG), os.O_RDWR | os.O_CREAT, 0o600)  # noqa: PTH118
     except OSError:
-        pass
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            then = float(os.read(fd, 64) or b"0")
+        except ValueError:
+            then = 0.0
+        now = time.time()
+        if now - then < HUNG_SECONDS:
+            return False
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{now:.3f}".encode())
+        return True
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
