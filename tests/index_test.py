@@ -160,6 +160,14 @@ def test_deleting_dot_memkit_loses_nothing(repo: Path) -> None:
     assert [r["id"] for r in json.loads(result.stdout)["results"]] == before
 
 
+def test_search_takes_several_words_without_quotes(repo: Path) -> None:
+    unquoted = memkit("search", "kafka", "offsets", "--json", cwd=repo)
+    assert unquoted.returncode == 0, unquoted.stderr
+    quoted = memkit("search", "kafka offsets", "--json", cwd=repo)
+    assert json.loads(unquoted.stdout)["results"] == json.loads(quoted.stdout)["results"]
+    assert json.loads(unquoted.stdout)["query"] == "kafka offsets"
+
+
 def test_a_corrupt_index_is_rebuilt(repo: Path) -> None:
     gen = current_generation(repo)
     assert gen is not None

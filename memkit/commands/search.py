@@ -18,7 +18,9 @@ def add_parser(subparsers: Any) -> None:
         description="Search atoms by meaning and by words. Each result says why it matched "
         "(trigger, BM25 rank, vector rank). The index is refreshed first when it is missing.",
     )
-    parser.add_argument("query", nargs="?", help="what to look for")
+    parser.add_argument(
+        "query", nargs="*", help="what to look for (several words need no quotes)"
+    )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
@@ -82,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from memkit.index.manifest import is_stale  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
 
+    args.query = " ".join(args.query) or None
     if (args.query is None) == (args.batch is None):
         raise UsageError("give a QUERY or --batch FILE")
     if args.limit < 1:
