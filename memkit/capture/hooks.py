@@ -1,0 +1,236 @@
+"""What capture does in each Claude Code hook, cold or in the warm engine.
+
+- UserPromptSubmit (`on_prompt`): L0 on the prompt, a candidate when it scores; on a session's
+  first prompt, its author's last summary of this project. Well under a millisecond for a prompt
+  that states nothing.
+- Stop, PreCompact, SessionEnd (`on_transcript`): the transcript read where the last hook left
+  off, bounded in time; PreCompact also keeps the atoms the session was given (the usage log
+  forgets them at compaction); SessionEnd writes the episodic summary. When the model levels
+  or `write_personal` have work, a worker process does it, detached from the session.
+
+Every entry point fails open: an error is logged in `.memkit/logs/hooks.log` and the hook goes
+on (recall is never lost to capture).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memkit.capture import queue
+from memkit.capture import state as states
+from memkit.capture.detect import detect
+from memkit.capture.settings import CaptureSettings, load
+
+# Seconds the transcript pass may take: SessionEnd hooks are stopped by Claude Code after
+# 1.5 s, and the warm engine answers other sessions' hooks one at a time.
+PASS_SECONDS = {"stop": 1.0, "pre-compact": 1.0, "session-end": 0.3}
+WARM_PASS_SECONDS = 0.3
+
+
+def _log(root: Path, what: str) -> None:
+    from memkit.claude.protocol import log_error  # noqa: PLC0415
+
+    log_error(str(root), f"capture: {what}")
+
+
+def _project(payload: dict[str, Any]) -> str:
+    return str(payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or "")
+
+
+def prompt_key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]  # noqa: S324 - a name
+
+
+def offer_text(
+    root: Path, settings: CaptureSettings, text: str, source: dict[str, str]
+) -> str | None:
+    """L0 on `text`; a candidate when it scores at least the lower threshold (counted when it
+    shows some signal and does not). Returns the candidate's id when one waits for it."""
+    found = detect(text, floor=settings.lower)
+    if found is None:
+        return None
+    proposal = queue.Proposal(
+        statement=found.statement,
+        kind=found.kind,
+        type=found.type,
+        scope=found.scope,
+        score=found.score,
+        why=found.why,
+        triggers=found.triggers,
+    )
+    outcome = queue.offer(root, proposal, source, settings.lower)
+    return queue.candidate_id(found.statement) if outcome in ("queued", "seen") else None
+
+
+def on_prompt(
+    payload: dict[str, Any], roots: Sequence[Path], prompt: str, items: list[Any]
+) -> list[Any]:
+    """Capture for one prompt (already free of `<private>` text); returns `items` with the
+    author's last session summary first when this is the session's first prompt."""
+    if not roots:
+        return items
+    root = roots[0]
+    session = str(payload.get("session_id") or "")
+    try:
+        settings = load(root)
+        if not settings.enabled or not session:
+            return items
+        first = not states.exists(root, session)
+        source = {
+            "session": session,
+            "event": "prompt",
+            "prompt": str(payload.get("prompt_id") or prompt_key(prompt)),
+        }
+        cid = offer_text(root, settings, prompt, source)
+        if first or cid:
+            with states.session_lock(root, session):
+                state = states.load(root, session)
+                state.project = state.project or _project(payload)
+                state.transcript = state.transcript or str(payload.get("transcript_path") or "")
+                state.started = state.started or queue.now()
+                if first and not state.prompts and not queue.refusal(prompt):
+                    state.first_prompt = " ".join(prompt.split())[:200]
+                state.note("candidates", cid or "")
+                states.save(root, state)
+        if first and settings.episodic:
+            from memkit.capture.episodic import for_first_prompt  # noqa: PLC0415
+            from memkit.claude import repos  # noqa: PLC0415
+
+            reader = repos.reader(root)
+            given = {getattr(i, "id", "") for i in items}
+            last = for_first_prompt(root, reader, session, _project(payload)) if reader else None
+            if last is not None and last.id not in given:
+                return [last, *items]
+    except Exception:  # capture must never cost the prompt its memory
+        _log(root, "user-prompt-submit")
+    return items
+
+
+def _transcript(payload: dict[str, Any]) -> Path | None:
+    """The session's transcript, when it is a regular file of this user's."""
+    raw = str(payload.get("transcript_path") or "")
+    if not raw:
+        return None
+    path = Path(raw)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    if not path.is_file() or st.st_uid != os.geteuid():
+        return None
+    return path
+
+
+def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) -> None:
+    """The transcript pass of Stop, PreCompact or SessionEnd; never raises."""
+    if not roots:
+        return
+    root = roots[0]
+    session = str(payload.get("session_id") or "")
+    try:
+        settings = load(root)
+        if not settings.enabled or not session:
+            return
+        from memkit.claude import repos  # noqa: PLC0415
+
+        seconds = WARM_PASS_SECONDS if repos.WARM else PASS_SECONDS.get(event, 1.0)
+        deadline = time.monotonic() + seconds
+        with states.session_lock(root, session):
+            state = states.load(root, session)
+            state.project = state.project or _project(payload)
+            state.started = state.started or queue.now()
+            _read_transcript(root, settings, state, _transcript(payload), deadline)
+            if event in ("pre-compact", "session-end"):
+                _keep_given(root, state)
+            if event == "session-end" and settings.episodic:
+                from memkit.capture.episodic import write_summary  # noqa: PLC0415
+
+                if write_summary(root, state, settings.expires_days):
+                    repos.start_index(root, detached=True)  # the next session finds it
+            states.save(root, state)
+        if event == "session-end":
+            states.prune(root)
+        if event in ("stop", "session-end") and worker_needed(root, settings):
+            start_worker(root)
+    except Exception:  # a hook never breaks the session
+        _log(root, event)
+
+
+def _read_transcript(
+    root: Path,
+    settings: CaptureSettings,
+    state: states.SessionState,
+    path: Path | None,
+    deadline: float,
+) -> None:
+    if path is None:
+        return
+    from memkit.capture.transcript import scan  # noqa: PLC0415
+
+    state.transcript = str(path)
+    found = scan(path, state, deadline=deadline)
+    for text, prompt_id, line in found.prompts:
+        source = {
+            "session": state.session,
+            "event": "transcript",
+            "prompt": prompt_id or prompt_key(text),
+            "line": str(line),
+        }
+        state.note("candidates", offer_text(root, settings, text, source) or "")
+    for proposal, line in found.pitfalls:
+        source = {"session": state.session, "event": "transcript", "line": str(line)}
+        if queue.offer(root, proposal, source, settings.lower) in ("queued", "seen"):
+            state.note("candidates", queue.candidate_id(proposal.statement))
+
+
+def _keep_given(root: Path, state: states.SessionState) -> None:
+    from memkit.claude.usage import usage_log  # noqa: PLC0415
+
+    with usage_log(root) as usage:
+        for atom in sorted(usage.given(state.session)):
+            state.note("given", atom)
+
+
+def worker_needed(root: Path, settings: CaptureSettings) -> bool:
+    """Whether waiting candidates have work for the worker: the model levels, or a score high
+    enough to be written to the user's own folder."""
+    if not settings.model and not settings.write_personal:
+        return False
+    for cand in queue.pending(root):
+        if settings.model and cand.level == "L0":
+            return True
+        if settings.write_personal and cand.score >= settings.upper:
+            return True
+    return False
+
+
+def start_worker(root: Path) -> None:
+    """`python -m memkit.capture.worker` for `root`, in a session of its own: it outlives the
+    hook, and Claude Code never waits for it."""
+    import subprocess  # noqa: PLC0415
+
+    subprocess.Popen(
+        [sys.executable, "-m", "memkit.capture.worker", "--repo", str(root)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def pending_note(root: Path) -> list[str]:
+    """SessionStart's line about waiting candidates (none when there are none)."""
+    try:
+        n = queue.pending_count(root)
+    except Exception:  # a count is not worth a failed session start
+        return []
+    if not n:
+        return []
+    what = "candidate" if n == 1 else "candidates"
+    return [f"{n} {what} from your last sessions: `memkit candidates list`"]
