@@ -106,15 +106,15 @@ def scan(path: Path, state: SessionState, *, deadline: float, max_bytes: int = M
     pos = 0
     n = 0
     while pos < end:
+        if n and n % CHECK_EVERY == 0 and time.monotonic() > deadline:
+            found.complete = False
+            break
         stop = chunk.index(b"\n", pos) + 1
         line = chunk[pos:stop]
         pos = stop
         state.offset += len(line)
         state.lines += 1
         n += 1
-        if n % CHECK_EVERY == 0 and time.monotonic() > deadline:
-            found.complete = False
-            break
         try:
             entry = json.loads(line)
         except ValueError:
