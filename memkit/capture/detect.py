@@ -257,7 +257,7 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
             r"\bI(?:'ll| will|'m| am)? (?:never|always) (?:get|understand|finish|learn|remember|"
             r"figure|mess|screw|forget|make it|going to)\b|\bI can never\b|\bI keep (?:forgetting|"
             r"breaking|messing|getting)\b|\b(?:ugh|argh|damn|lol|haha|hate|frustrat\w*|annoying|"
-            r"tired of|my brain|give up|oh no|my bad|why would anyone)\b"
+            r"tired of|my brain|give up|oh no|my bad|why would anyone|weird|strange)\b"
         ),
     ),
     (
@@ -293,7 +293,10 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "narrative",
         0.5,
-        _en(r"\bremember when\b|\bI never thought\b|\bdid it\b|\bwho (?:wrote|did)\b"),
+        _en(
+            r"\bremember when\b|\bI never thought\b|\bdid it\b|\bwho (?:wrote|did)\b|\b(?:never|"
+            r"always) (?:got|had|was|were|did|thought|knew|saw|went|came|made|took|found|\w+ed)\b"
+        ),
     ),
     ("narrative", 0.5, _ZH(r"還記得|还记得|沒想到|没想到")),
 )
