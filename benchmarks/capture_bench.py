@@ -109,9 +109,8 @@ def speed(runs: int) -> None:
             start = time.perf_counter()
             detect(text)
             took.append((time.perf_counter() - start) * 1000)
-        print(
-            f"| {label} | {p50_p95(took)[0]:.3f} ms | {p50_p95(took)[1]:.3f} ms | {max(took):.3f} ms |"
-        )
+        p50, p95 = p50_p95(took)
+        print(f"| {label} | {p50:.3f} ms | {p95:.3f} ms | {max(took):.3f} ms |")
 
 
 def _entry(kind: str, content: object, n: int, session: str, **extra: object) -> str:
@@ -136,7 +135,7 @@ def _entry(kind: str, content: object, n: int, session: str, **extra: object) ->
 def transcript(path: Path, size: int, session: str) -> int:
     """A transcript of about `size` bytes in Claude Code's shape; returns its line count."""
     rng = random.Random(15)
-    words = "parser cache deploy retry token queue index schema worker client route".split()
+    words = ("parser", "cache", "deploy", "retry", "token", "queue", "index", "schema", "worker")
     prompts = [
         "Can you refactor the {w} module to use dataclasses?",
         "Why does the {w} test fail on CI?",
@@ -226,7 +225,7 @@ def transcript_pass(runs: int) -> None:
         rows: dict[str, list[float]] = {"pass": [], "full": [], "none": []}
         complete = 0
         for i in range(runs):
-            for name in rows:
+            for name, took in rows.items():
                 if name == "pass":
                     argv, payload = [PYTHON, "-c", "pass"], ""
                 else:
@@ -245,7 +244,7 @@ def transcript_pass(runs: int) -> None:
                     check=True,
                     capture_output=True,
                 )
-                rows[name].append((time.perf_counter() - start) * 1000)
+                took.append((time.perf_counter() - start) * 1000)
                 if name == "full":
                     state_file = root / ".memkit" / "capture" / "sessions" / f"cold-{i}.json"
                     complete += json.loads(state_file.read_text())["offset"] == size
