@@ -4,6 +4,10 @@
 
 Side by side with `python -c pass` in the same run: with the warm engine (`memkit serve`,
 which has the index and the model loaded), and without it (BM25 and triggers, in-process).
+Capture (issue 15) side by side too: a second copy of the repository whose memkit.yaml turns
+capture off, with its own engine; and prompts that state a rule, so that each one writes a new
+candidate. Every prompt opens a new session: each is a session's first prompt (the costliest
+for capture: its state is created and the author's last summary looked for).
 memkit is byte-compiled first, as `pip install` does: an editable checkout run with
 PYTHONDONTWRITEBYTECODE=1 would otherwise compile the hook's modules on every call (~4 ms).
 """
@@ -32,19 +36,29 @@ def main() -> int:
     package = str(Path(memkit.__file__).parent)
     subprocess.run([PYTHON, "-m", "compileall", "-q", package], check=True, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="memkit-hook-bench-") as tmp:
-        root = Path(tmp) / "repo"
-        write_repo(root, synthetic(args.atoms))
-        subprocess.run([PYTHON, "-m", "memkit", "index", "--quiet"], cwd=root, check=True)
+        root, off = Path(tmp) / "repo", Path(tmp) / "repo-off"
+        for folder in (root, off):
+            write_repo(folder, synthetic(args.atoms))
+            subprocess.run([PYTHON, "-m", "memkit", "index", "--quiet"], cwd=folder, check=True)
+        with (off / "memkit.yaml").open("a", encoding="utf-8") as fh:
+            fh.write("capture:\n  enabled: false\n")
         hook = str(Path(PYTHON).parent / "memkit-hook")
         cold_env = {**os.environ, "MEMKIT_NO_ENGINE": "1"}
         names = ("pass", "prompt", "start", "warm", "wstart", "wtool")
+        names += ("offprompt", "offwarm", "ruleprompt", "rulewarm")
         times: dict[str, list[float]] = {k: [] for k in names}
-        engine = subprocess.Popen([PYTHON, "-m", "memkit", "serve", "--idle", "60"], cwd=root)
-        sock = root / ".memkit" / "engine.sock"
-        while not sock.exists():
+        engines = [
+            subprocess.Popen([PYTHON, "-m", "memkit", "serve", "--idle", "60"], cwd=folder)
+            for folder in (root, off)
+        ]
+        sock, off_sock = root / ".memkit" / "engine.sock", off / ".memkit" / "engine.sock"
+        while not sock.exists() or not off_sock.exists():
             time.sleep(0.05)
         for i in range(args.runs):
             prompt = {"cwd": str(root), "prompt": f"how often should we rotate the cache {i}?"}
+            off_prompt = {**prompt, "cwd": str(off)}
+            rule = {**prompt, "prompt": f"From now on we rotate the cache every {i} hours."}
+            warm_rule = {**prompt, "prompt": f"From now on we rotate the cache every {i} minutes."}
             runs = (
                 ("pass", [PYTHON, "-c", "pass"], ""),
                 (
@@ -79,11 +93,33 @@ def main() -> int:
                         }
                     ),
                 ),
+                (
+                    "offprompt",
+                    [hook, "user-prompt-submit"],
+                    json.dumps({**off_prompt, "session_id": f"oc{i}"}),
+                ),
+                (
+                    "offwarm",
+                    [hook, "user-prompt-submit"],
+                    json.dumps({**off_prompt, "session_id": f"ow{i}"}),
+                ),
+                (
+                    "ruleprompt",
+                    [hook, "user-prompt-submit"],
+                    json.dumps({**rule, "session_id": f"rc{i}"}),
+                ),
+                (
+                    "rulewarm",
+                    [hook, "user-prompt-submit"],
+                    json.dumps({**warm_rule, "session_id": f"rw{i}"}),
+                ),
             )
             for name, argv, payload in runs:
-                hidden = name in ("prompt", "start")
+                hidden = name in ("prompt", "start", "offprompt", "ruleprompt")
+                folder = off if name.startswith("off") else root
+                here = folder / ".memkit" / "engine.sock"
                 if hidden:  # hide the engine's socket: the path without an engine
-                    sock.rename(sock.with_suffix(".off"))
+                    here.rename(here.with_suffix(".off"))
                 start = time.perf_counter()
                 out = subprocess.run(
                     argv,
@@ -91,16 +127,20 @@ def main() -> int:
                     capture_output=True,
                     text=True,
                     check=True,
-                    cwd=root,
+                    cwd=folder,
                     env=cold_env,
                 )
                 times[name].append((time.perf_counter() - start) * 1000)
                 if hidden:
-                    sock.with_suffix(".off").rename(sock)
-                if name in ("prompt", "warm"):
+                    here.with_suffix(".off").rename(here)
+                if name in ("prompt", "warm", "offprompt", "offwarm"):
                     assert "memkit-memory" in out.stdout, out.stdout[:200]
-        engine.terminate()
-        engine.wait()
+        for engine in engines:
+            engine.terminate()
+            engine.wait()
+        written = len(list((root / ".memkit" / "capture" / "candidates").glob("*.json")))
+        assert written == 2 * args.runs, written  # every rule prompt left a candidate
+        assert not (off / ".memkit" / "capture" / "candidates").exists()
     base = p50_p95(times["pass"])
     print(
         f"| {args.atoms:,}-atom repo, fresh process | p50 | p95 | ratio to `python -c pass` "
@@ -114,6 +154,12 @@ def main() -> int:
         ("wtool", "`memkit-hook pre-tool-use` (Read), warm engine"),
         ("prompt", "`memkit-hook user-prompt-submit`, no engine"),
         ("start", "`memkit-hook session-start`, no engine"),
+        ("offwarm", "`user-prompt-submit`, warm engine, capture off"),
+        ("warm", "`user-prompt-submit`, warm engine, capture on (as above)"),
+        ("rulewarm", "`user-prompt-submit`, warm engine, a prompt stating a rule (new candidate)"),
+        ("offprompt", "`user-prompt-submit`, no engine, capture off"),
+        ("prompt", "`user-prompt-submit`, no engine, capture on (as above)"),
+        ("ruleprompt", "`user-prompt-submit`, no engine, a prompt stating a rule (new candidate)"),
     ):
         p50, p95 = p50_p95(times[name])
         print(
