@@ -106,3 +106,13 @@ def test_the_router_drops_queues_and_writes_only_when_asked() -> None:
     assert parse({"model": {"model": "m"}}).model == {}
     model = parse({"model": {"enabled": True, "model": "m", "api_key": "sk-x"}}).model
     assert model == {"enabled": True, "model": "m"}
+
+
+def test_the_template_s_capture_section_is_the_defaults() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    template = Path(__file__).resolve().parents[1] / "memory_template" / "memkit.yaml"
+    data = yaml.safe_load(template.read_text(encoding="utf-8"))
+    assert parse(data["capture"]) == CaptureSettings()

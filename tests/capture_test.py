@@ -332,3 +332,12 @@ def test_the_hook_path_stays_light_with_capture(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert len(queue.pending(repo)) == 1  # it did capture (the settings were read afresh)
+
+
+def test_the_summary_names_the_atoms_used_even_across_a_compaction(repo: Path) -> None:
+    session = {"session_id": "k1"}
+    hook(repo, "user-prompt-submit", {**session, "prompt": "How often is the websocket ping?"})
+    hook(repo, "pre-compact", {**session, "trigger": "auto"})  # the usage log forgets here
+    hook(repo, "session-end", {**session, "reason": "other"})
+    (summary,) = (repo / "episodic").glob("session-*-k1.md")
+    assert "- Memory used: `ws-heartbeat-interval`" in summary.read_text(encoding="utf-8")
