@@ -257,6 +257,8 @@ def test_session_end_writes_a_summary_its_author_gets_and_nobody_else(
     assert f"created: {time.strftime('%Y-%m-%d')}" in text and "expires: " in text
     assert "`src/app.py`" in text and "`make deploy`" in text and RULE in text
     assert "MARK-PRIVATE" not in text and TOKEN[4:] not in text and "GH_TOKEN" not in text
+    stored = everything_under(repo / ".memkit")  # the session's state, the queue, the logs
+    assert "MARK-PRIVATE" not in stored and TOKEN[4:] not in stored
     rel = summary.relative_to(repo).as_posix()
     assert git(repo, "status", "--porcelain", "--", rel).stdout.startswith("??")  # not committed
     assert memkit("validate", rel, cwd=repo).returncode == 0

@@ -94,8 +94,6 @@ def on_prompt(
                 state.project = state.project or _project(payload)
                 state.transcript = state.transcript or str(payload.get("transcript_path") or "")
                 state.started = state.started or queue.now()
-                if first and not state.prompts and not queue.refusal(prompt):
-                    state.first_prompt = " ".join(prompt.split())[:200]
                 state.note("candidates", cid or "")
                 states.save(root, state)
         if first and settings.episodic:

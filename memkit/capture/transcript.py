@@ -165,6 +165,8 @@ def _tool_use(block: dict[str, Any], state: SessionState) -> None:
         state.note("edited", relative(strip_private(target), state.project))
     elif name == "Bash":
         command = strip_private(str(args.get("command") or "")).strip()
+        if refusal(command):
+            return  # a command with a secret in it is kept nowhere, like everything capture stores
         state.note("commands", command.split("\n", 1)[0][:160])
         state.tools[str(block.get("id") or "")] = {"name": name, "command": command[:500]}
         if len(state.tools) > 50:  # calls whose result never came
@@ -182,6 +184,8 @@ def _tool_result(block: dict[str, Any], state: SessionState, found: Found) -> No
         return
     if block.get("is_error"):
         error = _error_text(block.get("content"))
+        if refusal(error):
+            return
         failed = {"program": program, "command": command, "error": error}
         state.errors = [*state.errors, failed][-5:]
         return
