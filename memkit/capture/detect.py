@@ -34,14 +34,33 @@ TYPE_OF = {
 }
 
 
-def _en(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.I)
+class _Lazy:
+    """A pattern compiled when first used. A hook process pays for every pattern it compiles
+    before it answers, and most prompts need few of them: an English prompt no Chinese one, a
+    sentence without any signal no penalty."""
+
+    __slots__ = ("cjk", "compiled", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0, *, cjk: bool = False) -> None:
+        self.pattern, self.flags, self.cjk = pattern, flags, cjk
+        self.compiled: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        if self.compiled is None:
+            self.compiled = re.compile(self.pattern, self.flags)
+        return self.compiled
 
 
-_ZH = re.compile
+def _en(pattern: str) -> _Lazy:
+    return _Lazy(pattern, re.I)
+
+
+def _zh(pattern: str) -> _Lazy:
+    return _Lazy(pattern, cjk=True)
+
 
 # (kind, weight, pattern): a sentence's signals, strongest first within each kind.
-_SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
+_SIGNALS: tuple[tuple[str, float, _Lazy], ...] = (
     # Decisions: about the future, or settled by the team.
     (
         "decision",
@@ -66,12 +85,12 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "decision",
         0.75,
-        _ZH(r"從現在開始|从现在开始|從現在起|从现在起|從今天起|从今天起|今後|今后|往後|以後|以后"),
+        _zh(r"從現在開始|从现在开始|從現在起|从现在起|從今天起|从今天起|今後|今后|往後|以後|以后"),
     ),
     (
         "decision",
         0.7,
-        _ZH(
+        _zh(
             r"決定|决定|說好了|说好了|就這麼定了|就这么定了|(?<!搞)定了|全面改用|改用|換成了|换成了|"
             r"不再支持|不再用|不再"
         ),
@@ -120,7 +139,7 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "convention",
         0.65,
-        _ZH(
+        _zh(
             r"一律|統一|统一|不要再|別再|别再|禁止|不准|不許|不许|絕對|绝对|千萬|千万|永遠不要|"
             r"永远不要|規定|规定|約定|约定|規範|规范|規矩|规矩|慣例|惯例|標準|标准"
         ),
@@ -128,11 +147,11 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "convention",
         0.5,
-        _ZH(r"必須|必须|一定要|務必|务必|只能|只寫|只写|都要|都用|不能|命名規則|命名规则|固定用"),
+        _zh(r"必須|必须|一定要|務必|务必|只能|只寫|只写|都要|都用|不能|命名規則|命名规则|固定用"),
     ),
-    ("convention", 0.5, _ZH(r"[^\s，,。！？]{2}不要")),
-    ("convention", 0.4, _ZH(r"默认|默認|預設")),
-    ("convention", 0.35, _ZH(r"不要|這個專案|这个项目|這個倉庫|这个仓库|這個代碼庫|这个代码库")),
+    ("convention", 0.5, _zh(r"[^\s，,。！？]{2}不要")),
+    ("convention", 0.4, _zh(r"默认|默認|預設")),
+    ("convention", 0.35, _zh(r"不要|這個專案|这个项目|這個倉庫|这个仓库|這個代碼庫|这个代码库")),
     # Preferences: the user's own.
     (
         "preference",
@@ -145,7 +164,7 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "preference",
         0.55,
-        _ZH(
+        _zh(
             r"我(?:都|也|一直|總是|总是)?(?:比較|比较|更)?(?:喜歡|喜欢|偏好|習慣|习惯|希望)|比起|偏好"
         ),
     ),
@@ -169,12 +188,12 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "pitfall",
         0.6,
-        _ZH(r"注意|小心|踩坑|這個坑|这个坑|是個坑|是个坑|記住|记住|記得|记得|別忘了|别忘了|提醒"),
+        _zh(r"注意|小心|踩坑|這個坑|这个坑|是個坑|是个坑|記住|记住|記得|记得|別忘了|别忘了|提醒"),
     ),
     (
         "pitfall",
         0.4,
-        _ZH(
+        _zh(
             r"會掛|会挂|就會|就会|會失敗|会失败|失效|丟掉|丢掉|清空|刪掉|删掉|斷線|断线|超時|超时|"
             r"找不回|誤判|误判|會被|会被|重複|重复"
         ),
@@ -186,11 +205,11 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
         _en(r"^(?:no|nope|actually|correction|quick correction|that'?s wrong|wrong|not quite)\b"),
     ),
     ("correction", 0.5, _en(r",? not (?:in |the |a |an )?(?:`[^`]+`|[\w./<>-]+)[.!]?$")),
-    ("correction", 0.6, _ZH(r"^(?:不對|不对|說錯了|说错了|更正)|更正")),
+    ("correction", 0.6, _zh(r"^(?:不對|不对|說錯了|说错了|更正)|更正")),
     (
         "correction",
         0.5,
-        _ZH(
+        _zh(
             r"不是[^，,。]{1,40}[，,]\s*(?:是|而是)"
             r"|[，,]\s*不是\s*(?:`[^`]+`|[^，,。\s]{1,30})[。.]?$"
         ),
@@ -198,8 +217,8 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = (
 )
 
 # (name, penalty, pattern): what makes a sentence something other than a rule.
-_PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
-    ("question", 0.55, re.compile(r"[?？]\s*$")),
+_PENALTIES: tuple[tuple[str, float, _Lazy], ...] = (
+    ("question", 0.55, _Lazy(r"[?？]\s*$")),
     (
         "question",
         0.45,
@@ -211,7 +230,7 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "question",
         0.45,
-        _ZH(
+        _zh(
             r"[嗎吗呢][\s。.!！]*$|什麼|什么|為什麼|为什么|怎麼|怎么|如何|哪裡|哪里|哪個|哪个|"
             r"是不是|能不能|可不可以|有沒有|有没有|多久|會不會|会不会"
         ),
@@ -229,7 +248,7 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "request",
         0.3,
-        _ZH(
+        _zh(
             r"幫我|帮我|給我|给我|請幫|请帮|幫忙|帮忙|^把|^(?:跑|看|寫|写|加|刪|删|找|列|印|打開|"
             r"打开|撤銷|撤销|修|解釋|解释|總結|总结|翻譯|翻译|安裝|安装|實作|实作|檢查|检查|生成|"
             r"比較|比较|再|只在|在|為|为)"
@@ -248,8 +267,8 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
         0.2,
         _en(r"\b(?:here|this|these)\b(?! (?:project|repo|repository|codebase|team|company))"),
     ),
-    ("deictic", 0.2, _ZH(r"這裡|这里|這個(?!專案|倉庫|代碼庫)|这个(?!项目|仓库|代码库)|這段|这段")),
-    ("moment", 0.4, _ZH(r"這次|这次|先試|先试|暫時|暂时|只在這|只在这|今天先|先別|先别")),
+    ("deictic", 0.2, _zh(r"這裡|这里|這個(?!專案|倉庫|代碼庫)|这个(?!项目|仓库|代码库)|這段|这段")),
+    ("moment", 0.4, _zh(r"這次|这次|先試|先试|暫時|暂时|只在這|只在这|今天先|先別|先别")),
     (
         "emotional",
         0.6,
@@ -263,7 +282,7 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "emotional",
         0.6,
-        _ZH(
+        _zh(
             r"學不會|学不会|做不完|搞砸|煩|烦|討厭|讨厌|受不了|頭好痛|头好痛|唉|糟了|哈哈|笑死|"
             r"放棄|放弃|我的錯|我的错|老是|好慢|記不住|记不住"
         ),
@@ -279,7 +298,7 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     (
         "hypothetical",
         0.45,
-        _ZH(
+        _zh(
             r"如果.{0,30}(?:會|会).{0,6}(?:怎|發生|发生)|我在想|不太確定|不太确定|也許|也许|"
             r"或許|或许|看看會|看看会|會怎樣|会怎样"
         ),
@@ -289,7 +308,7 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
         0.5,
         _en(r"\b(?:he|she|they|someone|somebody) (?:said|says|told|tells)\b"),
     ),
-    ("reported", 0.5, _ZH(r"(?:他|她|他們|他们|有人)(?:說|说|叫我|講|讲)|聽說|听说")),
+    ("reported", 0.5, _zh(r"(?:他|她|他們|他们|有人)(?:說|说|叫我|講|讲)|聽說|听说")),
     (
         "narrative",
         0.5,
@@ -298,22 +317,23 @@ _PENALTIES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
             r"always) (?:got|had|was|were|did|thought|knew|saw|went|came|made|took|found|\w+ed)\b"
         ),
     ),
-    ("narrative", 0.5, _ZH(r"還記得|还记得|沒想到|没想到")),
+    ("narrative", 0.5, _zh(r"還記得|还记得|沒想到|没想到")),
 )
 
-_CONCRETE = re.compile(
+_CONCRETE = _Lazy(
     r"`[^`]+`|\b\d+(?:\.\d+)*\s*(?:%|ms|s|kb|mb|gb|gi|mi|px|am|pm|minutes?|seconds?|hours?|"
     r"days?|lines?|requests?)?\b|[\w-]+[./][\w./-]+|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|"
     r"\b[A-Z][a-z]{2,}\b|[a-z]+_[a-z_]+"
 )
-_TEAM = re.compile(r"\b(?:we|our|us|team|everyone|all|every)\b|我們|我们|團隊|团队|大家|所有", re.I)
+_TEAM = _Lazy(r"\b(?:we|our|us|team|everyone|all|every)\b|我們|我们|團隊|团队|大家|所有", re.I)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _CODE_LINE = re.compile(
     r"^(?:\s{4}|\t|\s*(?:>|\$ |#!|Traceback|File \"|at [\w.$]+\(|\d{4}-\d\d-\d\d[ T]\d\d:))"
 )
 _SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
-_FILLER = re.compile(
+_FILLER = _Lazy(
     r"^(?:ok(?:ay)?|so|also|and|btw|by the way|hey|hi|oh|well|alright|right|one more thing)"
     r"\b[,:;]?\s*",
     re.I,
@@ -337,7 +357,7 @@ class Detection:
     @property
     def scope(self) -> str:
         """A preference in the first person is the user's own; the rest is the team's."""
-        if self.kind == "preference" and not _TEAM.search(self.statement):
+        if self.kind == "preference" and not _TEAM.get().search(self.statement):
             return "personal"
         return "shared"
 
@@ -362,8 +382,12 @@ def sentences(text: str) -> list[str]:
 def score_sentence(sentence: str) -> tuple[float, str, str]:
     """(score, kind, why) of one sentence."""
     best: dict[str, tuple[float, str]] = {}
+    has_cjk = _CJK.search(sentence) is not None
+    has_latin = _LATIN.search(sentence) is not None
     for kind, weight, pattern in _SIGNALS:
-        m = pattern.search(sentence)
+        if not (has_cjk if pattern.cjk else has_latin):
+            continue
+        m = pattern.get().search(sentence)
         if m is not None and weight > best.get(kind, (0.0, ""))[0]:
             best[kind] = (weight, m.group(0).strip(" ,"))
     if not best:
@@ -373,13 +397,15 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
     others = [w for _, (w, _) in ranked[1:] if w >= 0.35]
     score = top + 0.15 * min(2, len(others))
     why = [f"'{word}' ({kind})", *(f"'{m}'" for _, (_, m) in ranked[1:3])]
-    if _CONCRETE.search(sentence[1:] if not _CJK.search(sentence[:1]) else sentence):
+    if _CONCRETE.get().search(sentence[1:] if not _CJK.search(sentence[:1]) else sentence):
         score += 0.1
-    if _TEAM.search(sentence):
+    if _TEAM.get().search(sentence):
         score += 0.05
     taken: dict[str, float] = {}
     for name, penalty, pattern in _PENALTIES:
-        if pattern.search(sentence) and penalty > taken.get(name, 0.0):
+        if pattern.cjk and not has_cjk:
+            continue
+        if penalty > taken.get(name, 0.0) and pattern.get().search(sentence):
             taken[name] = penalty
     # A request or a "this" with a strong signal in it ("please always use type hints here")
     # is still a rule.
@@ -408,7 +434,7 @@ def detect(text: str, *, floor: float = 0.5) -> Detection | None:
 
 
 def _clean(sentence: str) -> str:
-    sentence = _FILLER.sub("", sentence.strip()).strip()
+    sentence = _FILLER.get().sub("", sentence.strip()).strip()
     if sentence and sentence[0].isascii() and sentence[0].isalpha():
         sentence = sentence[0].upper() + sentence[1:]
     if sentence and sentence[-1] not in ".!?。！？」)`":
@@ -416,7 +442,7 @@ def _clean(sentence: str) -> str:
     return sentence
 
 
-_TERM = re.compile(
+_TERM = _Lazy(
     r"`([^`]{3,40})`|((?:[A-Z][\w+#-]*)(?: [A-Z][\w+#-]*)*)|([\w-]+(?:[./][\w-]+)+/?|[a-z]+_[\w]+)"
 )
 _STOP = frozenset(
@@ -432,7 +458,7 @@ def triggers_of(statement: str) -> tuple[str, ...]:
     """Terms a proposed atom could be recalled by: code spans, names (Argo CD, PostgreSQL),
     paths and file names; none a stop word or shorter than three characters."""
     out: list[str] = []
-    for m in _TERM.finditer(statement):
+    for m in _TERM.get().finditer(statement):
         starts = m.start() == 0 or statement[m.start() - 2 : m.start()] in (". ", ": ")
         if m.group(2) is not None and starts:
             continue  # a capital that only starts a sentence

@@ -14,18 +14,21 @@ on (recall is never lost to capture).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memkit.capture import queue
-from memkit.capture import state as states
-from memkit.capture.detect import detect
 from memkit.capture.settings import CaptureSettings, load
+
+if TYPE_CHECKING:
+    from memkit.capture.state import SessionState
+
+# Only the settings are imported with this module: the rest when a hook needs it (a prompt
+# hook with capture off, or with nothing to keep, imports little; a hook process pays for
+# every module it loads before it answers).
 
 # Seconds the transcript pass may take: SessionEnd hooks are stopped by Claude Code after
 # 1.5 s, and the warm engine answers other sessions' hooks one at a time.
@@ -44,7 +47,9 @@ def _project(payload: dict[str, Any]) -> str:
 
 
 def prompt_key(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]  # noqa: S324 - a name
+    from memkit.capture.queue import digest  # noqa: PLC0415
+
+    return digest(text, 12)
 
 
 def offer_text(
@@ -52,9 +57,14 @@ def offer_text(
 ) -> str | None:
     """L0 on `text`; a candidate when it scores at least the lower threshold (counted when it
     shows some signal and does not). Returns the candidate's id when one waits for it."""
+    from memkit.capture.detect import detect  # noqa: PLC0415
+
     found = detect(text, floor=settings.lower)
     if found is None:
         return None
+    source = {**source, "prompt": source.get("prompt") or prompt_key(text)}
+    from memkit.capture import queue  # noqa: PLC0415
+
     proposal = queue.Proposal(
         statement=found.statement,
         kind=found.kind,
@@ -81,22 +91,23 @@ def on_prompt(
         settings = load(root)
         if not settings.enabled or not session:
             return items
-        first = not states.exists(root, session)
+        from memkit.capture import state as states  # noqa: PLC0415
+
+        first = states.mark_first(root, session)
         source = {
             "session": session,
             "event": "prompt",
-            "prompt": str(payload.get("prompt_id") or prompt_key(prompt)),
+            "prompt": str(payload.get("prompt_id") or ""),
         }
         cid = offer_text(root, settings, prompt, source)
-        if first or cid:
+        if cid:
             with states.session_lock(root, session):
                 state = states.load(root, session)
                 state.project = state.project or _project(payload)
-                state.transcript = state.transcript or str(payload.get("transcript_path") or "")
-                state.started = state.started or queue.now()
-                state.note("candidates", cid or "")
+                state.started = state.started or states.now()
+                state.note("candidates", cid)
                 states.save(root, state)
-        if first and settings.episodic:
+        if first and settings.episodic and _has_summaries(root):
             from memkit.capture.episodic import for_first_prompt  # noqa: PLC0415
             from memkit.claude import repos  # noqa: PLC0415
 
@@ -108,6 +119,14 @@ def on_prompt(
     except Exception:  # capture must never cost the prompt its memory
         _log(root, "user-prompt-submit")
     return items
+
+
+def _has_summaries(root: Path) -> bool:
+    try:
+        with os.scandir(root / "episodic") as entries:
+            return any(e.name.endswith(".md") for e in entries)
+    except OSError:
+        return False
 
 
 def _transcript(payload: dict[str, Any]) -> Path | None:
@@ -135,6 +154,7 @@ def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) ->
         settings = load(root)
         if not settings.enabled or not session:
             return
+        from memkit.capture import state as states  # noqa: PLC0415
         from memkit.claude import repos  # noqa: PLC0415
 
         seconds = WARM_PASS_SECONDS if repos.WARM else PASS_SECONDS.get(event, 1.0)
@@ -142,7 +162,7 @@ def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) ->
         with states.session_lock(root, session):
             state = states.load(root, session)
             state.project = state.project or _project(payload)
-            state.started = state.started or queue.now()
+            state.started = state.started or states.now()
             _read_transcript(root, settings, state, _transcript(payload), deadline)
             if event in ("pre-compact", "session-end"):
                 _keep_given(root, state)
@@ -163,12 +183,13 @@ def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) ->
 def _read_transcript(
     root: Path,
     settings: CaptureSettings,
-    state: states.SessionState,
+    state: SessionState,
     path: Path | None,
     deadline: float,
 ) -> None:
     if path is None:
         return
+    from memkit.capture import queue  # noqa: PLC0415
     from memkit.capture.transcript import scan  # noqa: PLC0415
 
     state.transcript = str(path)
@@ -177,7 +198,7 @@ def _read_transcript(
         source = {
             "session": state.session,
             "event": "transcript",
-            "prompt": prompt_id or prompt_key(text),
+            "prompt": prompt_id,
             "line": str(line),
         }
         state.note("candidates", offer_text(root, settings, text, source) or "")
@@ -187,7 +208,7 @@ def _read_transcript(
             state.note("candidates", queue.candidate_id(proposal.statement))
 
 
-def _keep_given(root: Path, state: states.SessionState) -> None:
+def _keep_given(root: Path, state: SessionState) -> None:
     from memkit.claude.usage import usage_log  # noqa: PLC0415
 
     with usage_log(root) as usage:
@@ -200,6 +221,8 @@ def worker_needed(root: Path, settings: CaptureSettings) -> bool:
     enough to be written to the user's own folder."""
     if not settings.model and not settings.write_personal:
         return False
+    from memkit.capture import queue  # noqa: PLC0415
+
     for cand in queue.pending(root):
         if settings.model and cand.level == "L0":
             return True
@@ -224,8 +247,10 @@ def start_worker(root: Path) -> None:
 
 def pending_note(root: Path) -> list[str]:
     """SessionStart's line about waiting candidates (none when there are none)."""
+    from memkit.capture.queue import pending_count  # noqa: PLC0415
+
     try:
-        n = queue.pending_count(root)
+        n = pending_count(root)
     except Exception:  # a count is not worth a failed session start
         return []
     if not n:

@@ -15,9 +15,7 @@ such a candidate is dropped, counted, and never written anywhere (nor logged).
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -26,6 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.state import now
 from memkit.claude.private import strip_private
 from memkit.errors import MemkitError
 from memkit.files import memkit_dir, private_dirs, write_atomic
@@ -108,18 +107,20 @@ class Candidate:
         )
 
 
-def now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def capture_dir(root: Path) -> Path:
     """`<root>/.memkit/capture/`, this user's alone."""
     return private_dirs(memkit_dir(root) / FOLDER)
 
 
+def digest(text: str, size: int = 8) -> str:
+    """A short name for `text` (not security)."""
+    import hashlib  # noqa: PLC0415  (OpenSSL's start: only when a candidate is named)
+
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:size]  # noqa: S324
+
+
 def candidate_id(statement: str) -> str:
-    norm = re.sub(r"\s+", " ", statement.strip().lower()).strip(" .!?。！？")
-    return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:8]  # noqa: S324 - a name, not security
+    return digest(re.sub(r"\s+", " ", statement.strip().lower()).strip(" .!?。！？"))
 
 
 @contextlib.contextmanager

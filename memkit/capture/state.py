@@ -23,6 +23,7 @@ from typing import Any
 from memkit.files import private_dirs, write_atomic
 
 FOLDER = "sessions"
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 KEEP_DAYS = 30  # session files older than this are removed at a SessionEnd
 MAX_ITEMS = 40  # files, commands, candidates, atoms kept per list
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -55,6 +56,10 @@ class SessionState:
             items.append(value)
 
 
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
 def safe_name(session: str) -> str:
     """A file name for a session id (Claude Code's are UUIDs; anything else is made safe)."""
     return _SAFE.sub("_", session)[:100]
@@ -64,8 +69,15 @@ def state_path(root: Path, session: str) -> Path:
     return root / ".memkit" / "capture" / FOLDER / f"{safe_name(session)}.json"
 
 
-def exists(root: Path, session: str) -> bool:
-    return state_path(root, session).is_file()
+def mark_first(root: Path, session: str) -> bool:
+    """True for the first call for `session`: an empty marker made once (O_EXCL), so the
+    prompt hook knows a session's first prompt without writing its whole state."""
+    folder = private_dirs(root / ".memkit" / "capture" / FOLDER)
+    try:
+        os.close(os.open(folder / f"{safe_name(session)}.first", _NEW, 0o600))
+    except FileExistsError:
+        return False
+    return True
 
 
 def load(root: Path, session: str) -> SessionState:
