@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from memkit.capture.settings import CaptureSettings, load
 
 if TYPE_CHECKING:
+    from memkit.capture.queue import Proposal
     from memkit.capture.state import SessionState
 
 # Only the settings are imported with this module: the rest when a hook needs it (a prompt
@@ -52,20 +53,15 @@ def prompt_key(text: str) -> str:
     return digest(text, 12)
 
 
-def offer_text(
-    root: Path, settings: CaptureSettings, text: str, source: dict[str, str]
-) -> str | None:
-    """L0 on `text`; a candidate when it scores at least the lower threshold (counted when it
-    shows some signal and does not). Returns the candidate's id when one waits for it."""
+def proposal_of(text: str, lower: float) -> Proposal | None:
+    """What L0 proposes for `text`, or None when it shows no signal at all."""
     from memkit.capture.detect import detect  # noqa: PLC0415
+    from memkit.capture.queue import Proposal  # noqa: PLC0415
 
-    found = detect(text, floor=settings.lower)
+    found = detect(text, floor=lower)
     if found is None:
         return None
-    source = {**source, "prompt": source.get("prompt") or prompt_key(text)}
-    from memkit.capture import queue  # noqa: PLC0415
-
-    proposal = queue.Proposal(
+    return Proposal(
         statement=found.statement,
         kind=found.kind,
         type=found.type,
@@ -74,8 +70,13 @@ def offer_text(
         why=found.why,
         triggers=found.triggers,
     )
-    outcome = queue.offer(root, proposal, source, settings.lower)
-    return queue.candidate_id(found.statement) if outcome in ("queued", "seen") else None
+
+
+def _waiting(outcome: str, proposal: Proposal) -> str:
+    """The candidate's id when it waits in the queue after the offer, else ""."""
+    from memkit.capture.queue import candidate_id  # noqa: PLC0415
+
+    return candidate_id(proposal.statement) if outcome in ("queued", "seen") else ""
 
 
 def on_prompt(
@@ -94,12 +95,14 @@ def on_prompt(
         from memkit.capture import state as states  # noqa: PLC0415
 
         first = states.mark_first(root, session)
-        source = {
-            "session": session,
-            "event": "prompt",
-            "prompt": str(payload.get("prompt_id") or ""),
-        }
-        cid = offer_text(root, settings, prompt, source)
+        cid = ""
+        proposal = proposal_of(prompt, settings.lower)
+        if proposal is not None:
+            from memkit.capture.queue import offer  # noqa: PLC0415
+
+            key = str(payload.get("prompt_id") or prompt_key(prompt))
+            source = {"session": session, "event": "prompt", "prompt": key}
+            cid = _waiting(offer(root, proposal, source, settings.lower), proposal)
         if cid:
             with states.session_lock(root, session):
                 state = states.load(root, session)
@@ -189,23 +192,24 @@ def _read_transcript(
 ) -> None:
     if path is None:
         return
-    from memkit.capture import queue  # noqa: PLC0415
+    from memkit.capture.queue import offer_many  # noqa: PLC0415
     from memkit.capture.transcript import scan  # noqa: PLC0415
 
     state.transcript = str(path)
     found = scan(path, state, deadline=deadline)
+    offers: list[tuple[Proposal, dict[str, str]]] = []
     for text, prompt_id, line in found.prompts:
-        source = {
-            "session": state.session,
-            "event": "transcript",
-            "prompt": prompt_id,
-            "line": str(line),
-        }
-        state.note("candidates", offer_text(root, settings, text, source) or "")
+        proposal = proposal_of(text, settings.lower)
+        if proposal is not None:
+            key = prompt_id or prompt_key(text)
+            source = {"session": state.session, "event": "transcript", "prompt": key}
+            offers.append((proposal, {**source, "line": str(line)}))
     for proposal, line in found.pitfalls:
         source = {"session": state.session, "event": "transcript", "line": str(line)}
-        if queue.offer(root, proposal, source, settings.lower) in ("queued", "seen"):
-            state.note("candidates", queue.candidate_id(proposal.statement))
+        offers.append((proposal, source))
+    outcomes = offer_many(root, offers, settings.lower) if offers else []
+    for (proposal, _), outcome in zip(offers, outcomes, strict=True):
+        state.note("candidates", _waiting(outcome, proposal))
 
 
 def _keep_given(root: Path, state: SessionState) -> None:

@@ -19,7 +19,7 @@ import fcntl
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -177,49 +177,76 @@ def offer(root: Path, proposal: Proposal, source: dict[str, str], lower: float) 
     """Queue `proposal` unless it scores below `lower`, holds private text or a secret, or was
     settled before. Returns what happened: "queued", "seen" (already waiting: the source is
     added), "known" (settled before), or "dropped:<why>"."""
-    if proposal.score < lower:
-        count(root, "below")
-        return "dropped:below"
-    statement = proposal.statement.strip()[:MAX_STATEMENT]
-    why = refusal(statement) or refusal(json.dumps(proposal.detail, ensure_ascii=False))
-    if why:
-        count(root, why)
-        return f"dropped:{why}"
-    cid = candidate_id(statement)
-    source = {**source, "at": now()}
+    return offer_many(root, [(proposal, source)], lower)[0]
+
+
+def offer_many(
+    root: Path, offers: Sequence[tuple[Proposal, dict[str, str]]], lower: float
+) -> list[str]:
+    """`offer` for several proposals (a transcript pass), under one lock, each candidate file
+    and the counts written once."""
+    outcomes: list[str] = []
+    dropped: dict[str, int] = {}
+    ready: list[tuple[int, str, Proposal, dict[str, str]]] = []
+    for proposal, source in offers:
+        statement = proposal.statement.strip()[:MAX_STATEMENT]
+        why = "below" if proposal.score < lower else ""
+        why = why or refusal(statement) or refusal(json.dumps(proposal.detail, ensure_ascii=False))
+        if why:
+            dropped[why] = dropped.get(why, 0) + 1
+            outcomes.append(f"dropped:{why}")
+            continue
+        ready.append((len(outcomes), statement, proposal, {**source, "at": now()}))
+        outcomes.append("")
+    if not ready and not dropped:
+        return outcomes
     with locked(root) as folder:
-        if (folder / DONE / f"{cid}.json").exists():
-            return "known"
-        old = _read(folder / PENDING / f"{cid}.json")
-        if old is not None:
+        if dropped:
+            stats = read_stats(root)
+            for why, n in dropped.items():
+                stats[why] = stats.get(why, 0) + n
+            write_atomic(folder / STATS, json.dumps(stats), durable=False, mode=0o600)
+        changed: dict[str, Candidate] = {}
+        for index, statement, proposal, source in ready:
+            cid = candidate_id(statement)
+            if (folder / DONE / f"{cid}.json").exists():
+                outcomes[index] = "known"
+                continue
+            old = changed.get(cid) or _read(folder / PENDING / f"{cid}.json")
+            if old is None:
+                changed[cid] = _new(cid, statement, proposal, source)
+                outcomes[index] = "queued"
+                continue
+            outcomes[index] = "seen"
             key = (source.get("session"), source.get("prompt"))
-            if any((s.get("session"), s.get("prompt")) == key for s in old.sources):
-                return "seen"
-            merged = replace(
-                old,
-                score=max(old.score, proposal.score),
-                sources=(*old.sources, source)[-MAX_SOURCES:],
-                updated=source["at"],
-            )
-            _write(folder, PENDING, merged)
-            return "seen"
-        cand = Candidate(
-            id=cid,
-            statement=statement,
-            kind=proposal.kind,
-            type=proposal.type,
-            scope=proposal.scope,
-            score=round(proposal.score, 3),
-            why=proposal.why,
-            triggers=proposal.triggers,
-            level=proposal.level,
-            created=source["at"],
-            sources=(source,),
-            detail=dict(proposal.detail),
-            updated=source["at"],
-        )
-        _write(folder, PENDING, cand)
-    return "queued"
+            if all((s.get("session"), s.get("prompt")) != key for s in old.sources):
+                changed[cid] = replace(
+                    old,
+                    score=max(old.score, proposal.score),
+                    sources=(*old.sources, source)[-MAX_SOURCES:],
+                    updated=source["at"],
+                )
+        for cand in changed.values():
+            _write(folder, PENDING, cand)
+    return outcomes
+
+
+def _new(cid: str, statement: str, proposal: Proposal, source: dict[str, str]) -> Candidate:
+    return Candidate(
+        id=cid,
+        statement=statement,
+        kind=proposal.kind,
+        type=proposal.type,
+        scope=proposal.scope,
+        score=round(proposal.score, 3),
+        why=proposal.why,
+        triggers=proposal.triggers,
+        level=proposal.level,
+        created=source["at"],
+        sources=(source,),
+        detail=dict(proposal.detail),
+        updated=source["at"],
+    )
 
 
 def _all(root: Path, where: str) -> list[Candidate]:
