@@ -248,6 +248,7 @@ def transcript_pass(runs: int) -> None:
                 if name == "full":
                     state_file = root / ".memkit" / "capture" / "sessions" / f"cold-{i}.json"
                     complete += json.loads(state_file.read_text())["offset"] == size
+        waiting = len(list((root / ".memkit" / "capture" / "candidates").glob("*.json")))
     print()
     print(f"Transcript: {size / 1e6:.1f} MB, {count:,} lines.")
     print()
@@ -266,6 +267,10 @@ def transcript_pass(runs: int) -> None:
     print()
     print(
         f"The first Stop read the whole transcript within its bound in {complete} of {runs} runs."
+    )
+    print(
+        f"Each first Stop offered the transcript's {waiting} candidates (a third of its prompts "
+        "state a rule), one candidate file written each."
     )
 
 
