@@ -4,12 +4,9 @@ upper band. Off by default, bounded by a token budget per session and by time.""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 
 import pytest
 
@@ -20,66 +17,37 @@ from memkit.capture.queue import Proposal
 from memkit.capture.settings import load
 from tests.capture_test import hook
 from tests.claude_engine_test import wait_for
+from tests.fake_models import FakeModels, serve
 from tests.helpers import make_memory_repo
 
 RULE = "From now on we deploy with Argo CD, never by hand."
 NOT_A_RULE = "Never mind the deploy, we never finish on time anyway."
 
 
-class _Model(BaseHTTPRequestHandler):
-    """Answers L1 (yes, or no for NOT_A_RULE) and L2 (a JSON object) in each API's shape."""
+def _answer(request: str) -> str:
+    """L1: yes (no for NOT_A_RULE); L2: a JSON object."""
+    if "yes or no" in request:
+        return "no" if "finish on time" in request else "Yes."
+    return json.dumps(
+        {
+            "confidence": 0.93,
+            "scope": "shared",
+            "type": "decision",
+            "triggers": ["argo cd", "deploy"],
+            "statement": "Deployments go through Argo CD; nobody deploys by hand.",
+        }
+    )
 
-    seen: ClassVar[list[tuple[str, dict[str, str], dict[str, Any]]]] = []
-    delay = 0.0
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-        time.sleep(self.delay)
-        prompt = json.dumps(body, ensure_ascii=False)
-        if "yes or no" in prompt:
-            answer = "no" if "finish on time" in prompt else "Yes."
-        else:
-            answer = json.dumps(
-                {
-                    "confidence": 0.93,
-                    "scope": "shared",
-                    "type": "decision",
-                    "triggers": ["argo cd", "deploy"],
-                    "statement": "Deployments go through Argo CD; nobody deploys by hand.",
-                }
-            )
-        if self.path == "/api/generate":
-            reply: dict[str, Any] = {"response": answer}
-        elif self.path == "/v1/chat/completions":
-            reply = {"choices": [{"message": {"role": "assistant", "content": answer}}]}
-        elif self.path == "/v1/messages":
-            reply = {"content": [{"type": "text", "text": answer}], "role": "assistant"}
-        else:
-            self.send_error(404)
-            return
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
+_Model = FakeModels(answer_for=_answer)
 
 
 @pytest.fixture
 def fake() -> Iterator[str]:
-    _Model.seen = []
+    _Model.seen.clear()
     _Model.delay = 0.0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with serve(_Model) as url:
+        yield url
 
 
 @pytest.fixture
@@ -148,7 +116,7 @@ def test_openai_compatible_and_anthropic_endpoints(
     assert path == "/v1/chat/completions" and headers["authorization"] == "Bearer sk-local-test"
     assert "sk-local" not in json.dumps(by_id(repo)[queue.candidate_id(RULE)].as_json())
 
-    _Model.seen = []
+    _Model.seen.clear()
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     configure(repo, model(fake, provider="anthropic"))
     offer(repo, "Always squash-merge feature branches.", session="s2")

@@ -4,9 +4,7 @@ the checks of `memkit add` and the repository's real commit hooks."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,17 +24,8 @@ def offer(repo: Path, statement: str, *, kind: str = "decision", score: float = 
 
 
 def run(repo: Path, *args: str, email: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    if email:
-        env.update(GIT_AUTHOR_EMAIL=email, GIT_COMMITTER_EMAIL=email)
-    return subprocess.run(
-        [sys.executable, "-m", "memkit", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    who = {"GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_EMAIL": email} if email else None
+    return memkit(*args, cwd=repo, env=who)
 
 
 @pytest.fixture

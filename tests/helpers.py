@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,14 +15,18 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check)
 
 
-def memkit(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI in a fresh process, as a user or a git hook would."""
+def memkit(
+    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI in a fresh process, as a user or a git hook would (`env`: variables
+    to set for it)."""
     return subprocess.run(
         [sys.executable, "-m", "memkit", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         input=stdin,
+        env={**os.environ, **env} if env else None,
         check=False,
     )
 
