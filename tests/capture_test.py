@@ -18,7 +18,7 @@ from memkit.capture import queue
 from memkit.capture import state as states
 from memkit.capture.transcript import scan
 from tests.claude_engine_test import start_engine
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import git, heartbeat_repo, make_memory_repo, memkit
 
 RULE = "From now on we deploy with Argo CD, never by hand."
 # The shape of a GitHub token, split so that no scanner trips over this file.
@@ -77,20 +77,7 @@ def everything_under(folder: Path) -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    repo = make_memory_repo(tmp_path / "team", hooks=False)
-    write_atom(
-        repo,
-        "shared/ws-heartbeat-interval.md",
-        atom_text(
-            "ws-heartbeat-interval",
-            title="WebSocket heartbeat",
-            type_="pitfall",
-            body="- Send a WebSocket ping every 30 s.",
-            extra="triggers: [websocket]\n",
-        ),
-    )
-    commit_and_index(repo)
-    return repo
+    return heartbeat_repo(tmp_path / "team", hooks=False)
 
 
 def test_a_prompt_that_states_a_rule_becomes_a_candidate(repo: Path) -> None:

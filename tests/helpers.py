@@ -72,6 +72,25 @@ def write_atom(repo: Path, relpath: str, text: str) -> Path:
     return path
 
 
+def heartbeat_repo(path: Path, *, hooks: bool = True) -> Path:
+    """A memory repository holding one committed, indexed pitfall: the WebSocket heartbeat
+    (trigger `websocket`)."""
+    repo = make_memory_repo(path, hooks=hooks)
+    write_atom(
+        repo,
+        "shared/ws-heartbeat-interval.md",
+        atom_text(
+            "ws-heartbeat-interval",
+            title="WebSocket heartbeat",
+            type_="pitfall",
+            body="- Send a WebSocket ping every 30 s.",
+            extra="triggers: [websocket]\n",
+        ),
+    )
+    commit_and_index(repo)
+    return repo
+
+
 def commit_and_index(repo: Path, message: str = "atoms") -> None:
     """Commit everything (no hooks: the test is about what comes after) and build the index."""
     git(repo, "add", "-A")
