@@ -95,6 +95,26 @@ def speed(runs: int) -> None:
         f"| the {len(prompts)} labelled prompts × {runs} | {p50:.3f} ms | {p95:.3f} ms "
         f"| {max(times):.3f} ms |"
     )
+    first: dict[str, list[float]] = {"en": [], "zh": []}
+    probe = (
+        "import sys, time\n"
+        "from memkit.capture.detect import detect\n"
+        "t = time.perf_counter(); detect(sys.argv[1]); print((time.perf_counter() - t) * 1000)\n"
+    )
+    samples = {
+        "en": "We use pnpm in this repo, not npm.",
+        "zh": "我們統一用 pnpm，不要再用 npm 了。",
+    }
+    for _ in range(max(5, runs // 2)):
+        for lang, text in samples.items():
+            out = subprocess.run(
+                [PYTHON, "-c", probe, text], capture_output=True, text=True, check=True
+            )
+            first[lang].append(float(out.stdout))
+    for lang, took in first.items():
+        p50, p95 = p50_p95(took)
+        label = f"a fresh process's first prompt ({lang}: its patterns compiled then)"
+        print(f"| {label} | {p50:.3f} ms | {p95:.3f} ms | {max(took):.3f} ms |")
     worst = {
         "a 100 KB paste (log lines, code)": (
             "  at x.y(z)\n" * 4000 + "def f():\n    pass\n" * 2000

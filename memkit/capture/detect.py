@@ -34,21 +34,34 @@ TYPE_OF = {
 }
 
 
+_LITERAL = re.compile(r"[^\\.^$*+?{}\[\]()]+")
+
+
 class _Lazy:
     """A pattern compiled when first used. A hook process pays for every pattern it compiles
     before it answers, and most prompts need few of them: an English prompt no Chinese one, a
-    sentence without any signal no penalty."""
+    sentence without any signal no penalty. A Chinese pattern that only lists words is matched
+    without a regex at all."""
 
-    __slots__ = ("cjk", "compiled", "flags", "pattern")
+    __slots__ = ("cjk", "compiled", "flags", "pattern", "words")
 
     def __init__(self, pattern: str, flags: int = 0, *, cjk: bool = False) -> None:
         self.pattern, self.flags, self.cjk = pattern, flags, cjk
         self.compiled: re.Pattern[str] | None = None
+        literal = cjk and _LITERAL.fullmatch(pattern) is not None
+        self.words = tuple(pattern.split("|")) if literal else None
 
     def get(self) -> re.Pattern[str]:
         if self.compiled is None:
             self.compiled = re.compile(self.pattern, self.flags)
         return self.compiled
+
+    def find(self, text: str) -> str | None:
+        """The text the pattern matches in `text`, or None."""
+        if self.words is not None:
+            return next((w for w in self.words if w in text), None)
+        m = self.get().search(text)
+        return m.group(0) if m is not None else None
 
 
 def _en(pattern: str) -> _Lazy:
@@ -231,10 +244,11 @@ _PENALTIES: tuple[tuple[str, float, _Lazy], ...] = (
         "question",
         0.45,
         _zh(
-            r"[嗎吗呢][\s。.!！]*$|什麼|什么|為什麼|为什么|怎麼|怎么|如何|哪裡|哪里|哪個|哪个|"
-            r"是不是|能不能|可不可以|有沒有|有没有|多久|會不會|会不会"
+            r"什麼|什么|為什麼|为什么|怎麼|怎么|如何|哪裡|哪里|哪個|哪个|是不是|能不能|可不可以|"
+            r"有沒有|有没有|多久|會不會|会不会"
         ),
     ),
+    ("question", 0.45, _zh(r"[嗎吗呢][\s。.!！]*$")),
     (
         "request",
         0.3,
@@ -249,11 +263,11 @@ _PENALTIES: tuple[tuple[str, float, _Lazy], ...] = (
         "request",
         0.3,
         _zh(
-            r"幫我|帮我|給我|给我|請幫|请帮|幫忙|帮忙|^把|^(?:跑|看|寫|写|加|刪|删|找|列|印|打開|"
-            r"打开|撤銷|撤销|修|解釋|解释|總結|总结|翻譯|翻译|安裝|安装|實作|实作|檢查|检查|生成|"
-            r"比較|比较|再|只在|在|為|为)"
+            r"^把|^(?:跑|看|寫|写|加|刪|删|找|列|印|打開|打开|撤銷|撤销|修|解釋|解释|總結|总结|翻譯|"
+            r"翻译|安裝|安装|實作|实作|檢查|检查|生成|比較|比较|再|只在|在|為|为)"
         ),
     ),
+    ("request", 0.3, _zh(r"幫我|帮我|給我|给我|請幫|请帮|幫忙|帮忙")),
     (
         "moment",
         0.4,
@@ -298,10 +312,12 @@ _PENALTIES: tuple[tuple[str, float, _Lazy], ...] = (
     (
         "hypothetical",
         0.45,
-        _zh(
-            r"如果.{0,30}(?:會|会).{0,6}(?:怎|發生|发生)|我在想|不太確定|不太确定|也許|也许|"
-            r"或許|或许|看看會|看看会|會怎樣|会怎样"
-        ),
+        _zh(r"如果.{0,30}(?:會|会).{0,6}(?:怎|發生|发生)"),
+    ),
+    (
+        "hypothetical",
+        0.45,
+        _zh(r"我在想|不太確定|不太确定|也許|也许|或許|或许|看看會|看看会|會怎樣|会怎样"),
     ),
     (
         "reported",
@@ -387,9 +403,11 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
     for kind, weight, pattern in _SIGNALS:
         if not (has_cjk if pattern.cjk else has_latin):
             continue
-        m = pattern.get().search(sentence)
-        if m is not None and weight > best.get(kind, (0.0, ""))[0]:
-            best[kind] = (weight, m.group(0).strip(" ,"))
+        if weight <= best.get(kind, (0.0, ""))[0]:
+            continue
+        found = pattern.find(sentence)
+        if found is not None:
+            best[kind] = (weight, found.strip(" ,"))
     if not best:
         return 0.0, "", ""
     ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
@@ -405,7 +423,7 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
     for name, penalty, pattern in _PENALTIES:
         if pattern.cjk and not has_cjk:
             continue
-        if penalty > taken.get(name, 0.0) and pattern.get().search(sentence):
+        if penalty > taken.get(name, 0.0) and pattern.find(sentence) is not None:
             taken[name] = penalty
     # A request or a "this" with a strong signal in it ("please always use type hints here")
     # is still a rule.
