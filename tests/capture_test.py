@@ -311,7 +311,8 @@ def test_the_hook_path_stays_light_with_capture(repo: Path) -> None:
         "out = io.StringIO()\n"
         "fail_open('user-prompt-submit', lambda d: HANDLERS['user-prompt-submit'](d, []),"
         " io.StringIO(json.dumps(p)), out)\n"
-        "fail_open('stop', lambda d: HANDLERS['stop'](d, []), io.StringIO(json.dumps(p)), out)\n"
+        "for event in ('stop', 'pre-compact', 'session-end'):\n"
+        "    fail_open(event, lambda d: HANDLERS[event](d, []), io.StringIO(json.dumps(p)), out)\n"
         "heavy = ('git', 'ruamel', 'mistune', 'model2vec', 'numpy', 'frontmatter', 'mcp',"
         " 'pydantic', 'anyio')\n"
         "print([m for m in heavy if m in sys.modules])\n"
@@ -321,6 +322,7 @@ def test_the_hook_path_stays_light_with_capture(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert len(queue.pending(repo)) == 1  # it did capture (the settings were read afresh)
+    assert list((repo / "episodic").glob("session-*-x.md"))  # and wrote the summary
 
 
 def test_the_summary_names_the_atoms_used_even_across_a_compaction(repo: Path) -> None:
