@@ -332,3 +332,9 @@ def test_the_summary_names_the_atoms_used_even_across_a_compaction(repo: Path) -
     hook(repo, "session-end", {**session, "reason": "other"})
     (summary,) = (repo / "episodic").glob("session-*-k1.md")
     assert "- Memory used: `ws-heartbeat-interval`" in summary.read_text(encoding="utf-8")
+
+
+def test_a_session_that_did_nothing_leaves_no_summary(repo: Path) -> None:
+    hook(repo, "session-start", {"session_id": "e1", "source": "startup"})
+    hook(repo, "session-end", {"session_id": "e1", "reason": "prompt_input_exit"})
+    assert not list((repo / "episodic").glob("session-*.md"))

@@ -129,7 +129,11 @@ def render(
 
 def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
     """Write (or rewrite, for a resumed session) the summary of `state`; returns its path
-    relative to `root`, or "" when there is no git identity to name as its author."""
+    relative to `root`, or "" when there is nothing to tell (a session opened and closed) or
+    no git identity to name as its author."""
+    touched = (state.prompts, state.read, state.edited, state.commands, state.candidates)
+    if not any(touched) and not state.given:
+        return ""
     author = email_of(root)
     if not author:
         return ""
