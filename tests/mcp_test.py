@@ -157,9 +157,7 @@ def repo(tmp_path: Path) -> Path:
     return repo
 
 
-def test_the_tools_are_listed_with_schemas_and_descriptions(
-    repo: Path, tmp_path: Path
-) -> None:
+def test_the_tools_are_listed_with_schemas_and_descriptions(repo: Path, tmp_path: Path) -> None:
     async def body(client: Client) -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == {"search", "get", "timeline", "save", "candidates", "accept"}
