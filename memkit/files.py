@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -31,6 +30,8 @@ def write_atomic(
     is handed the open binary file). `durable` syncs the data to disk before the rename: for
     what the user wrote; derived files that can be rebuilt skip it. The file keeps the mode of
     the one it replaces, a new one gets `mode` or what the umask allows, as `open` would."""
+    import tempfile  # noqa: PLC0415  (~5 ms, with shutil and the compression modules: only to write)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         final_mode = path.stat().st_mode & 0o777

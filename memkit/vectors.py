@@ -47,8 +47,13 @@ def atom_vectors(root: Path, atoms: Sequence[Atom], model: str = "default") -> n
 
 
 def is_live(entry: dict[str, Any]) -> bool:
-    """An atom recall would serve: active, reviewed, not archived."""
-    return entry["status"] == "active" and not entry["pending"] and entry["scope"] != "archive"
+    """An atom recall would serve: active, reviewed, not archived; not a session's episodic
+    summary either (a log of what one session touched, not knowledge to compare with)."""
+    return (
+        entry["status"] == "active"
+        and not entry["pending"]
+        and entry["scope"] not in ("archive", "episodic")
+    )
 
 
 def neighbours(

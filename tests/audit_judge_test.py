@@ -4,60 +4,28 @@ chat endpoint and the Anthropic Messages API. Off by default, bounded, never req
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 from memkit.audit.classify import CONTRADICTS, EXTENDS, Verdict
 from memkit.audit.judge import Judge
+from tests.fake_models import FakeModels, serve
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 GREY = Verdict(EXTENDS, "same subject")
 
 
-class _FakeModels(BaseHTTPRequestHandler):
-    """Answers like each API; records what it was sent."""
-
-    answer = "contradicts"
-    seen: ClassVar[list[tuple[str, dict[str, str], dict[str, Any]]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-        if self.path == "/api/generate":
-            reply: dict[str, Any] = {"response": self.answer}
-        elif self.path == "/v1/chat/completions":
-            reply = {"choices": [{"message": {"role": "assistant", "content": self.answer}}]}
-        elif self.path == "/v1/messages":
-            reply = {"content": [{"type": "text", "text": self.answer}], "role": "assistant"}
-        else:
-            self.send_error(404)
-            return
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
+_FakeModels = FakeModels(reply="contradicts")  # answers like each API; records what it was sent
 
 
 @pytest.fixture
 def fake() -> Iterator[str]:
-    _FakeModels.seen = []
-    server = HTTPServer(("127.0.0.1", 0), _FakeModels)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    _FakeModels.seen.clear()
+    with serve(_FakeModels) as url:
+        yield url
 
 
 def judge(**config: Any) -> Judge:
@@ -104,11 +72,11 @@ def test_bounded_and_never_required(fake: str) -> None:
     for _ in range(5):
         j.settle("a", "b", GREY)
     assert len(_FakeModels.seen) == 2
-    _FakeModels.answer = "I cannot tell"
+    _FakeModels.reply = "I cannot tell"
     try:
         assert judge(url=fake).settle("a", "b", GREY) == GREY  # nonsense keeps the heuristic
     finally:
-        _FakeModels.answer = "contradicts"
+        _FakeModels.reply = "contradicts"
     dead = Judge("http://127.0.0.1:9", "m", timeout=0.5)
     assert dead.settle("a", "b", GREY) == GREY
     assert dead.broken  # no further calls this run

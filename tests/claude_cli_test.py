@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.claude_engine_test import wait_for
 from tests.claude_fake_api import FakeAPI, fake_api, tool_results
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAUDE = Path(
@@ -72,7 +74,12 @@ def project(tmp_path: Path) -> Path:
 
 
 def run_claude(
-    project: Path, url: str, prompt: str, tmp_path: Path, *extra: str
+    project: Path,
+    url: str,
+    prompt: str,
+    tmp_path: Path,
+    *extra: str,
+    env: dict[str, str] | None = None,
 ) -> dict[str, object]:
     home = tmp_path / "claude-home"
     home.mkdir(exist_ok=True)
@@ -91,6 +98,7 @@ def run_claude(
         # this machine under load): wait for them, up to the timeout (docs/mcp.md).
         "MCP_CONNECTION_NONBLOCKING": "0",
         "MCP_CONNECT_TIMEOUT_MS": "60000",
+        **(env or {}),
     }
     result = subprocess.run(
         [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", "Read", *extra],
@@ -287,3 +295,74 @@ def test_the_installed_server_is_approved_for_the_project(project: Path, tmp_pat
     del data["enabledMcpjsonServers"]
     settings.write_text(json.dumps(data), encoding="utf-8")
     assert "Pending approval" in status()  # what the approval in the settings is for
+
+
+ARGO = "from now on we deploy with Argo CD, never by hand"
+ARGO_ATOM = "from-now-on-we-deploy-with-argo-cd-never-by-hand"
+
+
+def test_a_decision_said_in_a_session_becomes_memory_and_can_be_taken_back(
+    project: Path, tmp_path: Path
+) -> None:
+    with fake_api() as (api, url):
+        run_claude(project, url, ARGO, tmp_path)
+        listed = json.loads(memkit("candidates", "list", "--json", cwd=project).stdout)
+        (cand,) = [c for c in listed["candidates"] if "Argo CD" in c["statement"]]
+        assert cand["statement"] == "From now on we deploy with Argo CD, never by hand."
+        assert cand["type"] == "decision" and cand["sources"][0]["event"] == "prompt"
+
+        accepted = memkit("candidates", "accept", cand["id"], cwd=project)
+        assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+        rel = f"shared/{ARGO_ATOM}.md"
+        git(project, "add", rel)
+        commit = git(project, "commit", "-m", "memory: deploy with Argo CD", check=False)
+        assert commit.returncode == 0, commit.stdout + commit.stderr  # the real pre-commit
+
+        api.requests.clear()
+        run_claude(project, url, "How do we deploy this service to production?", tmp_path)
+        assert f"## {ARGO_ATOM} · decision" in "\n".join(api.messages_text())
+
+        undone = memkit("undo", ARGO_ATOM, "--reason", "we deploy with Flux now", cwd=project)
+        assert undone.returncode == 0, undone.stderr
+        api.requests.clear()
+        run_claude(project, url, "How do we deploy this service to production?", tmp_path)
+        after = "\n".join(api.messages_text())
+        # Gone from memory (the last session's summary may still name it as used).
+        assert after and f"## {ARGO_ATOM} ·" not in after
+
+
+def test_a_session_summary_reaches_its_author_s_next_session_only(
+    project: Path, tmp_path: Path
+) -> None:
+    from memkit.index.manifest import is_stale
+
+    target = project / "src/net/conn.py"
+    with fake_api() as (api, url):
+        run_claude(project, url, f"READ-FILE {target} and summarise it.", tmp_path)
+        (summary,) = (project / "episodic").glob("session-*.md")
+        text = summary.read_text(encoding="utf-8")
+        assert "author: alice@example.com" in text and "`src/net/conn.py`" in text
+        wait_for(lambda: not is_stale(project))  # SessionEnd started the index refresh
+
+        joke = "Tell me a short joke about cats."
+        api.requests.clear()
+        run_claude(project, url, joke, tmp_path)
+        mine = "\n".join(api.messages_text())
+        assert f"## {summary.stem} · fact" in mine and "src/net/conn.py" in mine
+
+        bob = {"GIT_AUTHOR_EMAIL": "bob@example.com", "GIT_COMMITTER_EMAIL": "bob@example.com"}
+        api.requests.clear()
+        run_claude(project, url, joke, tmp_path, env=bob)
+        theirs = "\n".join(api.messages_text())
+        assert theirs and summary.stem not in theirs and "src/net/conn.py" not in theirs
+
+        # Past its expiry date, never again.
+        summary.write_text(re.sub(r"expires: \S+", "expires: 2020-01-01", text), "utf-8")
+        assert memkit("index", cwd=project).returncode == 0
+        for path in (project / "episodic").glob("session-*.md"):
+            if path != summary:
+                path.unlink()  # the summaries of the sessions just run
+        assert memkit("index", cwd=project).returncode == 0
+        api.requests.clear()
+        run_claude(project, url, joke, tmp_path)
+        assert summary.stem not in "\n".join(api.messages_text())

@@ -12,25 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, heartbeat_repo, make_memory_repo, memkit, write_atom
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    repo = make_memory_repo(tmp_path / "team")
-    write_atom(
-        repo,
-        "shared/ws-heartbeat-interval.md",
-        atom_text(
-            "ws-heartbeat-interval",
-            title="WebSocket heartbeat",
-            type_="pitfall",
-            body="- Send a WebSocket ping every 30 s.",
-            extra="triggers: [websocket]\n",
-        ),
-    )
-    commit_and_index(repo)
-    return repo
+    return heartbeat_repo(tmp_path / "team")
 
 
 def hook(repo: Path, event: str, payload: dict[str, object], *repos: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import subprocess
 import sys
@@ -17,14 +18,18 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check)
 
 
-def memkit(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI in a fresh process, as a user or a git hook would."""
+def memkit(
+    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI in a fresh process, as a user or a git hook would (`env`: variables
+    to set for it)."""
     return subprocess.run(
         [sys.executable, "-m", "memkit", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         input=stdin,
+        env={**os.environ, **env} if env else None,
         check=False,
     )
 
@@ -88,6 +93,25 @@ def write_atom(repo: Path, relpath: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
+
+
+def heartbeat_repo(path: Path, *, hooks: bool = True) -> Path:
+    """A memory repository holding one committed, indexed pitfall: the WebSocket heartbeat
+    (trigger `websocket`)."""
+    repo = make_memory_repo(path, hooks=hooks)
+    write_atom(
+        repo,
+        "shared/ws-heartbeat-interval.md",
+        atom_text(
+            "ws-heartbeat-interval",
+            title="WebSocket heartbeat",
+            type_="pitfall",
+            body="- Send a WebSocket ping every 30 s.",
+            extra="triggers: [websocket]\n",
+        ),
+    )
+    commit_and_index(repo)
+    return repo
 
 
 def commit_and_index(repo: Path, message: str = "atoms") -> None:

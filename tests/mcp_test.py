@@ -157,12 +157,10 @@ def repo(tmp_path: Path) -> Path:
     return repo
 
 
-def test_the_four_tools_are_listed_with_schemas_and_descriptions(
-    repo: Path, tmp_path: Path
-) -> None:
+def test_the_tools_are_listed_with_schemas_and_descriptions(repo: Path, tmp_path: Path) -> None:
     async def body(client: Client) -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"search", "get", "timeline", "save"}
+        assert set(tools) == {"search", "get", "timeline", "save", "candidates", "accept"}
         for tool in tools.values():
             assert len(tool.description or "") > 80, tool.name
             assert tool.input_schema["type"] == "object"
@@ -182,7 +180,7 @@ def test_the_four_tools_are_listed_with_schemas_and_descriptions(
             "scope",
             "triggers",
         }
-        for name in ("search", "get", "timeline"):
+        for name in ("search", "get", "timeline", "candidates"):
             annotations = tools[name].annotations
             assert annotations is not None and annotations.read_only_hint, name
         save = tools["save"].annotations

@@ -82,7 +82,10 @@ def audit(
     reader = open_index(root)
     paths = [e["path"] for e in reader.atoms] if everything else list(incoming_paths)
     loader = _Loader(root, config, reader)
-    incoming = [a for p in paths if (a := loader(p)) is not None and a.scope != "archive"]
+    # Retired atoms and episodic session summaries are not knowledge to compare.
+    incoming = [
+        a for p in paths if (a := loader(p)) is not None and a.scope not in ("archive", "episodic")
+    ]
     return compare(root, incoming, config, settings=settings, loader=loader, reader=reader)
 
 

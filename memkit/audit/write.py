@@ -69,7 +69,11 @@ def conflicts(
     from memkit.audit.run import compare  # noqa: PLC0415
     from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
 
-    atoms = [a for a in atoms if a.scope not in ("", "archive") and (a.is_active or _pending(a))]
+    atoms = [
+        a
+        for a in atoms
+        if a.scope not in ("", "archive", "episodic") and (a.is_active or _pending(a))
+    ]
     if not atoms:
         return []
     by_path = {a.path: a for a in atoms}

@@ -27,8 +27,10 @@ from memkit.index import IndexUnavailable
 from memkit.repo import find_root, list_atom_files
 
 log = logging.getLogger(__name__)
-# Retired atoms are not gated: they are kept for history, not recalled.
-_UNGATED_SCOPES = ("archive",)
+# Retired atoms are not gated: they are kept for history, not recalled. Nor are episodic
+# session summaries: a log of what one session touched, neither a claim to score nor a copy
+# of the atoms it names.
+_UNGATED_SCOPES = ("archive", "episodic")
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.hooks import on_prompt
 from memkit.claude import repos as _repos
 from memkit.claude.budget import budget_for
 from memkit.claude.private import strip_private
@@ -22,7 +23,8 @@ def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[st
     if not prompt.strip():
         return None
     found: list[Candidate] = []
-    for root in find_repos(payload, repos):
+    roots = find_repos(payload, repos)
+    for root in roots:
         reader = _repos.reader(root)
         if reader is None:
             continue
@@ -38,6 +40,9 @@ def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[st
         found += [c for c in ranked if c.id not in given]
     # Several repositories (team, personal) compete for one budget, best first.
     items = pack(found, prompt, given=set(), budget=budget_for(prompt))
+    # Capture (issue 15): L0 on the prompt; a session's first prompt gets its author's last
+    # session summary.
+    items = on_prompt(payload, roots, prompt, items)
     for source in sorted({item.repo for item in items}):
         with usage_log(Path(source), keep=_repos.WARM) as usage:
             usage.record(session, [item.id for item in items if item.repo == source])

@@ -42,7 +42,8 @@ def visible(entry: dict[str, Any], scopes: frozenset[str] | None) -> bool:
     if entry["status"] != "active" or entry["pending"] or entry["scope"] == "archive":
         return False
     scope = entry["scope"]
-    return scopes is None or scope in ("shared", "episodic") or scope in scopes
+    # Episodic summaries reach only their author, on a session's first prompt (capture).
+    return scope != "episodic" and (scopes is None or scope == "shared" or scope in scopes)
 
 
 def _sections(body: str) -> list[tuple[str, str]]:

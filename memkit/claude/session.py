@@ -1,17 +1,22 @@
-"""PreCompact forgets what the session was given; Stop and SessionEnd note how it ended."""
+"""PreCompact forgets what the session was given; Stop and SessionEnd note how it ended. All
+three run capture's transcript pass (and SessionEnd its episodic summary)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from memkit.capture.hooks import on_transcript
 from memkit.claude import repos as _repos
 from memkit.claude.repos import find_repos
 from memkit.claude.usage import usage_log
 
 
 def pre_compact(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
-    for root in find_repos(payload, repos):
+    roots = find_repos(payload, repos)
+    # Capture first: it keeps what the session was given before the usage log forgets it.
+    on_transcript(payload, roots, "pre-compact")
+    for root in roots:
         with usage_log(root, keep=_repos.WARM) as usage:
             usage.forget_session(str(payload.get("session_id") or ""))
     return None
@@ -19,10 +24,12 @@ def pre_compact(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any]
 
 def session_end(event: str) -> Callable[[dict[str, Any], Sequence[str]], None]:
     def handler(payload: dict[str, Any], repos: Sequence[str]) -> None:
-        for root in find_repos(payload, repos):
+        roots = find_repos(payload, repos)
+        for root in roots:
             with usage_log(root, keep=_repos.WARM) as usage:
                 detail = str(payload.get("reason") or payload.get("stop_hook_active") or "")
                 usage.session_event(str(payload.get("session_id") or ""), event, detail)
+        on_transcript(payload, roots, event)  # capture: the transcript pass, the summary
 
     return handler
 

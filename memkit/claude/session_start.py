@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.hooks import pending_note
 from memkit.claude import repos as _repos
 from memkit.claude.budget import estimate_tokens
 from memkit.claude.fence import attribute, neutralise
@@ -38,6 +39,7 @@ def session_start(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
                 usage.forget_session(str(payload.get("session_id") or ""))
             act = usage.activation([a["id"] for a in reader.atoms])
         lines += _session_index(root, reader, act, _repos.scopes(root))
+        lines += pending_note(root)  # capture candidates waiting (issue 15)
     if not lines:
         return None
     return context_output("SessionStart", "\n".join(lines))

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memkit.add import Draft, add_atom
+from memkit.add import AddOutcome, Draft, add_atom
 from memkit.atom import CONFIDENCES, TYPES
 from memkit.repo import find_root
 
@@ -55,10 +55,15 @@ def run(args: argparse.Namespace) -> int:
         supersedes=tuple(args.supersedes),
     )
     outcome = add_atom(root, draft, dry_run=args.dry_run)
-    if args.json:
+    return report(outcome, args.type, as_json=args.json, dry_run=args.dry_run)
+
+
+def report(outcome: AddOutcome, atom_type: str, *, as_json: bool, dry_run: bool) -> int:
+    """Print what `add_atom` did (also for `memkit candidates accept`); the exit code."""
+    if as_json:
         print(json.dumps(outcome.as_json(), ensure_ascii=False))
         return 1 if outcome.errors else 0
-    if args.dry_run:
+    if dry_run:
         print(outcome.content, end="")
     for line in outcome.findings:
         print(line)
@@ -73,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         )
     elif outcome.written and outcome.pending_review:
         print(
-            f"wrote {outcome.path}: `{args.type}` atoms from outside management wait for review; "
+            f"wrote {outcome.path}: `{atom_type}` atoms from outside management wait for review; "
             f"commit it, and a management member runs `memkit review approve {outcome.id}`"
         )
     elif outcome.written:

@@ -22,6 +22,7 @@ from typing import Any
 from memkit.atom import ID_RE, scope_from_path
 from memkit.claude import repos as _repos
 from memkit.mcp.lookup import SEARCH_KIND, BadInput, Query, check_date, mcp_search
+from memkit.mcp.masking import mask
 from memkit.mcp.reading import (
     MAX_SECTIONS,
     check_ids,
@@ -36,6 +37,7 @@ from memkit.mcp.timeline import MAX_EVENTS, Event, history, render, select, unco
 
 log = logging.getLogger(__name__)
 ENGINE_WAIT = 2.0  # seconds; then this process answers by itself
+MAX_CANDIDATES = 30  # listed by the `candidates` tool
 CHECK_SECONDS = 10.0  # how often an in-process search checks that the index is current
 
 
@@ -239,6 +241,48 @@ class Memory:
                 self._fresh(root, force=True)
             except Exception:
                 log.warning("index refresh after saving failed", exc_info=True)
+        return result
+
+    # -- capture candidates -------------------------------------------------------------
+    def candidates(self) -> str:
+        """What capture found in this user's sessions and keeps waiting (`memkit candidates`)."""
+        from memkit.capture import queue  # noqa: PLC0415
+
+        waiting = queue.pending(self.roots[0])
+        if not waiting:
+            return "no capture candidates wait (capture keeps what this user's sessions stated)"
+        lines = [
+            f"{len(waiting)} capture candidate(s) from this user's sessions, best first; "
+            "`accept` writes one as an atom (the checks of `save` apply), only when the user "
+            "asks for it:"
+        ]
+        for cand in waiting[:MAX_CANDIDATES]:
+            lines.append(
+                f"- {cand.id} · {cand.score:.2f} · {cand.type} · {cand.scope} · {cand.statement}"
+            )
+        if len(waiting) > MAX_CANDIDATES:
+            lines.append(f"(and {len(waiting) - MAX_CANDIDATES} more: `memkit candidates list`)")
+        return mask("\n".join(lines))
+
+    def accept(self, cid: str, scope: str | None = None) -> Saved:
+        """Write candidate `cid` through the path of `save` (`memkit.add.add_atom`)."""
+        from memkit.capture import queue  # noqa: PLC0415
+        from memkit.capture.accept import draft_of, record, waiting  # noqa: PLC0415
+        from memkit.errors import MemkitError  # noqa: PLC0415
+
+        root = self.roots[0]
+        try:
+            cand = waiting(root, str(cid or "").strip())
+        except MemkitError as exc:
+            raise BadInput(str(exc)) from exc
+        draft = draft_of(cand, scope=str(scope).strip() if scope else None)
+        result = save(root, draft, session=self.label)
+        if result.outcome is not None and result.outcome.written:
+            record(root, cand, result.outcome, queue.ACCEPTED)
+            try:
+                self._fresh(root, force=True)
+            except Exception:
+                log.warning("index refresh after accepting failed", exc_info=True)
         return result
 
 

@@ -1,0 +1,263 @@
+"""What capture does in each Claude Code hook, cold or in the warm engine.
+
+- UserPromptSubmit (`on_prompt`): L0 on the prompt, a candidate when it scores; on a session's
+  first prompt, its author's last summary of this project. Well under a millisecond for a prompt
+  that states nothing.
+- Stop, PreCompact, SessionEnd (`on_transcript`): the transcript read where the last hook left
+  off, bounded in time; PreCompact also keeps the atoms the session was given (the usage log
+  forgets them at compaction); SessionEnd writes the episodic summary. When the model levels
+  or `write_personal` have work, a worker process does it, detached from the session.
+
+Every entry point fails open: an error is logged in `.memkit/logs/hooks.log` and the hook goes
+on (recall is never lost to capture).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memkit.capture.settings import CaptureSettings, load
+
+if TYPE_CHECKING:
+    from memkit.capture.queue import Proposal
+    from memkit.capture.state import SessionState
+
+# Only the settings are imported with this module: the rest when a hook needs it (a prompt
+# hook with capture off, or with nothing to keep, imports little; a hook process pays for
+# every module it loads before it answers).
+
+# Seconds the transcript pass may take: SessionEnd hooks are stopped by Claude Code after
+# 1.5 s, and the warm engine answers other sessions' hooks one at a time.
+PASS_SECONDS = {"stop": 1.0, "pre-compact": 1.0, "session-end": 0.3}
+WARM_PASS_SECONDS = 0.3
+
+
+def _log(root: Path, what: str) -> None:
+    from memkit.claude.protocol import log_error  # noqa: PLC0415
+
+    log_error(str(root), f"capture: {what}")
+
+
+def _project(payload: dict[str, Any]) -> str:
+    return str(payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or "")
+
+
+def prompt_key(text: str) -> str:
+    from memkit.capture.queue import digest  # noqa: PLC0415
+
+    return digest(text, 12)
+
+
+def proposal_of(text: str, lower: float) -> Proposal | None:
+    """What L0 proposes for `text`, or None when it shows no signal at all."""
+    from memkit.capture.detect import detect  # noqa: PLC0415
+    from memkit.capture.queue import Proposal  # noqa: PLC0415
+
+    found = detect(text, floor=lower)
+    if found is None:
+        return None
+    return Proposal(
+        statement=found.statement,
+        kind=found.kind,
+        type=found.type,
+        scope=found.scope,
+        score=found.score,
+        why=found.why,
+        triggers=found.triggers,
+    )
+
+
+def _waiting(outcome: str, proposal: Proposal) -> str:
+    """The candidate's id when it waits in the queue after the offer, else ""."""
+    from memkit.capture.queue import candidate_id  # noqa: PLC0415
+
+    return candidate_id(proposal.statement) if outcome in ("queued", "seen") else ""
+
+
+def on_prompt(
+    payload: dict[str, Any], roots: Sequence[Path], prompt: str, items: list[Any]
+) -> list[Any]:
+    """Capture for one prompt (already free of `<private>` text); returns `items` with the
+    author's last session summary first when this is the session's first prompt."""
+    if not roots:
+        return items
+    root = roots[0]
+    session = str(payload.get("session_id") or "")
+    try:
+        settings = load(root)
+        if not settings.enabled or not session:
+            return items
+        from memkit.capture import state as states  # noqa: PLC0415
+
+        first = states.mark_first(root, session)
+        cid = ""
+        proposal = proposal_of(prompt, settings.lower)
+        if proposal is not None:
+            from memkit.capture.queue import offer  # noqa: PLC0415
+
+            key = str(payload.get("prompt_id") or prompt_key(prompt))
+            source = {"session": session, "event": "prompt", "prompt": key}
+            cid = _waiting(offer(root, proposal, source, settings.lower), proposal)
+        if cid:
+            with states.session_lock(root, session):
+                state = states.load(root, session)
+                state.project = state.project or _project(payload)
+                state.started = state.started or states.now()
+                state.note("candidates", cid)
+                states.save(root, state)
+        if first and settings.episodic and _has_summaries(root):
+            from memkit.capture.episodic import for_first_prompt  # noqa: PLC0415
+            from memkit.claude import repos  # noqa: PLC0415
+
+            reader = repos.reader(root)
+            given = {getattr(i, "id", "") for i in items}
+            last = for_first_prompt(root, reader, session, _project(payload)) if reader else None
+            if last is not None and last.id not in given:
+                return [last, *items]
+    except Exception:  # capture must never cost the prompt its memory
+        _log(root, "user-prompt-submit")
+    return items
+
+
+def _has_summaries(root: Path) -> bool:
+    try:
+        with os.scandir(root / "episodic") as entries:
+            return any(e.name.endswith(".md") for e in entries)
+    except OSError:
+        return False
+
+
+def _transcript(payload: dict[str, Any]) -> Path | None:
+    """The session's transcript, when it is a regular file of this user's."""
+    raw = str(payload.get("transcript_path") or "")
+    if not raw:
+        return None
+    path = Path(raw)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    if not path.is_file() or st.st_uid != os.geteuid():
+        return None
+    return path
+
+
+def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) -> None:
+    """The transcript pass of Stop, PreCompact or SessionEnd; never raises."""
+    if not roots:
+        return
+    root = roots[0]
+    session = str(payload.get("session_id") or "")
+    try:
+        settings = load(root)
+        if not settings.enabled or not session:
+            return
+        from memkit.capture import state as states  # noqa: PLC0415
+        from memkit.claude import repos  # noqa: PLC0415
+
+        seconds = WARM_PASS_SECONDS if repos.WARM else PASS_SECONDS.get(event, 1.0)
+        deadline = time.monotonic() + seconds
+        with states.session_lock(root, session):
+            state = states.load(root, session)
+            state.project = state.project or _project(payload)
+            state.started = state.started or states.now()
+            _read_transcript(root, settings, state, _transcript(payload), deadline)
+            if event in ("pre-compact", "session-end"):
+                _keep_given(root, state)
+            if event == "session-end" and settings.episodic:
+                from memkit.capture.episodic import write_summary  # noqa: PLC0415
+
+                if write_summary(root, state, settings.expires_days):
+                    repos.start_index(root, detached=True)  # the next session finds it
+            states.save(root, state)
+        if event == "session-end":
+            states.prune(root)
+        if event in ("stop", "session-end") and worker_needed(root, settings):
+            start_worker(root)
+    except Exception:  # a hook never breaks the session
+        _log(root, event)
+
+
+def _read_transcript(
+    root: Path,
+    settings: CaptureSettings,
+    state: SessionState,
+    path: Path | None,
+    deadline: float,
+) -> None:
+    if path is None:
+        return
+    from memkit.capture.queue import offer_many  # noqa: PLC0415
+    from memkit.capture.transcript import scan  # noqa: PLC0415
+
+    state.transcript = str(path)
+    found = scan(path, state, deadline=deadline)
+    offers: list[tuple[Proposal, dict[str, str]]] = []
+    for text, prompt_id, line in found.prompts:
+        proposal = proposal_of(text, settings.lower)
+        if proposal is not None:
+            key = prompt_id or prompt_key(text)
+            source = {"session": state.session, "event": "transcript", "prompt": key}
+            offers.append((proposal, {**source, "line": str(line)}))
+    for proposal, line in found.pitfalls:
+        source = {"session": state.session, "event": "transcript", "line": str(line)}
+        offers.append((proposal, source))
+    outcomes = offer_many(root, offers, settings.lower) if offers else []
+    for (proposal, _), outcome in zip(offers, outcomes, strict=True):
+        state.note("candidates", _waiting(outcome, proposal))
+
+
+def _keep_given(root: Path, state: SessionState) -> None:
+    from memkit.claude.usage import usage_log  # noqa: PLC0415
+
+    with usage_log(root) as usage:
+        for atom in sorted(usage.given(state.session)):
+            state.note("given", atom)
+
+
+def worker_needed(root: Path, settings: CaptureSettings) -> bool:
+    """Whether waiting candidates have work for the worker: the model levels, or a score high
+    enough to be written to the user's own folder."""
+    if not settings.model and not settings.write_personal:
+        return False
+    from memkit.capture import queue  # noqa: PLC0415
+
+    for cand in queue.pending(root):
+        if settings.model and cand.level == "L0":
+            return True
+        if settings.write_personal and cand.score >= settings.upper:
+            return True
+    return False
+
+
+def start_worker(root: Path) -> None:
+    """`python -m memkit.capture.worker` for `root`, in a session of its own: it outlives the
+    hook, and Claude Code never waits for it."""
+    import subprocess  # noqa: PLC0415
+
+    subprocess.Popen(
+        [sys.executable, "-m", "memkit.capture.worker", "--repo", str(root)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def pending_note(root: Path) -> list[str]:
+    """SessionStart's line about waiting candidates (none when there are none)."""
+    from memkit.capture.queue import pending_count  # noqa: PLC0415
+
+    try:
+        n = pending_count(root)
+    except Exception:  # a count is not worth a failed session start
+        return []
+    if not n:
+        return []
+    what = "candidate" if n == 1 else "candidates"
+    return [f"{n} {what} from your last sessions: `memkit candidates list`"]

@@ -1,0 +1,121 @@
+"""What capture remembers about one Claude Code session, between its hooks.
+
+`.memkit/capture/sessions/<session>.json`: how far the transcript was read (a byte offset),
+what the session touched so far (files read and edited, commands run, candidates found,
+atoms it was given), tool errors still waiting for a fix, and the model tokens it spent. Each
+hook loads it under the session's lock, changes it and writes it back atomically. Strings in
+it are already free of `<private>` text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memkit.files import private_dirs, write_atomic
+
+FOLDER = "sessions"
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+KEEP_DAYS = 30  # session files older than this are removed at a SessionEnd
+MAX_ITEMS = 40  # files, commands, candidates, atoms kept per list
+_SAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass
+class SessionState:
+    session: str
+    project: str = ""
+    started: str = ""
+    transcript: str = ""
+    offset: int = 0  # bytes of the transcript already read
+    lines: int = 0  # lines of the transcript already read
+    prompts: int = 0
+    first_prompt: str = ""
+    read: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)
+    given: list[str] = field(default_factory=list)
+    tools: dict[str, dict[str, str]] = field(default_factory=dict)  # tool_use id -> its call
+    errors: list[dict[str, str]] = field(default_factory=list)  # failed calls awaiting a fix
+    tokens: int = 0  # model tokens spent on this session's candidates
+    episodic: str = ""  # the summary written for it
+
+    def note(self, name: str, value: str) -> None:
+        """Add `value` to the list `name` once, keeping the first MAX_ITEMS."""
+        items: list[str] = getattr(self, name)
+        if value and value not in items and len(items) < MAX_ITEMS:
+            items.append(value)
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def safe_name(session: str) -> str:
+    """A file name for a session id (Claude Code's are UUIDs; anything else is made safe)."""
+    return _SAFE.sub("_", session)[:100]
+
+
+def state_path(root: Path, session: str) -> Path:
+    return root / ".memkit" / "capture" / FOLDER / f"{safe_name(session)}.json"
+
+
+def mark_first(root: Path, session: str) -> bool:
+    """True for the first call for `session`: an empty marker made once (O_EXCL), so the
+    prompt hook knows a session's first prompt without writing its whole state."""
+    folder = private_dirs(root / ".memkit" / "capture" / FOLDER)
+    try:
+        os.close(os.open(folder / f"{safe_name(session)}.first", _NEW, 0o600))
+    except FileExistsError:
+        return False
+    return True
+
+
+def load(root: Path, session: str) -> SessionState:
+    try:
+        data: dict[str, Any] = json.loads(state_path(root, session).read_text(encoding="utf-8"))
+        known = {k: v for k, v in data.items() if k in SessionState.__dataclass_fields__}
+        return SessionState(**known)
+    except (OSError, ValueError, TypeError):
+        return SessionState(session)
+
+
+def save(root: Path, state: SessionState) -> None:
+    path = state_path(root, state.session)
+    private_dirs(path.parent)
+    text = json.dumps(asdict(state), ensure_ascii=False)
+    write_atomic(path, text, durable=False, mode=0o600)
+
+
+@contextlib.contextmanager
+def session_lock(root: Path, session: str) -> Iterator[None]:
+    """One hook at a time works on a session's state (Stop and SessionEnd can overlap)."""
+    from memkit.capture.queue import capture_dir  # noqa: PLC0415
+
+    folder = private_dirs(capture_dir(root) / FOLDER)
+    fd = os.open(folder / f"{safe_name(session)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def prune(root: Path, keep_days: float = KEEP_DAYS) -> None:
+    """Remove the state of sessions not touched for `keep_days`."""
+    folder = root / ".memkit" / "capture" / FOLDER
+    cutoff = time.time() - keep_days * 86_400
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            with contextlib.suppress(OSError):
+                if entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)  # noqa: PTH108

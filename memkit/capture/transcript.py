@@ -1,0 +1,217 @@
+"""Reading Claude Code's transcript (`transcript_path`, JSON lines) where the last hook left off.
+
+Each Stop, PreCompact and SessionEnd reads only what was appended since (the byte offset is in
+the session's state), complete lines only, and stops at its deadline or after MAX_BYTES: the
+next hook goes on from there. From the lines it takes:
+- the user's own prompts (not tool results, not the CLI's meta lines, not a subagent's), for L0;
+- tool calls: the files read and edited and the commands run, for the episodic summary;
+- a Bash command that failed and a later one of the same program that worked: a pitfall
+  candidate with the error and the fix ("confirmed outcome").
+Every text taken is stripped of `<private>` blocks first. Lines that are not JSON are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memkit.capture.queue import Proposal, refusal
+from memkit.capture.state import SessionState
+from memkit.claude.private import strip_private
+
+MAX_BYTES = 8_000_000  # per pass; a bigger backlog is read by the next hooks
+CHECK_EVERY = 50  # lines between deadline checks
+MAX_ERROR = 300  # characters of an error kept in a candidate
+READ_TOOLS = ("Read", "NotebookRead")
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+# Programs whose failure teaches nothing durable (a missing file, a typo in a path).
+_TRIVIAL = frozenset(
+    (
+        *("ls", "cat", "cd", "head", "tail", "grep", "rg", "find", "which", "echo", "test"),
+        *("pwd", "true", "false", "stat", "file", "less", "more", "wc"),
+    )
+)
+_META = ("<command-", "<local-command", "Caveat:", "[Request interrupted")
+_ERROR_LINE = re.compile(r"(?:error|Error|ERROR|failed|FAILED|fatal|denied|refused|not found)")
+
+
+@dataclass
+class Found:
+    prompts: list[tuple[str, str, int]] = field(default_factory=list)  # text, prompt id, line
+    pitfalls: list[tuple[Proposal, int]] = field(default_factory=list)  # proposal, line
+    complete: bool = True  # False when the deadline or MAX_BYTES stopped the pass
+
+
+def relative(path: str, project: str) -> str:
+    """A path as the summary shows it: relative to the project, or with ~ for home."""
+    if not path:
+        return ""
+    try:
+        if project and os.path.commonpath([project, path]) == project:
+            return os.path.relpath(path, project)
+    except ValueError:
+        pass
+    home = str(Path.home())
+    return "~" + path[len(home) :] if home and path.startswith(home + os.sep) else path
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        return "\n".join(str(b.get("text", "")) for b in blocks)
+    return ""
+
+
+def _program(command: str) -> str:
+    """The program a shell command runs ("npm" for `cd web && npm ci`; env assignments and
+    sudo skipped)."""
+    last = re.split(r"&&|\|\||;|\|", command)
+    for part in reversed(last):
+        words = [w for w in part.split() if "=" not in w.split("/")[0] or w.startswith("-")]
+        words = [w for w in words if w not in ("sudo", "env", "time", "exec")]
+        if words and words[0] not in ("cd",):
+            return words[0].rsplit("/", 1)[-1]
+    return ""
+
+
+def _error_text(content: Any) -> str:
+    text = strip_private(_text(content) if not isinstance(content, str) else content)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.lower().startswith("exit code")] or lines
+    best = next((ln for ln in lines if _ERROR_LINE.search(ln)), lines[0] if lines else "")
+    return best[:MAX_ERROR]
+
+
+def scan(path: Path, state: SessionState, *, deadline: float, max_bytes: int = MAX_BYTES) -> Found:
+    """Read `path` from `state.offset`, updating `state` (offset, touched files, pending
+    errors) and returning what capture should look at."""
+    found = Found()
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return found
+    if size < state.offset:  # a new or rewritten transcript: start again
+        state.offset = state.lines = 0
+    with path.open("rb") as fh:
+        fh.seek(state.offset)
+        chunk = fh.read(max_bytes)
+    end = chunk.rfind(b"\n") + 1  # complete lines only
+    pos = 0
+    n = 0
+    while pos < end:
+        if n and n % CHECK_EVERY == 0 and time.monotonic() > deadline:
+            found.complete = False
+            break
+        stop = chunk.index(b"\n", pos) + 1
+        line = chunk[pos:stop]
+        pos = stop
+        state.offset += len(line)
+        state.lines += 1
+        n += 1
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and not entry.get("isSidechain"):
+            _take(entry, state, found)
+    found.complete = found.complete and state.offset >= size
+    return found
+
+
+def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
+    kind = entry.get("type")
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return
+    content = message.get("content")
+    if kind == "assistant" and isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                _tool_use(block, state)
+    elif kind == "user":
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+        ):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    _tool_result(block, state, found)
+            return
+        if entry.get("isMeta") or entry.get("isCompactSummary"):
+            return
+        text = strip_private(_text(content)).strip()
+        if text and not text.startswith(_META):
+            state.prompts += 1
+            if state.prompts == 1 and not state.first_prompt and not refusal(text):
+                state.first_prompt = " ".join(text.split())[:200]
+            found.prompts.append((text, str(entry.get("promptId") or ""), state.lines))
+
+
+def _tool_use(block: dict[str, Any], state: SessionState) -> None:
+    name = str(block.get("name") or "")
+    args = block.get("input")
+    if not isinstance(args, dict):
+        args = {}
+    target = str(args.get("file_path") or args.get("notebook_path") or "")
+    if name in READ_TOOLS:
+        state.note("read", relative(strip_private(target), state.project))
+    elif name in EDIT_TOOLS:
+        state.note("edited", relative(strip_private(target), state.project))
+    elif name == "Bash":
+        command = strip_private(str(args.get("command") or "")).strip()
+        if refusal(command):
+            return  # a command with a secret in it is kept nowhere, like everything capture stores
+        state.note("commands", command.split("\n", 1)[0][:160])
+        state.tools[str(block.get("id") or "")] = {"name": name, "command": command[:500]}
+        if len(state.tools) > 50:  # calls whose result never came
+            for key in list(state.tools)[:-50]:
+                del state.tools[key]
+
+
+def _tool_result(block: dict[str, Any], state: SessionState, found: Found) -> None:
+    call = state.tools.pop(str(block.get("tool_use_id") or ""), None)
+    if call is None:
+        return
+    command = call.get("command", "")
+    program = _program(command)
+    if not program or program in _TRIVIAL:
+        return
+    if block.get("is_error"):
+        error = _error_text(block.get("content"))
+        if refusal(error):
+            return
+        failed = {"program": program, "command": command, "error": error}
+        state.errors = [*state.errors, failed][-5:]
+        return
+    for i in range(len(state.errors) - 1, -1, -1):
+        failed = state.errors[i]
+        if failed["program"] == program and failed["command"] != command:
+            del state.errors[i]
+            found.pitfalls.append((_pitfall(failed, command), state.lines))
+            return
+
+
+def _pitfall(failed: dict[str, str], fix: str) -> Proposal:
+    first = failed["command"].split("\n", 1)[0][:160]
+    fixed = fix.split("\n", 1)[0][:160]
+    error = failed["error"]
+    statement = f"`{first}` fails"
+    statement += f": {error}" if error else ""
+    statement += f". What worked instead: `{fixed}`."
+    score = 0.55 + (0.1 if error and _ERROR_LINE.search(error) else 0.0)
+    return Proposal(
+        statement=statement,
+        kind="pitfall",
+        type="pitfall",
+        scope="shared",
+        score=score,
+        why="a command failed, then another run of the same program worked",
+        triggers=(failed["program"],) if len(failed["program"]) >= 3 else (),
+        detail={"error": error, "fix": fixed},
+    )

@@ -1,0 +1,117 @@
+"""One client for the optional models memkit may ask: a local Ollama, any OpenAI-compatible
+chat endpoint (vLLM, llama.cpp's server, LM Studio, OpenAI itself) or the Anthropic Messages
+API. The audit's judge and capture's L1/L2 both speak through it.
+
+Configured per feature in memkit.yaml (`provider`, `url`, `model`, `api_key_env`, `timeout`);
+off unless `enabled: true`. API keys come from the environment variable named by
+`api_key_env`, never from memkit.yaml, and are kept out of every repr and log line. Standard
+library only (urllib): no client SDK to install.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+PROVIDERS = {
+    # provider: (default url, environment variable of the key, key required)
+    "ollama": ("http://127.0.0.1:11434", "", False),
+    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY", False),
+    "anthropic": ("https://api.anthropic.com", "ANTHROPIC_API_KEY", True),
+}
+ANTHROPIC_VERSION = "2023-06-01"
+# What a failed call raises: no answer, a bad one, or an endpoint that is not there.
+CALL_ERRORS = (OSError, ValueError, KeyError, IndexError, TypeError, urllib.error.URLError)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    provider: str
+    url: str
+    model: str
+    api_key: str = field(default="", repr=False)
+    timeout: float = 5.0
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any], what: str) -> Endpoint | None:
+        """The endpoint a config section describes, or None (off, or unusable: logged)."""
+        if not section.get("enabled", False):
+            return None
+        provider = str(section.get("provider", "ollama"))
+        if provider not in PROVIDERS:
+            log.warning("%s: unknown provider %r; off", what, provider)
+            return None
+        default_url, default_env, key_required = PROVIDERS[provider]
+        url, model = section.get("url", default_url), section.get("model")
+        if not isinstance(url, str) or not isinstance(model, str):
+            return None
+        key_env = str(section.get("api_key_env", default_env) or "")
+        api_key = os.environ.get(key_env, "") if key_env else ""
+        if key_required and not api_key:
+            log.warning("%s: %s needs a key in $%s; off", what, provider, key_env)
+            return None
+        timeout = section.get("timeout", 5.0)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            timeout = 5.0
+        return cls(provider, url.rstrip("/"), model, api_key, float(timeout))
+
+    def complete(
+        self,
+        prompt: str,
+        max_tokens: int,
+        *,
+        timeout: float | None = None,
+        model: str | None = None,
+        json_output: bool = False,
+    ) -> str:
+        """The model's answer to `prompt` (temperature 0). Raises one of CALL_ERRORS when the
+        endpoint does not answer in time or answers something unreadable."""
+        url, body, headers = self.request(prompt, max_tokens, model or self.model, json_output)
+        request = urllib.request.Request(  # noqa: S310  (a configured endpoint)
+            url, data=json.dumps(body).encode(), headers=headers
+        )
+        wait = self.timeout if timeout is None else max(0.05, min(self.timeout, timeout))
+        with urllib.request.urlopen(request, timeout=wait) as response:  # noqa: S310
+            return self.answer(json.loads(response.read().decode("utf-8")))
+
+    def request(
+        self, prompt: str, max_tokens: int, model: str, json_output: bool = False
+    ) -> tuple[str, dict[str, Any], dict[str, str]]:
+        headers = {"Content-Type": "application/json"}
+        chat: dict[str, Any] = {
+            "model": model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": 0,
+            "max_tokens": max_tokens,
+        }
+        if self.provider == "openai":
+            if self.api_key:
+                headers["Authorization"] = f"Bearer {self.api_key}"
+            return f"{self.url}/chat/completions", chat, headers
+        if self.provider == "anthropic":
+            headers["x-api-key"] = self.api_key
+            headers["anthropic-version"] = ANTHROPIC_VERSION
+            return f"{self.url}/v1/messages", chat, headers
+        body: dict[str, Any] = {
+            "model": model,
+            "prompt": prompt,
+            "stream": False,
+            "options": {"temperature": 0, "num_predict": max_tokens},
+        }
+        if json_output:
+            body["format"] = "json"
+        return f"{self.url}/api/generate", body, headers
+
+    def answer(self, data: Any) -> str:
+        if self.provider == "openai":
+            return str(data["choices"][0]["message"]["content"])
+        if self.provider == "anthropic":
+            return " ".join(str(b.get("text", "")) for b in data["content"] if isinstance(b, dict))
+        return str(data.get("response", ""))

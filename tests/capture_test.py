@@ -1,0 +1,340 @@
+"""Capture in the hooks, as Claude Code runs them: fresh processes and the warm engine, real
+repositories, real index, Claude Code's transcript format (as the CLI writes it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memkit.capture import queue
+from memkit.capture import state as states
+from memkit.capture.transcript import scan
+from tests.claude_engine_test import start_engine
+from tests.helpers import git, heartbeat_repo, make_memory_repo, memkit
+
+RULE = "From now on we deploy with Argo CD, never by hand."
+# The shape of a GitHub token, split so that no scanner trips over this file.
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def hook(
+    repo: Path, event: str, payload: dict[str, Any], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "memkit.claude.main", event],
+        input=json.dumps({"cwd": str(repo), **payload}),
+        cwd=repo,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def context(result: subprocess.CompletedProcess[str]) -> str:
+    if not result.stdout.strip():
+        return ""
+    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def line(kind: str, content: Any, **extra: Any) -> dict[str, Any]:
+    role = "assistant" if kind == "assistant" else "user"
+    return {"type": kind, "message": {"role": role, "content": content}, **extra}
+
+
+def bash(n: int, command: str) -> dict[str, Any]:
+    call = {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": command}}
+    return line("assistant", [call])
+
+
+def result(n: int, text: str, *, error: bool) -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": text, "is_error": error}
+    return line("user", [block])
+
+
+def append(path: Path, *entries: dict[str, Any] | str) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        for entry in entries:
+            fh.write((entry if isinstance(entry, str) else json.dumps(entry)) + "\n")
+
+
+def everything_under(folder: Path) -> str:
+    return "\n".join(
+        p.read_text(encoding="utf-8", errors="replace") for p in folder.rglob("*") if p.is_file()
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return heartbeat_repo(tmp_path / "team", hooks=False)
+
+
+def test_a_prompt_that_states_a_rule_becomes_a_candidate(repo: Path) -> None:
+    out = hook(
+        repo,
+        "user-prompt-submit",
+        {"session_id": "s1", "prompt_id": "p1", "prompt": f"{RULE} Also, websocket ping?"},
+    )
+    assert "ws-heartbeat-interval" in context(out)  # recall is untouched
+    (cand,) = queue.pending(repo)
+    assert cand.statement == RULE and cand.type == "decision" and cand.scope == "shared"
+    assert cand.score >= 0.9 and cand.triggers == ("argo cd",)
+    assert cand.sources[0]["session"] == "s1" and cand.sources[0]["prompt"] == "p1"
+    # The same prompt again, and the same words in another session: one candidate.
+    hook(repo, "user-prompt-submit", {"session_id": "s1", "prompt_id": "p1", "prompt": RULE})
+    hook(repo, "user-prompt-submit", {"session_id": "s2", "prompt_id": "p9", "prompt": RULE})
+    (cand,) = queue.pending(repo)
+    assert [s["session"] for s in cand.sources] == ["s1", "s2"]
+    # What states nothing leaves nothing; what shows some signal but too little is counted.
+    for prompt in ("Thanks!", "I'll never get this right.", "Why does CI always fail?"):
+        hook(repo, "user-prompt-submit", {"session_id": "s1", "prompt": prompt})
+    assert len(queue.pending(repo)) == 1
+    assert queue.read_stats(repo) == {"below": 1}
+    # Only this user may read the queue.
+    assert (repo / ".memkit/capture").stat().st_mode & 0o077 == 0
+    assert (repo / f".memkit/capture/candidates/{cand.id}.json").stat().st_mode & 0o077 == 0
+
+
+def test_private_text_and_secrets_never_reach_the_queue(repo: Path) -> None:
+    hook(
+        repo,
+        "user-prompt-submit",
+        {"session_id": "s1", "prompt": f"{RULE} <private>MARK-PRIVATE never deploy</private>"},
+    )
+    hook(
+        repo,
+        "user-prompt-submit",
+        {"session_id": "s1", "prompt": f"From now on we always deploy with the token {TOKEN}."},
+    )
+    (cand,) = queue.pending(repo)
+    assert cand.statement == RULE
+    assert queue.read_stats(repo) == {"secret": 1}
+    stored = everything_under(repo / ".memkit")
+    assert "MARK-PRIVATE" not in stored and TOKEN[4:] not in stored
+
+
+def test_the_warm_engine_captures_too(repo: Path) -> None:
+    env = {"MEMKIT_NO_ENGINE": "0"}
+    engine = start_engine(repo, "--idle", "60")
+    try:
+        prompt = f"{RULE} How often should the websocket heartbeat ping?"
+        out = hook(repo, "user-prompt-submit", {"session_id": "w1", "prompt": prompt}, env)
+        assert "vector #" in context(out)  # only the engine has the model loaded
+        (cand,) = queue.pending(repo)
+        assert cand.statement == RULE and cand.sources[0]["session"] == "w1"
+        transcript = repo.parent / "w1.jsonl"
+        append(transcript, line("user", "Careful: the staging database is wiped nightly."))
+        stop = {"session_id": "w1", "transcript_path": str(transcript)}
+        hook(repo, "stop", stop, env)
+        assert len(queue.pending(repo)) == 2
+    finally:
+        engine.terminate()
+        engine.communicate(timeout=30)
+    assert not (repo / ".memkit/logs/hooks.log").exists()
+
+
+def test_the_transcript_pass_finds_prompts_and_fixed_errors_incrementally(
+    repo: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "session.jsonl"
+    append(
+        transcript,
+        {"type": "queue-operation", "operation": "enqueue", "content": "not a turn"},
+        line("user", "We use pnpm in this repo, not npm.", promptId="p1"),
+        bash(1, "pnpm run build"),
+        result(1, "Exit code 1\nError: Cannot find module 'vite'", error=True),
+        bash(2, "ls missing"),
+        result(2, "ls: cannot access 'missing'", error=True),
+        bash(3, "pnpm install && pnpm run build"),
+        result(3, "built in 2.1s", error=False),
+        "{not json",
+        line("user", "<command-name>/clear</command-name>", isMeta=True),
+        line("user", "Never ever push to main.", isSidechain=True),  # a subagent's, not the user's
+    )
+    payload = {"session_id": "t1", "transcript_path": str(transcript)}
+    hook(repo, "stop", payload)
+    found = {c.kind: c for c in queue.pending(repo)}
+    assert set(found) == {"convention", "pitfall"}
+    pitfall = found["pitfall"]
+    assert pitfall.statement.startswith("`pnpm run build` fails: Error: Cannot find module")
+    assert pitfall.detail["fix"] == "pnpm install && pnpm run build"
+    assert pitfall.sources[0]["event"] == "transcript" and pitfall.sources[0]["line"] == "8"
+    state = states.load(repo, "t1")
+    assert state.offset == transcript.stat().st_size
+    assert state.commands == ["pnpm run build", "ls missing", "pnpm install && pnpm run build"]
+
+    # The next Stop reads only what was added since.
+    append(transcript, line("user", "Careful: the staging database is wiped every night."))
+    hook(repo, "stop", payload)
+    assert len(queue.pending(repo)) == 3
+    assert [len(c.sources) for c in queue.pending(repo)] == [1, 1, 1]
+    # A transcript that is gone, or garbage, costs nothing and breaks nothing.
+    hook(repo, "stop", {"session_id": "t2", "transcript_path": str(tmp_path / "none.jsonl")})
+    hook(repo, "stop", {"session_id": "t3", "transcript_path": "/dev/null"})
+    assert not (repo / ".memkit/logs/hooks.log").exists()
+
+
+def test_the_pass_is_bounded_and_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    transcript = tmp_path / "big.jsonl"
+    prompts = [
+        line("user", f"Remember: service {n} listens on port {8000 + n}.") for n in range(300)
+    ]
+    append(transcript, *prompts)
+    with transcript.open("a", encoding="utf-8") as fh:
+        fh.write('{"type": "user", "message": {"content": "half a li')  # still being written
+    state = states.SessionState("b1")
+    first = scan(transcript, state, deadline=time.monotonic() - 1)  # already past it
+    assert not first.complete and 0 < len(first.prompts) < 300
+    rest = scan(transcript, state, deadline=time.monotonic() + 30, max_bytes=10_000)
+    more = scan(transcript, state, deadline=time.monotonic() + 30)
+    assert len(first.prompts) + len(rest.prompts) + len(more.prompts) == 300
+    # The last line is incomplete (being written): left for the next pass.
+    assert state.offset == transcript.read_bytes().rindex(b"\n") + 1
+    assert more.complete is False
+
+
+def _no_user_identity(home: Path) -> None:
+    (home / ".gitconfig").write_text(
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n", encoding="utf-8"
+    )
+
+
+def test_session_end_writes_a_summary_its_author_gets_and_nobody_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_memory_repo(tmp_path / "team")  # with its commit hooks
+    # Identity only in the environment, as in CI or a shared shell.
+    _no_user_identity(Path(os.environ["HOME"]))
+    carol = {
+        "GIT_AUTHOR_NAME": "Carol",
+        "GIT_AUTHOR_EMAIL": "carol@example.com",
+        "GIT_COMMITTER_NAME": "Carol",
+        "GIT_COMMITTER_EMAIL": "carol@example.com",
+    }
+    for key, value in carol.items():
+        monkeypatch.setenv(key, value)
+    (repo / "src").mkdir()
+    transcript = tmp_path / "carol.jsonl"
+    read = {"type": "tool_use", "id": "toolu_9", "name": "Read"}
+    append(
+        transcript,
+        line("user", RULE, promptId="p1"),
+        line("assistant", [{**read, "input": {"file_path": str(repo / "src/app.py")}}]),
+        bash(1, "make deploy <private>MARK-PRIVATE-CMD</private>"),
+        bash(2, f"export GH_TOKEN={TOKEN}"),
+    )
+    payload = {"session_id": "carol-1", "transcript_path": str(transcript)}
+    hook(repo, "user-prompt-submit", {**payload, "prompt": RULE, "prompt_id": "p1"})
+    hook(repo, "session-end", {**payload, "reason": "other"})
+
+    (summary,) = (repo / "episodic").glob("session-*.md")
+    text = summary.read_text(encoding="utf-8")
+    assert "author: carol@example.com" in text
+    assert f"created: {time.strftime('%Y-%m-%d')}" in text and "expires: " in text
+    assert "`src/app.py`" in text and "`make deploy`" in text and RULE in text
+    assert "MARK-PRIVATE" not in text and TOKEN[4:] not in text and "GH_TOKEN" not in text
+    stored = everything_under(repo / ".memkit")  # the session's state, the queue, the logs
+    assert "MARK-PRIVATE" not in stored and TOKEN[4:] not in stored
+    rel = summary.relative_to(repo).as_posix()
+    assert git(repo, "status", "--porcelain", "--", rel).stdout.startswith("??")  # not committed
+    assert memkit("validate", rel, cwd=repo).returncode == 0
+    # The hook started the index refresh; the uncommitted draft is indexed for its author.
+    memkit("index", cwd=repo)
+
+    first = hook(repo, "user-prompt-submit", {"session_id": "carol-2", "prompt": "hi"})
+    assert summary.stem in context(first) and "your last session in this project" in context(first)
+    again = hook(repo, "user-prompt-submit", {"session_id": "carol-2", "prompt": "hi again"})
+    assert summary.stem not in context(again)  # the first prompt only
+    start = hook(repo, "session-start", {"session_id": "carol-3", "source": "startup"})
+    assert summary.stem not in context(start)  # not in anyone's index listing
+
+    bob = {**carol, "GIT_AUTHOR_EMAIL": "bob@example.com", "GIT_COMMITTER_EMAIL": "bob@example.com"}
+    for session, prompt in (("bob-1", "hi"), ("bob-1", "Argo CD deploy session make src app")):
+        out = hook(repo, "user-prompt-submit", {"session_id": session, "prompt": prompt}, bob)
+        assert summary.stem not in out.stdout and "MARK" not in out.stdout
+    elsewhere = {"session_id": "carol-4", "prompt": "hi", "cwd": str(repo / "src")}
+    assert summary.stem not in hook(repo, "user-prompt-submit", elsewhere).stdout
+
+    # Its author commits it through the repository's own hooks.
+    git(repo, "add", rel)
+    committed = git(repo, "commit", "-m", "my session", check=False)
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+
+    # Past its expiry date it is never given again.
+    summary.write_text(re.sub(r"expires: \S+", "expires: 2020-01-01", text), encoding="utf-8")
+    memkit("index", cwd=repo)
+    late = hook(repo, "user-prompt-submit", {"session_id": "carol-5", "prompt": "hi"})
+    assert summary.stem not in late.stdout
+
+
+def test_session_start_mentions_waiting_candidates(repo: Path) -> None:
+    start = {"session_id": "n1", "source": "startup"}
+    assert "candidates" not in context(hook(repo, "session-start", start))
+    hook(repo, "user-prompt-submit", {"session_id": "n1", "prompt": RULE})
+    hook(repo, "user-prompt-submit", {"session_id": "n1", "prompt": "We use pnpm, not npm."})
+    text = context(hook(repo, "session-start", {"session_id": "n2", "source": "startup"}))
+    assert "2 candidates from your last sessions: `memkit candidates list`" in text
+
+
+def test_capture_off_and_capture_broken_leave_recall_alone(repo: Path) -> None:
+    (repo / "memkit.yaml").write_text("version: 1\ncapture:\n  enabled: false\n", encoding="utf-8")
+    out = hook(repo, "user-prompt-submit", {"session_id": "o1", "prompt": f"{RULE} websocket"})
+    assert "ws-heartbeat-interval" in context(out)
+    assert queue.pending(repo) == []
+    (repo / "memkit.yaml").write_text("version: 1\n", encoding="utf-8")
+    # A .memkit/capture that cannot be used: the prompt keeps its memory, the error is logged.
+    (repo / ".memkit/capture").rename(repo / ".memkit/capture-away")
+    (repo / ".memkit/capture").write_text("not a folder", encoding="utf-8")
+    out = hook(repo, "user-prompt-submit", {"session_id": "o2", "prompt": f"{RULE} websocket"})
+    assert "ws-heartbeat-interval" in context(out)
+    log = (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
+    assert "capture: user-prompt-submit" in log and "Argo" not in log
+
+
+def test_the_hook_path_stays_light_with_capture(repo: Path) -> None:
+    code = (
+        "import io, sys, json\n"
+        "from memkit.claude.protocol import fail_open\n"
+        "from memkit.claude.handlers import HANDLERS\n"
+        f"p = {{'session_id': 'x', 'cwd': {str(repo)!r}, 'prompt': {RULE!r}}}\n"
+        "out = io.StringIO()\n"
+        "fail_open('user-prompt-submit', lambda d: HANDLERS['user-prompt-submit'](d, []),"
+        " io.StringIO(json.dumps(p)), out)\n"
+        "for event in ('stop', 'pre-compact', 'session-end'):\n"
+        "    fail_open(event, lambda d: HANDLERS[event](d, []), io.StringIO(json.dumps(p)), out)\n"
+        "heavy = ('git', 'ruamel', 'mistune', 'model2vec', 'numpy', 'frontmatter', 'mcp',"
+        " 'pydantic', 'anyio')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    (repo / "memkit.yaml").write_text("version: 1\ncapture:\n  enabled: true\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert len(queue.pending(repo)) == 1  # it did capture (the settings were read afresh)
+    assert list((repo / "episodic").glob("session-*-x.md"))  # and wrote the summary
+
+
+def test_the_summary_names_the_atoms_used_even_across_a_compaction(repo: Path) -> None:
+    session = {"session_id": "k1"}
+    hook(repo, "user-prompt-submit", {**session, "prompt": "How often is the websocket ping?"})
+    hook(repo, "pre-compact", {**session, "trigger": "auto"})  # the usage log forgets here
+    hook(repo, "session-end", {**session, "reason": "other"})
+    (summary,) = (repo / "episodic").glob("session-*-k1.md")
+    assert "- Memory used: `ws-heartbeat-interval`" in summary.read_text(encoding="utf-8")
+
+
+def test_a_session_that_did_nothing_leaves_no_summary(repo: Path) -> None:
+    hook(repo, "session-start", {"session_id": "e1", "source": "startup"})
+    hook(repo, "session-end", {"session_id": "e1", "reason": "prompt_input_exit"})
+    assert not list((repo / "episodic").glob("session-*.md"))
