@@ -38,6 +38,10 @@ class Draft:
     title: str | None = None
     triggers: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()  # ids of atoms this one replaces
+    paths: tuple[str, ...] = ()  # globs of the code it is about
+    status: str = "active"
+    created: str | None = None  # YYYY-MM-DD; today when not given
+    source: str | None = None  # where the text came from (imports: `path:line (format hash)`)
 
 
 @dataclass
@@ -187,14 +191,20 @@ def add_atom(
         f"id: {atom_id}",
         f"type: {draft.type}",
         f"confidence: {draft.confidence}",
-        f"created: {dt.date.today().isoformat()}",
+        f"created: {draft.created or dt.date.today().isoformat()}",
     ]
     if author:
         lines.append(f"author: {author}")
     if draft.triggers:
         lines.append(f"triggers: {_yaml_list(draft.triggers)}")
+    if draft.paths:
+        lines.append(f"paths: {_yaml_list(draft.paths)}")
     if draft.supersedes:
         lines.append(f"supersedes: {_yaml_list(draft.supersedes)}")
+    if draft.status != "active":
+        lines.append(f"status: {draft.status}")
+    if draft.source:
+        lines.append(f"source: {json.dumps(without_secrets(draft.source), ensure_ascii=False)}")
     content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
     relpath = f"{folder}/{atom_id}.md"
 
