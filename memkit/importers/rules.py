@@ -65,15 +65,27 @@ def expand_braces(pattern: str) -> list[str]:
     return out
 
 
+def _split_commas(text: str) -> list[str]:
+    """Comma-separated patterns; a comma inside `{a,b}` belongs to its pattern."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
 def path_globs(value: object, *, anywhere: bool = False) -> tuple[str, ...]:
     """Globs from `paths:`/`globs:` as files write them: a YAML list, or one string of
     comma-separated patterns. `anywhere` makes a pattern without a folder match at any depth
     (Cursor's `*.ts` is every TypeScript file)."""
     items: Iterable[object]
     if isinstance(value, str):
-        items = value.split(",")
+        items = _split_commas(value)
     elif isinstance(value, list):
-        items = [p for v in value for p in (v.split(",") if isinstance(v, str) else [v])]
+        items = [p for v in value for p in (_split_commas(v) if isinstance(v, str) else [v])]
     else:
         return ()
     out: list[str] = []

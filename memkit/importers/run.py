@@ -1,11 +1,15 @@
-"""Writing what an import found, through exactly the path `memkit add` takes.
+"""Writing what an import found, through the checks `memkit add` runs.
 
-Before `memkit.add.add_atom` sees a candidate, this module settles what only an import can
-know: the same text twice in the sources (exact, or as close as the gate calls a duplicate),
-what an earlier import already wrote (by the fingerprint in each atom's `source:`), an ADR
-that changed since it was imported, and the ids that supersession links point at (older
-records are written first). Everything else — score, duplicates of existing atoms,
-contradictions, secrets, roles, review routing — is `add_atom`'s, as for any new atom.
+Every candidate is checked by `memkit.add.add_atom` against the repository as it stands
+before the import (score, duplicates of existing atoms, contradictions, secrets, roles,
+review routing), then everything nothing refused is written with `memkit.add.write_outcome`.
+Checking all first keeps a dry run exactly the real run, and an import of thousands of
+rules from rewriting the index after each one.
+
+Before a candidate reaches `add_atom`, this module settles what only an import can know: the
+same text twice in the sources (exactly, or as close as the gate calls a duplicate), what an
+earlier import already wrote (the fingerprint in each atom's `source:`), an ADR that changed
+since it was imported, and the ids supersession links point at (older records first).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memkit.add import Draft, add_atom
+from memkit.add import AddOutcome, Draft, add_atom, write_outcome
 from memkit.claude.private import strip_private
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError
@@ -218,7 +222,8 @@ def run_import(
     near = _near_duplicates(root, candidates, config)
     seen: dict[str, Candidate] = {}
     written: dict[str, str] = {}  # ADR source → id written (or to be written) in this run
-    planned: set[str] = set()  # ids a dry run has handed out
+    planned: set[str] = set()  # ids handed out in this run
+    accepted: list[tuple[Outcome, AddOutcome]] = []
     for n, cand in enumerate(candidates):
         out = Outcome(
             shown(cand.where),
@@ -252,34 +257,41 @@ def run_import(
             out.reason = "duplicate-in-import"
             out.message = f"duplicate of {candidates[j].where} (similarity {sim:.3f})"
         else:
-            _add(
+            result = _check(
                 root,
                 cand,
                 out,
                 scope=scope,
-                dry_run=dry_run,
                 config=config,
                 ids=(written, existing),
                 planned=planned,
             )
-            if out.action in ("write", "review") and cand.format == "adr":
-                written[cand.source] = out.id
+            if result is not None:
+                accepted.append((out, result))
+                if cand.format == "adr":
+                    written[cand.source] = out.id
         seen.setdefault(normal, cand)
+    if not dry_run:
+        for out, result in accepted:
+            try:
+                write_outcome(root, result)
+            except MemkitError as exc:  # a file that appeared meanwhile is never overwritten
+                out.action, out.reason, out.message = "refuse", "error", shown(str(exc))
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _add(
+def _check(
     root: Path,
     cand: Candidate,
     out: Outcome,
     *,
     scope: str,
-    dry_run: bool,
     config: Config,
     ids: tuple[dict[str, str], _Existing],
     planned: set[str],
-) -> None:
+) -> AddOutcome | None:
+    """Check `cand` with add_atom; its outcome when nothing refuses it."""
     written, existing = ids
     supersedes: list[str] = []
     notes = list(cand.notes)
@@ -288,9 +300,8 @@ def _add(
         if target:
             supersedes.append(target)
         else:
-            notes.append(
-                f"supersedes {key.removeprefix('file:')}, which was not imported: link left out"
-            )
+            old = key.removeprefix("file:")
+            notes.append(f"supersedes {old}, which was not imported: link left out")
     out.notes = tuple(shown(n) for n in notes)
     draft = Draft(
         text=cand.text,
@@ -305,23 +316,17 @@ def _add(
         source=cand.source_value(),
     )
     try:
-        result = add_atom(root, draft, dry_run=dry_run, config=config)
-    except MemkitError as exc:  # e.g. a file that appeared meanwhile: never overwritten
+        result = add_atom(root, draft, dry_run=True, config=config, reserved=planned)
+    except MemkitError as exc:
         out.reason, out.message = "error", shown(str(exc))
-        return
+        return None
     out.path, out.id = result.path, result.id
-    if dry_run:
-        # Nothing is on disk yet, so two drafts of this run can get one id: number them as
-        # the real run will.
-        base, n = out.id, 2
-        while out.id in planned:
-            out.id, n = f"{base}-{n}", n + 1
-        out.path = f"{out.path.rsplit('/', 1)[0]}/{out.id}.md"
-        planned.add(out.id)
+    planned.add(result.id)
     if not out.title:
         out.title = shown(result.content.split("\n# ", 1)[-1].split("\n", 1)[0])
     code, message, out.warnings = _refusal(result.findings)
     if result.errors:
         out.reason, out.message = code or "refused", message
-        return
+        return None
     out.action = "review" if result.pending_review else "write"
+    return result

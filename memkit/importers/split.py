@@ -212,7 +212,7 @@ def item_text(item_lines: list[str]) -> str:
 
 def _short_list(block: Block) -> bool:
     lengths = [len(item_text(lines).split("\n")[0]) for _, lines in block.items]
-    return len(lengths) < 2 or statistics.median(lengths) < SHORT_ITEM
+    return not lengths or statistics.median(lengths) < SHORT_ITEM
 
 
 def _pieces_of_prose(
