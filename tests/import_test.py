@@ -505,3 +505,39 @@ def test_auto_memory_topic_files_and_personal_notes(repo: Path, tmp_path: Path) 
     )
     skipped = run_json(repo, "claude-md", str(project))
     assert skipped["unimported"][0]["reason"] == "personal"
+
+
+LONG_A = (
+    "We will run PostgreSQL 16 on RDS for the orders database with one read replica in each "
+    "region. The orders service needs transactions across order lines, JSONB columns for "
+    "metadata, and logical replication to feed the analytics warehouse. Backups are taken "
+    "nightly and kept for thirty five days; point in time recovery covers the last week. Schema "
+    "migrations run with Alembic from the release pipeline, never by hand, and every migration "
+    "must be reversible. Connection pooling goes through PgBouncer in transaction mode, sized "
+    "at twenty connections per application instance."
+)
+LONG_B = (
+    "Front end pages are rendered on the server with Django templates and progressively "
+    "enhanced with HTMX for partial updates. We avoid a single page application because the "
+    "forms are long, accessibility matters more than animation, and the team is small. Static "
+    "assets are built by esbuild and fingerprinted; the CDN caches them for a year. Every page "
+    "must work without JavaScript, pass the axe accessibility checks in continuous "
+    "integration, and keep its largest contentful paint under two seconds on a mid range "
+    "phone over a slow network."
+)
+
+
+def test_long_unrelated_atoms_are_not_duplicates_however_close_their_vectors(
+    repo: Path,
+) -> None:
+    """Static embeddings put long texts near one mean (these two: cosine 0.94); the gate
+    asks long texts to share their words before it calls them duplicates (MK103)."""
+    write_atom(repo, "shared/orders-db.md", atom_text("orders-db", type_="fact", body=LONG_A))
+    commit_and_index(repo)
+    added = memkit("add", LONG_B, "--type", "fact", "--json", cwd=repo)
+    assert added.returncode == 0, added.stdout + added.stderr
+    outcome = json.loads(added.stdout)
+    assert outcome["similar"] and outcome["similar"][0]["similarity"] >= 0.92
+    assert not any("MK103" in f for f in outcome["findings"])
+    copy = memkit("add", LONG_A.replace("thirty five", "35"), "--dry-run", "--json", cwd=repo)
+    assert any("MK103" in f for f in json.loads(copy.stdout)["findings"])

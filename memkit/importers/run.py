@@ -150,30 +150,23 @@ def _normal(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-# Static embeddings of long texts all lie close together (unrelated ADRs reach a cosine of
-# 0.95): a duplicate must also share this part of its words with the other text.
-SHARED_WORDS = 0.5
-_WORD = re.compile(r"\w+")
-
-
 def _near_duplicates(
     root: Path, candidates: Sequence[Candidate], config: Config
 ) -> dict[int, tuple[int, float]]:
-    """For each candidate (by position) an earlier one it duplicates, with the cosine: at or
-    above the gate's duplicate threshold, with its encoder, and sharing `SHARED_WORDS`."""
+    """For each candidate (by position) an earlier one it duplicates, with the cosine: what the
+    gate calls a duplicate (its threshold, its encoder, long texts sharing their words)."""
     if len(candidates) < 2:
         return {}
     import numpy as np  # noqa: PLC0415
 
     from memkit.embedding import load_encoder  # noqa: PLC0415
-    from memkit.gate.duplicates import DuplicateSettings  # noqa: PLC0415
+    from memkit.gate.duplicates import DuplicateSettings, words_agree  # noqa: PLC0415
     from memkit.gate.text import plain_text  # noqa: PLC0415
 
     threshold = DuplicateSettings.from_config(config.section("gate")).duplicate
     encoder = load_encoder(config.embedding_model, cache_dir=root / ".memkit" / "models", base=root)
     texts = [plain_text(c.title or "", _normal(c.text)) for c in candidates]
     vectors = np.asarray(encoder.encode(texts), dtype=np.float32)
-    words = [set(_WORD.findall(t.lower())) for t in texts]
     found: dict[int, tuple[int, float]] = {}
     block = 1024
     for start in range(0, len(candidates), block):
@@ -182,11 +175,30 @@ def _near_duplicates(
         for r in range(len(rows)):
             i = start + r
             for j in np.flatnonzero(sims[r, :i] >= threshold)[::-1]:
-                a, b = words[i], words[int(j)]
-                if a and b and len(a & b) >= SHARED_WORDS * len(a | b):
-                    found[i] = (int(j), float(sims[r, j]))
+                sim = float(sims[r, j])
+                if words_agree(texts[i], texts[int(j)]) and _same(
+                    candidates[i], candidates[int(j)], sim
+                ):
+                    found[i] = (int(j), sim)
                     break
     return found
+
+
+def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
+    """Whether two close candidates are one thing said twice, as the gate judges a close
+    atom: not when one replaces the other, not when they differ in a value (a change, which
+    the contradiction check is for)."""
+    if a.source in b.supersedes or b.source in a.supersedes:
+        return False
+    from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415
+    from memkit.audit.text import statement_text  # noqa: PLC0415
+
+    verdict = classify(
+        statement_text(a.title or "", a.text),
+        statement_text(b.title or "", b.text),
+        similarity=similarity,
+    )
+    return verdict.kind != CONTRADICTS
 
 
 def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
