@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,8 +20,6 @@ from memkit.exporters.render import DEFAULT_BUDGET, Plan, plan
 from memkit.exporters.select import Selection, select
 from memkit.exporters.sync import SyncReport, sync_block, sync_folder
 from memkit.importers.source import BLOCK_BEGIN, BLOCK_END
-
-TARGETS = ("claude-rules", "cursor-rules")
 
 
 @dataclass
@@ -58,6 +56,13 @@ def _cursor_grouped(kind: str, title: str) -> str:
     return f"---\ndescription: {_plain(title)}\nglobs:\nalwaysApply: true\n---\n"
 
 
+# target → (folder, file suffix, frontmatter of a path rule, of a grouped file)
+_TARGETS: dict[str, tuple[str, str, Callable[[Atom], str], Callable[[str, str], str]]] = {
+    "claude-rules": (".claude/rules", ".md", _claude_scoped, lambda kind, title: ""),
+    "cursor-rules": (".cursor/rules", ".mdc", _cursor_scoped, _cursor_grouped),
+}
+
+
 def claude_block(repo: str, result: Plan) -> str:
     """The short marked block for the project's CLAUDE.md."""
     lines = [
@@ -90,28 +95,18 @@ def export_rules(
     """Write the rules files for `target` into `project`; returns what changed."""
     config = config or load_config(root)
     chosen = select(root, scopes=scopes, config=config)
-    repo = root.name
-    if target == "claude-rules":
-        result = plan(
-            chosen.atoms,
-            repo=repo,
-            command=target,
-            suffix=".md",
-            scoped_head=_claude_scoped,
-            grouped_head=lambda kind, title: "",
-            budget=budget,
-        )
-        files = sync_folder(project, ".claude/rules", result.files, ".md", dry_run=dry_run)
-        block = sync_block(project, claude_block(repo, result), dry_run=dry_run)
-        return ExportReport(target, chosen, result, files, block)
+    folder, suffix, scoped_head, grouped_head = _TARGETS[target]
     result = plan(
         chosen.atoms,
-        repo=repo,
+        repo=root.name,
         command=target,
-        suffix=".mdc",
-        scoped_head=_cursor_scoped,
-        grouped_head=_cursor_grouped,
+        suffix=suffix,
+        scoped_head=scoped_head,
+        grouped_head=grouped_head,
         budget=budget,
     )
-    files = sync_folder(project, ".cursor/rules", result.files, ".mdc", dry_run=dry_run)
-    return ExportReport(target, chosen, result, files, None)
+    files = sync_folder(project, folder, result.files, suffix, dry_run=dry_run)
+    block = None
+    if target == "claude-rules":
+        block = sync_block(project, claude_block(root.name, result), dry_run=dry_run)
+    return ExportReport(target, chosen, result, files, block)

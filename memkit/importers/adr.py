@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from memkit.importers import Candidate, Collected, Unimported
-from memkit.importers.rules import ATOM_OVERHEAD, read_or_report
-from memkit.importers.source import SourceText, shown_path, walk
+from memkit.importers.rules import ATOM_OVERHEAD, sources
+from memkit.importers.source import SourceText
 from memkit.importers.split import sections
 
 FORMAT = "adr"
@@ -275,9 +275,9 @@ def _resolver(records: Sequence[Record]) -> dict[str, str]:
         names[rec.src.path.stem] = rec.src.shown
         if rec.number:
             numbers.setdefault(str(int(rec.number)), []).append(rec.src.shown)
-    for number, sources in numbers.items():
-        if len(sources) == 1:
-            names.setdefault(number, sources[0])
+    for number, shown in numbers.items():
+        if len(shown) == 1:
+            names.setdefault(number, shown[0])
     return names
 
 
@@ -305,27 +305,12 @@ def _not_a_record(path: Path) -> bool:
     return number is None or int(number.group(1)) == 0
 
 
-def discover(paths: Sequence[Path], out: Collected) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_file():
-            files.append(path)
-        elif not path.is_dir():
-            out.unimported.append(Unimported(path.as_posix(), "missing", "does not exist"))
-        else:
-            for found in walk(path):
-                if found.suffix.lower() not in (".md", ".markdown"):
-                    continue
-                if _not_a_record(found):
-                    out.files += 1
-                    out.unimported.append(
-                        Unimported(
-                            shown_path(found), "not-adr", "is an index or template, not a record"
-                        )
-                    )
-                    continue
-                files.append(found)
-    return list(dict.fromkeys(files))
+def _choose(found: Path, rel: str, folder: Path) -> bool | tuple[str, str]:
+    if found.suffix.lower() not in (".md", ".markdown"):
+        return False
+    if _not_a_record(found):
+        return "not-adr", "is an index or template, not a record"
+    return True
 
 
 def collect(
@@ -337,10 +322,7 @@ def collect(
 ) -> Collected:
     out = Collected()
     records: list[Record] = []
-    for path in discover(paths, out):
-        src = read_or_report(path, encoding, out)
-        if src is None:
-            continue
+    for src in sources(paths, out, _choose, encoding=encoding):
         out.files += 1
         rec = read_record(src, max_lines)
         if isinstance(rec, str):

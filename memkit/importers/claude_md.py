@@ -18,9 +18,9 @@ from memkit.importers.rules import (
     file_candidates,
     meta_type,
     path_globs,
-    read_or_report,
+    sources,
 )
-from memkit.importers.source import SourceText, shown_path, walk
+from memkit.importers.source import SourceText
 
 FORMAT = "claude-md"
 # Claude Code's auto-memory types and the memkit types they are.
@@ -33,35 +33,16 @@ AUTO_MEMORY_TYPES = {
 _LINK_LINE = re.compile(r"^\s*[-*]\s*\[[^\]]+\]\([^)]+\.md\)")
 
 
-def discover(paths: Sequence[Path], out: Collected) -> list[Path]:
-    """The files to read under `paths`; what is left out on purpose is recorded in `out`."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_file():
-            files.append(path)
-        elif not path.is_dir():
-            out.unimported.append(Unimported(path.as_posix(), "missing", "does not exist"))
-        elif (path / "MEMORY.md").is_file() and path.name == "memory":
-            files += [p for p in sorted(path.glob("*.md")) if p.name != "MEMORY.md"]
-        else:
-            for found in walk(path, keep_hidden=(".claude",)):
-                rel = found.relative_to(path).as_posix()
-                if found.name == "CLAUDE.md" or (
-                    found.suffix == ".md"
-                    and (rel.startswith(".claude/rules/") or "/.claude/rules/" in rel)
-                ):
-                    files.append(found)
-                elif found.name == "CLAUDE.local.md":
-                    out.files += 1
-                    out.unimported.append(
-                        Unimported(
-                            shown_path(found),
-                            "personal",
-                            "is one person's notes (CLAUDE.local.md); import it by name, "
-                            "with --scope personal",
-                        )
-                    )
-    return list(dict.fromkeys(files))
+def _choose(found: Path, rel: str, folder: Path) -> bool | tuple[str, str]:
+    if folder.name == "memory" and (folder / "MEMORY.md").is_file():  # auto memory
+        return found.parent == folder and found.suffix == ".md" and found.name != "MEMORY.md"
+    if found.name == "CLAUDE.local.md":
+        return (
+            "personal",
+            "is one person's notes (CLAUDE.local.md); import it by name, with --scope personal",
+        )
+    in_rules = rel.startswith(".claude/rules/") or "/.claude/rules/" in rel
+    return found.name == "CLAUDE.md" or (found.suffix == ".md" and in_rules)
 
 
 def _is_index(src: SourceText) -> bool:
@@ -105,11 +86,8 @@ def collect(
     forced_type: str | None = None,
 ) -> Collected:
     out = Collected()
-    for path in discover(paths, out):
-        src = read_or_report(path, encoding, out)
-        if src is None:
-            continue
-        if path.name == "MEMORY.md" and _is_index(src):
+    for src in sources(paths, out, _choose, keep_hidden=(".claude",), encoding=encoding):
+        if src.path.name == "MEMORY.md" and _is_index(src):
             out.files += 1
             out.unimported.append(
                 Unimported(

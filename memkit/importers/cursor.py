@@ -11,33 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from memkit.importers import Collected, Unimported
-from memkit.importers.rules import file_candidates, path_globs, read_or_report
-from memkit.importers.source import walk
+from memkit.importers import Collected
+from memkit.importers.rules import file_candidates, path_globs, sources
 
 FORMAT = "cursor-rules"
 
 
-def discover(paths: Sequence[Path], out: Collected) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_file():
-            files.append(path)
-        elif not path.is_dir():
-            out.unimported.append(Unimported(path.as_posix(), "missing", "does not exist"))
-        else:
-            for found in walk(path, keep_hidden=(".cursor",)):
-                rel = found.relative_to(path).as_posix()
-                if (
-                    found.name == ".cursorrules"
-                    or found.suffix == ".mdc"
-                    or (
-                        found.suffix == ".md"
-                        and (rel.startswith(".cursor/rules/") or "/.cursor/rules/" in rel)
-                    )
-                ):
-                    files.append(found)
-    return list(dict.fromkeys(files))
+def _choose(found: Path, rel: str, folder: Path) -> bool:
+    in_rules = rel.startswith(".cursor/rules/") or "/.cursor/rules/" in rel
+    return (
+        found.name == ".cursorrules"
+        or found.suffix == ".mdc"
+        or (found.suffix == ".md" and in_rules)
+    )
 
 
 def collect(
@@ -48,10 +34,7 @@ def collect(
     forced_type: str | None = None,
 ) -> Collected:
     out = Collected()
-    for path in discover(paths, out):
-        src = read_or_report(path, encoding, out)
-        if src is None:
-            continue
+    for src in sources(paths, out, _choose, keep_hidden=(".cursor",), encoding=encoding):
         globs = path_globs(src.meta.get("globs"), anywhere=True)
         if src.meta.get("alwaysApply") is True:
             globs = ()  # applies everywhere, whatever globs it also lists

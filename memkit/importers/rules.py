@@ -7,12 +7,12 @@ section of prose, typed by what the piece and its heading say.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memkit.atom import TYPES
 from memkit.importers import Candidate, Collected, Unimported
-from memkit.importers.source import SourceText, Unreadable, read_source, shown_path
+from memkit.importers.source import SourceText, Unreadable, read_source, shown_path, walk
 from memkit.importers.split import Piece, pieces
 
 # Lines of an atom that are not the piece's text: frontmatter (up to ~12 keys), title, context.
@@ -173,6 +173,42 @@ def read_or_report(path: Path, encoding: str | None, out: Collected) -> SourceTe
         out.unimported.append(Unimported(src.shown, "frontmatter", src.meta_problem))
         return None
     return src
+
+
+# (file found, its path below the folder searched, that folder) → take it (True), pass it
+# over (False), or leave it out with a (reason, message) the report shows.
+Choice = Callable[[Path, str, Path], "bool | tuple[str, str]"]
+
+
+def sources(
+    paths: Sequence[Path],
+    out: Collected,
+    choose: Choice,
+    *,
+    keep_hidden: tuple[str, ...] = (),
+    encoding: str | None = None,
+) -> Iterator[SourceText]:
+    """The files a format reads, read: those named (always taken) and those `choose` takes in
+    the folders named. Missing paths, files left out and unreadable ones go to `out`."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            files.append(path)
+            continue
+        if not path.is_dir():
+            out.unimported.append(Unimported(path.as_posix(), "missing", "does not exist"))
+            continue
+        for found in walk(path, keep_hidden=keep_hidden):
+            verdict = choose(found, found.relative_to(path).as_posix(), path)
+            if isinstance(verdict, tuple):
+                out.files += 1
+                out.unimported.append(Unimported(shown_path(found), *verdict))
+            elif verdict:
+                files.append(found)
+    for path in dict.fromkeys(files):
+        src = read_or_report(path, encoding, out)
+        if src is not None:
+            yield src
 
 
 def meta_type(value: object) -> str | None:
