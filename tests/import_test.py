@@ -461,6 +461,7 @@ def test_messy_files_import_or_say_why(repo: Path, tmp_path: Path) -> None:
             "d/CLAUDE.md": "",
             "e/CLAUDE.md": long_fence + "\n## Indexes\n\n" + index_rule,
             "f/.claude/rules/x.md": "---\n: : [\n---\n" + ruff_rule,
+            "g/CLAUDE.md": "# Guides\n\n@docs/testing.md\n@docs/style.md\n",
         },
     )
     result = memkit("import", "claude-md", str(project), cwd=repo)
@@ -475,6 +476,7 @@ def test_messy_files_import_or_say_why(repo: Path, tmp_path: Path) -> None:
     assert "refused: app/e/CLAUDE.md:3: too-long" in out
     assert "<- app/e/CLAUDE.md:408" in out  # the rest of the long file still imports
     assert "not imported: app/f/.claude/rules/x.md: frontmatter" in out
+    assert "refused: app/g/CLAUDE.md:3: reference only names other files (`@path`)" in out
     latin_file = project / "a/CLAUDE.md"
     named = memkit("import", "claude-md", str(latin_file), "--encoding", "latin-1", cwd=repo)
     assert "<- app/a/CLAUDE.md:1" in named.stdout, named.stdout + named.stderr

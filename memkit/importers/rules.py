@@ -35,6 +35,8 @@ _PROCEDURE = re.compile(
     re.I,
 )
 _BRACES = re.compile(r"\{([^{}]*)\}")
+# A CLAUDE.md line that pulls in another file (`@docs/testing.md`), Cursor's `@file.ts`.
+_REFERENCE = re.compile(r"^\s*(?:[-*]\s+)?@[\w./~-]+\s*$")
 
 
 def guess_type(piece: Piece) -> str:
@@ -111,6 +113,19 @@ def _title(piece: Piece) -> str | None:
     return None
 
 
+def _refusal(piece: Piece, max_lines: int) -> tuple[str, str]:
+    """Why a piece cannot be an atom at all, before any check: ('', '') when it can."""
+    if piece.too_long:
+        return "too-long", (
+            f"is longer than one atom may be ({max_lines} lines, limits.atom_lines); "
+            "split it into sections with headings"
+        )
+    lines = [line for line in piece.text.split("\n") if line.strip()]
+    if lines and all(_REFERENCE.match(line) for line in lines):
+        return "reference", "only names other files (`@path`); import those files by name"
+    return "", ""
+
+
 def file_candidates(
     src: SourceText,
     fmt: str,
@@ -137,13 +152,7 @@ def file_candidates(
     for piece in found:
         title = description if single and description else _title(piece)
         text = piece.text
-        refusal = "too-long" if piece.too_long else ""
-        message = (
-            f"is longer than one atom may be ({max_lines} lines, limits.atom_lines); "
-            "split it into sections with headings"
-            if piece.too_long
-            else ""
-        )
+        refusal, message = _refusal(piece, max_lines)
         out.candidates.append(
             Candidate(
                 format=fmt,
