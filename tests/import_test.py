@@ -50,7 +50,7 @@ and returns 422 with the field errors; never return 500 for bad input.
 def source_project(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
     """A code project (its own git repository, as users have) holding `files`."""
     project = tmp_path / "app"
-    project.mkdir()
+    project.mkdir(parents=True)
     git(project, "init", "-q")
     for rel, text in files.items():
         path = project / rel
@@ -415,13 +415,17 @@ def test_adrs_map_status_date_and_supersession(repo: Path, tmp_path: Path) -> No
     assert run_json(repo, "adr", str(project / "docs/adr"))["written"] == 0
 
 
-def test_adrs_from_outside_management_wait_for_review(repo: Path, tmp_path: Path) -> None:
+def test_imports_from_outside_management_follow_the_roles(repo: Path, tmp_path: Path) -> None:
     git(repo, "config", "user.email", "bob@example.com")
     project = source_project(tmp_path, {k: v for k, v in ADRS.items() if "0001" in k})
     report = run_json(repo, "adr", str(project / "docs/adr"))
     (out,) = outcomes(report)
     assert out["action"] == "review" and out["path"].startswith("shared/_pending/")
     assert report["for_review"] == 1
+    # Bob has no role `art`: an import into its folder is refused as his commit would be.
+    rules = source_project(tmp_path / "more", {"CLAUDE.md": CLAUDE_MD})
+    art = run_json(repo, "claude-md", str(rules), "--scope", "role:art")
+    assert art["written"] == 0 and set(art["refused"]) == {"MK201"}
 
 
 def test_a_new_adr_supersedes_one_imported_before(repo: Path, tmp_path: Path) -> None:
