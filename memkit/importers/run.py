@@ -228,7 +228,10 @@ def run_import(
     """Check every candidate as `memkit add` would and write those nothing refuses."""
     started = time.perf_counter()
     config = config or load_config(root)
-    report = ImportReport(fmt, dry_run, collected.files, unimported=list(collected.unimported))
+    unimported = [
+        Unimported(shown(u.source), u.reason, shown(u.message)) for u in collected.unimported
+    ]
+    report = ImportReport(fmt, dry_run, collected.files, unimported=unimported)
     existing = _Existing.read(root, config)
     candidates = _ordered(collected.candidates)
     near = _near_duplicates(root, candidates, config)
