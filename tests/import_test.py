@@ -180,6 +180,15 @@ def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
             "noeviction makes writes fail when memory is full.",
         ),
     )
+    changed = (
+        "- Set worker_count to 8 in config/queue.yaml for the billing queue; "
+        "more workers deadlock the ledger.\n"
+    )
+    write_atom(
+        repo,
+        "shared/billing-workers.md",
+        atom_text("billing-workers", body=changed.replace("to 8", "to 4").lstrip("- ")),
+    )
     commit_and_index(repo)
     existing = (
         "- Set maxmemory-policy allkeys-lru in config/redis.conf for the cache cluster; "
@@ -188,7 +197,7 @@ def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
     project = source_project(
         tmp_path,
         {
-            "CLAUDE.md": rule + existing,
+            "CLAUDE.md": rule + existing + changed,
             "services/db/CLAUDE.md": rule,
             "services/api/CLAUDE.md": reworded,
         },
@@ -202,6 +211,11 @@ def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
     assert "similarity" in by_source["app/services/api/CLAUDE.md:1"]["message"]
     assert by_source["app/CLAUDE.md:2"]["reason"] == "MK103"  # the atom already in the repo
     assert report["refused"] == {"MK103": 1, "duplicate-in-import": 2}
+    # A changed value of an existing atom is a contradiction, reported as `memkit add` does.
+    contradiction = by_source["app/CLAUDE.md:3"]
+    assert contradiction["action"] == "write"
+    warnings = contradiction["warnings"]
+    assert any(w.startswith("MK105 contradicts `billing-workers`") for w in warnings), warnings
 
 
 def test_secrets_and_private_text_in_imported_files_are_refused_unprinted(
