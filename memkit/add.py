@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,10 @@ class Draft:
     title: str | None = None
     triggers: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()  # ids of atoms this one replaces
+    paths: tuple[str, ...] = ()  # globs of the code it is about
+    status: str = "active"
+    created: str | None = None  # YYYY-MM-DD; today when not given
+    source: str | None = None  # where the text came from (imports: `path:line (format hash)`)
 
 
 @dataclass
@@ -159,9 +164,15 @@ def _yaml_list(items: tuple[str, ...]) -> str:
 
 
 def add_atom(
-    root: Path, draft: Draft, *, dry_run: bool = False, config: Config | None = None
+    root: Path,
+    draft: Draft,
+    *,
+    dry_run: bool = False,
+    config: Config | None = None,
+    reserved: Collection[str] = (),
 ) -> AddOutcome:
-    """Check `draft` as a commit would and write it unless something refuses it."""
+    """Check `draft` as a commit would and write it unless something refuses it. `reserved`
+    ids are treated as taken (drafts checked together and written afterwards)."""
     from memkit.atomfile import parse_atom_bytes  # noqa: PLC0415
     from memkit.checks.content import run_content_checks  # noqa: PLC0415
     from memkit.checks.gate import gate_atoms  # noqa: PLC0415
@@ -179,7 +190,7 @@ def add_atom(
     taken = {id_from_path(p) for p in list_atom_files(root)}
     base = id_base(title, shown, draft.type)
     atom_id, n = base[:ID_MAX_LEN], 2
-    while atom_id in taken or (root / folder / f"{atom_id}.md").exists():
+    while atom_id in taken or atom_id in reserved or (root / folder / f"{atom_id}.md").exists():
         atom_id, n = f"{base[: ID_MAX_LEN - 4]}-{n}", n + 1
     author = git_email(root)
     lines = [
@@ -187,14 +198,20 @@ def add_atom(
         f"id: {atom_id}",
         f"type: {draft.type}",
         f"confidence: {draft.confidence}",
-        f"created: {dt.date.today().isoformat()}",
+        f"created: {draft.created or dt.date.today().isoformat()}",
     ]
     if author:
         lines.append(f"author: {author}")
     if draft.triggers:
         lines.append(f"triggers: {_yaml_list(draft.triggers)}")
+    if draft.paths:
+        lines.append(f"paths: {_yaml_list(draft.paths)}")
     if draft.supersedes:
         lines.append(f"supersedes: {_yaml_list(draft.supersedes)}")
+    if draft.status != "active":
+        lines.append(f"status: {draft.status}")
+    if draft.source:
+        lines.append(f"source: {json.dumps(without_secrets(draft.source), ensure_ascii=False)}")
     content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
     relpath = f"{folder}/{atom_id}.md"
 
@@ -225,11 +242,16 @@ def add_atom(
     outcome.errors = sum(1 for f in findings if f.is_error)
     outcome.findings = [f.format() for f in findings]
     if not outcome.errors and not dry_run:
-        if (root / outcome.path).exists():
-            raise MemkitError(f"{outcome.path} already exists")
-        write_atomic(root / outcome.path, content)
-        outcome.written = True
+        write_outcome(root, outcome)
     return outcome
+
+
+def write_outcome(root: Path, outcome: AddOutcome) -> None:
+    """Write an atom `add_atom` checked and refused nothing in; never over an existing file."""
+    if (root / outcome.path).exists():
+        raise MemkitError(f"{outcome.path} already exists")
+    write_atomic(root / outcome.path, outcome.content)
+    outcome.written = True
 
 
 def _route_contradictions(

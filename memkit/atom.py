@@ -87,6 +87,7 @@ class Atom:
     superseded_by: tuple[str, ...] = ()
     audience: str = ""
     expires: str = ""
+    source: str = ""  # where it came from (imports: `path:line (format hash)`)
     pending: bool = False
     sections: tuple[Section, ...] = ()
     body_line: int = 1  # file line on which the body starts

@@ -489,6 +489,7 @@ def _parse_text(
         superseded_by=lists.get("superseded_by", ()),
         audience=values.get("audience", ""),
         expires=values.get("expires", ""),
+        source=values.get("source", ""),
         pending=pending,
         sections=sections,
         body_line=split.body_line,

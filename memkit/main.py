@@ -42,6 +42,8 @@ def main_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     if verb in names:
         names = [verb]
+    elif f"{verb}_" in names:  # a verb that is a Python keyword (`import`) lives in `import_`
+        names = [f"{verb}_"]
     for name in names:
         importlib.import_module(f"memkit.commands.{name}").add_parser(subparsers)
     return parser

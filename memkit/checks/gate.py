@@ -20,11 +20,12 @@ from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
-from memkit.gate.duplicates import DuplicateSettings, Match, nearest
+from memkit.gate.duplicates import DuplicateSettings, Match, nearest, words_agree
 from memkit.gate.score import GateScore, GateSettings, score_atom
 from memkit.gate.secrets import redact_secrets
 from memkit.index import IndexUnavailable
 from memkit.repo import find_root, list_atom_files
+from memkit.vectors import atom_text
 
 log = logging.getLogger(__name__)
 # Retired atoms are not gated: they are kept for history, not recalled. Nor are episodic
@@ -94,7 +95,9 @@ def _match_findings(
             # Same wording, different value: an update of the other atom, not a copy. The
             # write check (memkit.audit.write) reports it, with its routing to review.
             return []
-    if match.similarity >= dup.duplicate:
+    if match.similarity >= dup.duplicate and (
+        other is None or words_agree(atom_text(atom), atom_text(other))
+    ):
         return [
             Finding(
                 *where,

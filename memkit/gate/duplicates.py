@@ -6,6 +6,7 @@ calibrated on labelled pairs (see docs/benchmarks.md) rather than taken from the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,12 @@ if TYPE_CHECKING:
 
 DEFAULT_DUPLICATE = 0.92
 DEFAULT_NEAR = 0.80
+# A static embedding is the mean of its tokens' vectors, so long texts drift towards one
+# mean: unrelated 300-word decision records reach a cosine of 0.95. When either text is long
+# (this many distinct words), a duplicate must also share `SHARED_WORDS` of its words.
+LONG_TEXT_WORDS = 60
+SHARED_WORDS = 0.5
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,15 @@ class DuplicateSettings:
             duplicate=float(dup) if isinstance(dup, (int, float)) else DEFAULT_DUPLICATE,
             near=float(near) if isinstance(near, (int, float)) else DEFAULT_NEAR,
         )
+
+
+def words_agree(a: str, b: str) -> bool:
+    """Whether a high cosine between `a` and `b` may be read as duplication: always for two
+    short texts; with a long one, only when they share enough words."""
+    wa, wb = set(_WORD.findall(a.lower())), set(_WORD.findall(b.lower()))
+    if max(len(wa), len(wb)) < LONG_TEXT_WORDS:
+        return True
+    return len(wa & wb) >= SHARED_WORDS * len(wa | wb)
 
 
 def nearest(

@@ -1,0 +1,143 @@
+"""memkit import and export on public collections: what is read, written, refused and why.
+
+    python benchmarks/import_bench.py [--cursor-rules DIR ...] [--claude-md DIR ...] [--adr DIR ...]
+
+Each collection is imported into a fresh memory repository (made by `memkit init`, its maker
+management, so that decisions are written to shared/ and meet the duplicate check of live
+atoms) with the real CLI, as a user runs it: a dry run, the import, a commit, the same import
+again (it must write nothing), `memkit validate` of the result, and `memkit export
+claude-rules` of it. Without arguments the small CC0 samples committed in
+benchmarks/data/import_samples/ are used; the collections measured in docs/benchmarks.md are
+read from the paths given (see there for where they come from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from _common import ROOT
+
+SAMPLES = ROOT / "benchmarks" / "data" / "import_samples"
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "MEMKIT_NO_ENGINE": "1",
+}
+
+
+def memkit(
+    *args: str, cwd: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "memkit", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result, time.perf_counter() - started
+
+
+def measure(fmt: str, paths: list[str], work: Path) -> dict[str, object]:
+    home = work / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, **IDENTITY, "HOME": str(home), "MEMKIT_LOG_DIR": str(home / "logs")}
+    repo = work / "memory"
+    made, _ = memkit("init", str(repo), "--no-hooks", cwd=work, env=env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    dry, dry_s = memkit("import", fmt, *paths, "--dry-run", "--json", cwd=repo, env=env)
+    assert dry.returncode == 0, dry.stderr
+    real, real_s = memkit("import", fmt, *paths, "--json", cwd=repo, env=env)
+    assert real.returncode == 0, real.stderr
+    report = json.loads(real.stdout)
+    assert json.loads(dry.stdout)["written"] == report["written"], "dry run differs from the run"
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    subprocess.run(["git", "commit", "-qm", "import", "--no-verify"], cwd=repo, env=env, check=True)
+    again, again_s = memkit("import", fmt, *paths, "--json", cwd=repo, env=env)
+    second = json.loads(again.stdout)
+    valid, _ = memkit("validate", cwd=repo, env=env)
+    errors = sum(
+        bool(re.search(r":\d+:\d+: MK\d+ (?!warning:)", line)) for line in valid.stdout.splitlines()
+    )
+    project = work / "project"
+    project.mkdir()
+    export, export_s = memkit(
+        "export", "claude-rules", "--project", str(project), cwd=repo, env=env
+    )
+    assert export.returncode == 0, export.stderr
+    unimported = Counter(u["reason"] for u in report["unimported"])
+    refused: dict[str, int] = report["refused"]  # type: ignore[assignment]
+    return {
+        "format": fmt,
+        "files": report["files"],
+        "candidates": report["candidates"],
+        "written": report["written"],
+        "for_review": report["for_review"],
+        "refused": refused,
+        "duplicates": refused.get("duplicate-in-import", 0) + refused.get("MK103", 0),
+        "unimported": dict(unimported),
+        "dry_run_s": dry_s,
+        "import_s": real_s,
+        "second_written": second["written"],
+        "second_s": again_s,
+        "validate_errors": errors,
+        "export_s": export_s,
+        "export": export.stdout.strip().splitlines()[-1],
+    }
+
+
+def counted(items: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(items.items(), key=lambda kv: -kv[1])) or "–"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cursor-rules", nargs="*", default=[], metavar="DIR")
+    parser.add_argument("--claude-md", nargs="*", default=[], metavar="DIR")
+    parser.add_argument("--adr", nargs="*", default=[], metavar="DIR")
+    args = parser.parse_args()
+    runs = [("cursor-rules", args.cursor_rules), ("claude-md", args.claude_md), ("adr", args.adr)]
+    if not any(paths for _, paths in runs):
+        print(f"(no collections given: the CC0 samples in {SAMPLES.relative_to(ROOT)})")
+        runs = [("cursor-rules", [str(SAMPLES / "cursor")]), ("adr", [str(SAMPLES / "adr")])]
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
+    rows = []
+    for fmt, paths in runs:
+        if paths:
+            with tempfile.TemporaryDirectory() as tmp:
+                rows.append(measure(fmt, paths, Path(tmp)))
+    print(
+        "| format | files read | candidates | atoms written (for review) | refused, by reason "
+        "| duplicates | files not imported | dry run | import | again (written) | export |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['format']} | {r['files']} | {r['candidates']} | {r['written']} "
+            f"({r['for_review']}) | {counted(r['refused'])} | {r['duplicates']} "  # type: ignore[arg-type]
+            f"| {counted(r['unimported'])} | {r['dry_run_s']:.1f} s | {r['import_s']:.1f} s "  # type: ignore[arg-type]
+            f"| {r['second_s']:.1f} s ({r['second_written']}) | {r['export_s']:.1f} s |"
+        )
+    for r in rows:
+        print(
+            f"- {r['format']}: validate errors after import: {r['validate_errors']}; {r['export']}"
+        )
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

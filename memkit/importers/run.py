@@ -1,0 +1,347 @@
+"""Writing what an import found, through the checks `memkit add` runs.
+
+Every candidate is checked by `memkit.add.add_atom` against the repository as it stands
+before the import (score, duplicates of existing atoms, contradictions, secrets, roles,
+review routing), then everything nothing refused is written with `memkit.add.write_outcome`.
+Checking all first keeps a dry run exactly the real run, and an import of thousands of
+rules from rewriting the index after each one.
+
+Before a candidate reaches `add_atom`, this module settles what only an import can know: the
+same text twice in the sources (exactly, or as close as the gate calls a duplicate), what an
+earlier import already wrote (the fingerprint in each atom's `source:`), an ADR that changed
+since it was imported, and the ids supersession links point at (older records first).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memkit.add import AddOutcome, Draft, add_atom, write_outcome
+from memkit.claude.private import strip_private
+from memkit.config import Config, load_config
+from memkit.errors import MemkitError
+from memkit.gate.secrets import redact_secrets
+from memkit.importers import SOURCE_RE, Candidate, Collected, Unimported
+
+_FINDING = re.compile(r"^.*?:\d+:\d+: (MK\d+) (warning: )?(.*)$")
+
+
+@dataclass
+class Outcome:
+    """What became of one candidate."""
+
+    source: str  # path:line
+    action: str  # write | review | refuse | skip
+    reason: str = ""  # why it was refused or skipped: a finding code or an import reason
+    message: str = ""
+    path: str = ""
+    id: str = ""
+    title: str = ""
+    type: str = ""
+    notes: tuple[str, ...] = ()
+    warnings: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v or k in ("source", "action")}
+
+
+@dataclass
+class ImportReport:
+    format: str
+    dry_run: bool
+    files: int
+    outcomes: list[Outcome] = field(default_factory=list)
+    unimported: list[Unimported] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, action: str) -> int:
+        return sum(o.action == action for o in self.outcomes)
+
+    def reasons(self, action: str) -> Counter[str]:
+        return Counter(o.reason for o in self.outcomes if o.action == action)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "dry_run": self.dry_run,
+            "files": self.files,
+            "candidates": len(self.outcomes),
+            "written": self.count("write") + self.count("review"),
+            "for_review": self.count("review"),
+            "refused": dict(sorted(self.reasons("refuse").items())),
+            "skipped": dict(sorted(self.reasons("skip").items())),
+            "unimported": [u.__dict__ for u in self.unimported],
+            "seconds": round(self.seconds, 3),
+            "outcomes": [o.as_json() for o in self.outcomes],
+        }
+
+
+@dataclass
+class _Existing:
+    """What earlier imports wrote, from the `source:` of every atom in the repository."""
+
+    by_fingerprint: dict[str, str] = field(default_factory=dict)  # fingerprint → id
+    by_source: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # file → (id, fp)
+
+    @classmethod
+    def read(cls, root: Path, config: Config) -> _Existing:
+        from memkit.atomfile import read_atom  # noqa: PLC0415
+        from memkit.repo import list_atom_files  # noqa: PLC0415
+
+        out = cls()
+        for relpath in list_atom_files(root):
+            atom = read_atom(root, relpath, config, fast=True).atom
+            m = SOURCE_RE.match(atom.source) if atom is not None else None
+            if atom is None or m is None:
+                continue
+            out.by_fingerprint.setdefault(m["hash"], atom.id)
+            out.by_source.setdefault(m["path"], []).append((atom.id, m["hash"]))
+        return out
+
+    def named(self, key: str) -> str | None:
+        """The id of the one atom imported from `key` (a source file, or `file:<name>`)."""
+        if key.startswith("file:"):
+            name = key[5:]
+            ids = [
+                i
+                for path, found in self.by_source.items()
+                if path.rsplit("/", 1)[-1] == name
+                for i, _ in found
+            ]
+        else:
+            ids = [i for i, _ in self.by_source.get(key, [])]
+        return ids[0] if len(set(ids)) == 1 else None
+
+
+def _ordered(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Superseded records before the records that supersede them (so that `supersedes` names
+    an atom that exists), otherwise in the order read."""
+    by_source = {c.source: c for c in candidates if c.format == "adr"}
+    done: set[int] = set()
+    out: list[Candidate] = []
+
+    def visit(cand: Candidate, path: tuple[str, ...]) -> None:
+        if id(cand) in done or cand.source in path:
+            return
+        for key in cand.supersedes:
+            older = by_source.get(key)
+            if older is not None:
+                visit(older, (*path, cand.source))
+        done.add(id(cand))
+        out.append(cand)
+
+    for cand in candidates:
+        visit(cand, ())
+    return out
+
+
+def shown(text: str) -> str:
+    """Text fit to print or log: no `<private>` block, no secret value."""
+    return redact_secrets(strip_private(text, "[private]"))
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _near_duplicates(
+    root: Path, candidates: Sequence[Candidate], config: Config
+) -> dict[int, tuple[int, float]]:
+    """For each candidate (by position) an earlier one it duplicates, with the cosine: what the
+    gate calls a duplicate (its threshold, its encoder, long texts sharing their words)."""
+    if len(candidates) < 2:
+        return {}
+    import numpy as np  # noqa: PLC0415
+
+    from memkit.embedding import load_encoder  # noqa: PLC0415
+    from memkit.gate.duplicates import DuplicateSettings, words_agree  # noqa: PLC0415
+    from memkit.gate.text import plain_text  # noqa: PLC0415
+
+    threshold = DuplicateSettings.from_config(config.section("gate")).duplicate
+    encoder = load_encoder(config.embedding_model, cache_dir=root / ".memkit" / "models", base=root)
+    texts = [plain_text(c.title or "", _normal(c.text)) for c in candidates]
+    vectors = np.asarray(encoder.encode(texts), dtype=np.float32)
+    found: dict[int, tuple[int, float]] = {}
+    block = 1024
+    for start in range(0, len(candidates), block):
+        rows = vectors[start : start + block]
+        sims = rows @ vectors[: start + len(rows)].T
+        for r in range(len(rows)):
+            i = start + r
+            for j in np.flatnonzero(sims[r, :i] >= threshold)[::-1]:
+                sim = float(sims[r, j])
+                if words_agree(texts[i], texts[int(j)]) and _same(
+                    candidates[i], candidates[int(j)], sim
+                ):
+                    found[i] = (int(j), sim)
+                    break
+    return found
+
+
+def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
+    """Whether two close candidates are one thing said twice, as the gate judges a close
+    atom: not when one replaces the other, not when they differ in a value (a change, which
+    the contradiction check is for)."""
+    if a.source in b.supersedes or b.source in a.supersedes:
+        return False
+    from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415
+    from memkit.audit.text import statement_text  # noqa: PLC0415
+
+    verdict = classify(
+        statement_text(a.title or "", a.text),
+        statement_text(b.title or "", b.text),
+        similarity=similarity,
+    )
+    return verdict.kind != CONTRADICTS
+
+
+def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
+    """(code, message) of the first error among add_atom's formatted findings, and the
+    warnings."""
+    code, message, warnings = "", "", []
+    for line in findings:
+        m = _FINDING.match(line)
+        if m is None:
+            continue
+        if m.group(2):
+            warnings.append(f"{m.group(1)} {m.group(3)}")
+        elif not code:
+            code, message = m.group(1), m.group(3)
+    return code, message, warnings
+
+
+def run_import(
+    root: Path,
+    collected: Collected,
+    fmt: str,
+    *,
+    scope: str = "shared",
+    dry_run: bool = False,
+    config: Config | None = None,
+) -> ImportReport:
+    """Check every candidate as `memkit add` would and write those nothing refuses."""
+    started = time.perf_counter()
+    config = config or load_config(root)
+    unimported = [
+        Unimported(shown(u.source), u.reason, shown(u.message)) for u in collected.unimported
+    ]
+    report = ImportReport(fmt, dry_run, collected.files, unimported=unimported)
+    existing = _Existing.read(root, config)
+    candidates = _ordered(collected.candidates)
+    near = _near_duplicates(root, candidates, config)
+    seen: dict[str, Candidate] = {}
+    written: dict[str, str] = {}  # ADR source → id written (or to be written) in this run
+    planned: set[str] = set()  # ids handed out in this run
+    accepted: list[tuple[Outcome, AddOutcome]] = []
+    for n, cand in enumerate(candidates):
+        out = Outcome(
+            shown(cand.where),
+            "refuse",
+            title=shown(cand.title or ""),
+            type=cand.type,
+            notes=tuple(shown(n) for n in cand.notes),
+        )
+        report.outcomes.append(out)
+        normal = _normal(cand.text)
+        known = existing.by_fingerprint.get(cand.fingerprint())
+        changed = cand.format == "adr" and existing.named(cand.source)
+        if cand.refusal:
+            out.reason, out.message = cand.refusal, cand.refusal_message
+        elif known:
+            out.action, out.reason, out.id = "skip", "already-imported", known
+            out.message = f"already imported as `{known}`"
+            written[cand.source] = known
+        elif changed:
+            out.action, out.reason, out.id = "skip", "changed-since-import", changed
+            out.message = (
+                f"changed since it was imported as `{changed}`: edit that atom "
+                "(or delete it and import again)"
+            )
+            written[cand.source] = changed
+        elif normal in seen:
+            out.reason = "duplicate-in-import"
+            out.message = f"says the same as {seen[normal].where}"
+        elif n in near:
+            j, sim = near[n]
+            out.reason = "duplicate-in-import"
+            out.message = f"duplicate of {candidates[j].where} (similarity {sim:.3f})"
+        else:
+            result = _check(
+                root,
+                cand,
+                out,
+                scope=scope,
+                config=config,
+                ids=(written, existing),
+                planned=planned,
+            )
+            if result is not None:
+                accepted.append((out, result))
+                if cand.format == "adr":
+                    written[cand.source] = out.id
+        seen.setdefault(normal, cand)
+    if not dry_run:
+        for out, result in accepted:
+            try:
+                write_outcome(root, result)
+            except MemkitError as exc:  # a file that appeared meanwhile is never overwritten
+                out.action, out.reason, out.message = "refuse", "error", shown(str(exc))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _check(
+    root: Path,
+    cand: Candidate,
+    out: Outcome,
+    *,
+    scope: str,
+    config: Config,
+    ids: tuple[dict[str, str], _Existing],
+    planned: set[str],
+) -> AddOutcome | None:
+    """Check `cand` with add_atom; its outcome when nothing refuses it."""
+    written, existing = ids
+    supersedes: list[str] = []
+    notes = list(cand.notes)
+    for key in cand.supersedes:
+        target = written.get(key) or existing.named(key)
+        if target:
+            supersedes.append(target)
+        else:
+            old = key.removeprefix("file:")
+            notes.append(f"supersedes {old}, which was not imported: link left out")
+    out.notes = tuple(shown(n) for n in notes)
+    draft = Draft(
+        text=cand.text,
+        type=cand.type,
+        confidence=cand.confidence,
+        scope=scope,
+        title=cand.title,
+        supersedes=tuple(dict.fromkeys(supersedes)),
+        paths=cand.paths,
+        status=cand.status,
+        created=cand.created,
+        source=cand.source_value(),
+    )
+    try:
+        result = add_atom(root, draft, dry_run=True, config=config, reserved=planned)
+    except MemkitError as exc:
+        out.reason, out.message = "error", shown(str(exc))
+        return None
+    out.path, out.id = result.path, result.id
+    planned.add(result.id)
+    if not out.title:
+        out.title = shown(result.content.split("\n# ", 1)[-1].split("\n", 1)[0])
+    code, message, out.warnings = _refusal(result.findings)
+    if result.errors:
+        out.reason, out.message = code or "refused", message
+        return None
+    out.action = "review" if result.pending_review else "write"
+    return result
