@@ -62,7 +62,8 @@ def hook(event: str, payload: dict[str, object], cwd: Path) -> str:
 
 def session(repo: Path, sid: str, prompt: str, answer: str) -> str:
     """One turn of a session: the prompt's hook, then Stop with the turn's answer."""
-    given = hook("user-prompt-submit", {"session_id": sid, "cwd": str(repo), "prompt": prompt}, repo)
+    payload = {"session_id": sid, "cwd": str(repo), "prompt": prompt}
+    given = hook("user-prompt-submit", payload, repo)
     stop = {"session_id": sid, "cwd": str(repo), "last_assistant_message": answer}
     assert hook("stop", stop, repo) == ""
     return given
@@ -132,8 +133,8 @@ def test_a_trace_of_confirmations_promotes_and_apply_keeps_comments(team: Path) 
     applied = memkit("promote", "--apply", cwd=team)
     assert applied.returncode == 0, applied.stderr
     after = (team / "shared/ws-heartbeat.md").read_text(encoding="utf-8")
-    changed = [(a, b) for a, b in zip(HEARTBEAT.split("\n"), after.split("\n")) if a != b]
-    assert len(after.split("\n")) == len(HEARTBEAT.split("\n"))
+    pairs = zip(HEARTBEAT.split("\n"), after.split("\n"), strict=True)  # no line added
+    changed = [(a, b) for a, b in pairs if a != b]
     assert changed == [
         (
             'confidence: "tentative"   # 臨 until sessions confirm it',
@@ -243,8 +244,9 @@ def test_expired_atoms_are_swept_and_personal_ones_stay_private(team: Path) -> N
     assert memkit("index", cwd=team).returncode == 0
     sweep = memkit("archive", "--sweep", cwd=team)
     assert sweep.returncode == 0, sweep.stderr
-    assert "episodic/session-2026-01-03.md -> archive/episodic/session-2026-01-03.md" in sweep.stdout
-    assert "personal/alice/standup-room.md -> archive/personal/alice/standup-room.md" in sweep.stdout
+    moved = sweep.stdout
+    assert "episodic/session-2026-01-03.md -> archive/episodic/session-2026-01-03.md" in moved
+    assert "personal/alice/standup-room.md -> archive/personal/alice/standup-room.md" in moved
     assert "session-today" not in sweep.stdout
     # The personal atom was never tracked: it stays ignored where it landed.
     status = git(team, "status", "--porcelain", "--untracked-files=all").stdout
@@ -279,7 +281,8 @@ def test_validate_fix_marks_what_a_live_atom_supersedes(team: Path) -> None:
     )
     warned = memkit("validate", cwd=team)
     assert warned.returncode == 0  # a warning
-    assert "shared/ws-heartbeat-45s.md:6:1: MK021 warning: supersedes `ws-heartbeat`" in warned.stdout
+    found = "shared/ws-heartbeat-45s.md:6:1: MK021 warning: supersedes `ws-heartbeat`"
+    assert found in warned.stdout
     fixed = memkit("validate", "--fix", cwd=team)
     assert fixed.returncode == 0, fixed.stdout
     assert "shared/ws-heartbeat.md: fixed: status: superseded (superseded by ws-heartbeat-45s)" in (
@@ -420,8 +423,11 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     # A damaged export is named, not fatal.
     (team / "usage/carol.json").write_text("{not json", encoding="utf-8")
     health = run_json(team, "health")
-    usage_check = next(c for c in health["checks"] if c["kind"] == "usage")  # type: ignore[union-attr]
-    assert usage_check["items"] == ["usage/carol.json: not JSON (line 1: Expecting property name enclosed in double quotes)"]
+    checks: list[dict[str, object]] = health["checks"]  # type: ignore[assignment]
+    usage_check = next(c for c in checks if c["kind"] == "usage")
+    assert usage_check["items"] == [
+        "usage/carol.json: not JSON (line 1: Expecting property name enclosed in double quotes)"
+    ]
     assert run_json(team, "promote")["promotions"]  # the others still count
 
 
@@ -443,7 +449,15 @@ def test_memkit_ci_adds_the_health_report_to_the_summary(
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     out = memkit(
-        "ci", "--base", "main", "--actor", "alice", "--format", "github", "--no-evals", "--health",
+        "ci",
+        "--base",
+        "main",
+        "--actor",
+        "alice",
+        "--format",
+        "github",
+        "--no-evals",
+        "--health",
         cwd=team,
     )
     assert out.returncode == 0, out.stdout + out.stderr
