@@ -401,6 +401,16 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     git(bob, "add", "usage/bob.json")
     done = commit(bob, "usage: bob")
     assert done.returncode == 0, done.stdout + done.stderr
+    # Only Bob writes Bob's: usage counts toward promotions.
+    (bob / "usage/alice.json").write_text((bob / "usage/bob.json").read_text(), encoding="utf-8")
+    git(bob, "add", "usage/alice.json")
+    forged = commit(bob, "usage: alice?")
+    assert forged.returncode == 1
+    assert "usage/alice.json:1:1: MK207 usage/alice.json is another person's usage export" in (
+        forged.stdout + forged.stderr
+    )
+    git(bob, "rm", "-q", "--cached", "usage/alice.json")
+    (bob / "usage/alice.json").unlink()
 
     with usage_log(team) as log:
         for sid in ("a1", "a2"):

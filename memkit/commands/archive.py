@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,10 @@ def run(args: argparse.Namespace) -> int:
         say(f"restored {entry.id}: {entry.path} -> {target}; review it, then commit")
         return 0
     settings = lifecycle_settings(load_config(root)).archive
-    found = suggestions(entries, read_team_usage(root), settings, today)
+    team = read_team_usage(root)
+    for problem in team.problems:
+        print(redact_secrets(f"memkit: left out {problem}"), file=sys.stderr)
+    found = suggestions(entries, team, settings, today)
     if not args.apply and not args.sweep:
         if args.json:
             say(json.dumps({"suggestions": [s.as_json() for s in found]}, ensure_ascii=False))

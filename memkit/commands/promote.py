@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,10 @@ def run(args: argparse.Namespace) -> int:
 
     root = find_root(args.repo)
     settings = lifecycle_settings(load_config(root))
-    found = promotions(usable_entries(root), read_team_usage(root), settings.promote)
+    team = read_team_usage(root)
+    for problem in team.problems:
+        print(redact_secrets(f"memkit: left out {problem}"), file=sys.stderr)
+    found = promotions(usable_entries(root), team, settings.promote)
     failed: list[str] = []
     if args.apply:
         for promotion in list(found):
