@@ -4,6 +4,7 @@ each command makes its line go away (issue 16)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from memkit.claude.usage import usage_log
@@ -70,6 +71,8 @@ def make_every_problem(repo: Path) -> None:
     assert memkit("audit", "--all", cwd=repo).returncode == 1  # the conflict is reported
     assert memkit("index", cwd=repo).returncode == 0
     with usage_log(repo) as log:
+        # This clone has counted usage for 200 days; the heartbeat was last used then.
+        log.record("long-ago", ["ws-heartbeat"], now=time.time() - 200 * 86400)
         for sid in ("p1", "p2"):  # earns a promotion
             log.record(sid, ["retry-budget-v2"])
         for sid in ("x1", "x2"):  # contradicted in use

@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -152,19 +153,21 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
     assert "old-build-server" in hook(
         "user-prompt-submit", {"session_id": "a", "cwd": str(team), "prompt": jenkins}, team
     )
-    suggested = run_json(team, "archive", "--suggest")["suggestions"]
-    # Used today by that hook: not a candidate, however old. The heartbeat, never used since
-    # February, is.
-    assert [s["id"] for s in suggested] == ["ws-heartbeat"]  # type: ignore[union-attr,index]
+    # The usage log began counting today: nothing is known to be unused yet.
+    assert run_json(team, "archive", "--suggest")["suggestions"] == []
     usage_db = team / ".memkit/usage.db"
-    usage_db.unlink()  # a clone without that use
+    usage_db.unlink()  # instead: a clone whose log has counted for 200 days
     for extra in ("-wal", "-shm"):
         usage_db.with_name("usage.db" + extra).unlink(missing_ok=True)
+    with usage_log(team) as log:
+        log.record("long-ago", ["ws-heartbeat"], now=time.time() - 200 * 86400)
+        log.record("today", ["deploy-window"])
     found = {s["id"]: s for s in run_json(team, "archive")["suggestions"]}  # type: ignore[union-attr]
+    assert sorted(found) == ["old-build-server", "ws-heartbeat"]
     item = found["old-build-server"]
-    assert item["kind"] == "decayed" and item["unused_days"] > 300
-    assert "never used" in item["reason"] and item["effectiveness"] < 0.3
-    assert "deploy-window" not in found  # written today
+    assert item["kind"] == "decayed" and item["unused_days"] == 200
+    assert "never used in 200 days" in item["reason"] and item["effectiveness"] < 0.3
+    assert "unused for 200 days (confirmed 1," in found["ws-heartbeat"]["reason"]
 
     original = (team / "shared/old-build-server.md").read_text(encoding="utf-8")
     out = memkit("archive", "--apply", "old-build-server", cwd=team)
@@ -173,7 +176,7 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
     status = git(team, "status", "--porcelain").stdout
     assert "R  shared/old-build-server.md -> archive/shared/old-build-server.md" in status
     archived = (team / "archive/shared/old-build-server.md").read_text(encoding="utf-8")
-    assert "status: archived\n" in archived and "never used for" in archived
+    assert "status: archived\n" in archived and "never used in 200 days" in archived
     done = commit(team, "memory: archive old-build-server")
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -397,6 +400,7 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     doc = json.loads((bob / "usage/bob.json").read_text(encoding="utf-8"))
     (clone,) = doc["clones"].values()
     assert clone["atoms"]["ws-heartbeat"]["confirmed"] == 2
+    assert clone["since"]  # when his log began counting: "unused" reaches back no further
     assert "b1" not in (bob / "usage/bob.json").read_text(encoding="utf-8")  # no session ids
     git(bob, "add", "usage/bob.json")
     done = commit(bob, "usage: bob")
@@ -456,6 +460,8 @@ def test_memkit_ci_adds_the_health_report_to_the_summary(
     )
     git(team, "add", "shared")
     assert commit(team, "memory: kafka").returncode == 0
+    with usage_log(team) as log:  # this clone has counted usage for 200 days
+        log.record("long-ago", ["ws-heartbeat"], now=time.time() - 200 * 86400)
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     out = memkit(

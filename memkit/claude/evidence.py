@@ -121,6 +121,17 @@ def tallies(db: sqlite3.Connection) -> dict[str, Tally]:
     return out
 
 
+def started(db: sqlite3.Connection) -> float | None:
+    """When this log began counting: its oldest use of any kind (uses older than that were
+    never seen, so "unused since" can reach back no further)."""
+    (found,) = db.execute(
+        "SELECT min(t) FROM (SELECT min(ts) AS t FROM uses UNION ALL "
+        "SELECT min(first) FROM history UNION ALL SELECT min(ts) FROM evidence UNION ALL "
+        "SELECT min(first) FROM tally)"
+    ).fetchone()
+    return float(found) if found is not None else None
+
+
 def session_atoms(db: sqlite3.Connection, session: str, limit: int) -> list[str]:
     """The atoms a session used (injected or read), the most recent first."""
     rows = db.execute(

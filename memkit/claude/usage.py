@@ -216,6 +216,10 @@ class UsageLog:
         """Each atom's sessions: confirmed, contradicted, injected, read, cited, shown."""
         return self._guard(evidence.tallies, {}, write=False)
 
+    def started(self) -> float | None:
+        """When this log began counting (its oldest use); None when it holds nothing."""
+        return self._guard(evidence.started, None, write=False)
+
     def session_atoms(self, session: str, limit: int = 20) -> list[str]:
         return self._guard(lambda db: evidence.session_atoms(db, session, limit), [], write=False)
 

@@ -51,13 +51,18 @@ class Suggestion:
 
 
 def unused_days(entry: Entry, team: TeamUsage, today: dt.date) -> int | None:
-    """Days since the last use, or since the atom was written (or updated) when it never was;
-    None when it has no readable date."""
+    """Days since the last use; for an atom never used, since it was written (or updated) or
+    since usage began to be counted, whichever is later. None when nothing is known: no
+    usage counted at all, or no readable date."""
     last = team.of(entry.id).tally.last
     if last is not None:
         return (today - day_of(last)).days
+    if team.since is None:
+        return None  # nobody has counted anything: unused is unknown, not proven
     days = [d for d in (parse_day(entry.created), parse_day(entry.updated)) if d is not None]
-    return (today - max(days)).days if days else None
+    if not days:
+        return None
+    return (today - max(*days, day_of(team.since))).days
 
 
 def is_expired(entry: Entry, today: dt.date) -> bool:
@@ -81,9 +86,9 @@ def suggestions(
         tally = team.of(entry.id).tally
         score = effectiveness(tally.confirmed, tally.contradicted, idle, settings.half_life_days)
         if idle >= settings.unused_days and score < settings.below:
-            never = "never used" if tally.last is None else "unused"
+            never = "never used in" if tally.last is None else "unused for"
             reason = (
-                f"effectiveness {score:.2f} < {settings.below:.2f}, {never} for {idle} days "
+                f"effectiveness {score:.2f} < {settings.below:.2f}, {never} {idle} days "
                 f"(confirmed {tally.confirmed}, contradicted {tally.contradicted})"
             )
             out.append(Suggestion(entry, DECAYED, reason, idle, score))

@@ -11,6 +11,7 @@ own clone's exported entry: it is the same data, newer).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -39,6 +40,12 @@ class TeamUsage:
     atoms: dict[str, Use] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # unreadable exports, by path
+    # When the earliest source began counting: an atom never used is "unused" only since then.
+    since: float | None = None
+
+    def counted_from(self, when: float | None) -> None:
+        if when is not None and (self.since is None or when < self.since):
+            self.since = when
 
     def add(self, user: str, tallies: dict[str, Tally]) -> None:
         for atom, tally in tallies.items():
@@ -67,6 +74,7 @@ def export_atoms(tallies: dict[str, Tally]) -> dict[str, dict[str, Any]]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def _day_stamp(value: Any) -> float | None:
     day = parse_day(value) if isinstance(value, str) else None
     if day is None:
@@ -90,8 +98,9 @@ def _tallies(atoms: Any, where: str) -> dict[str, Tally]:
     return out
 
 
-def read_export(path: Path) -> dict[str, dict[str, Tally]]:
-    """clone id -> tallies of one `usage/<user>.json`; ValueError says what is wrong."""
+def read_export(path: Path) -> dict[str, tuple[dict[str, Tally], float | None]]:
+    """clone id -> (tallies, since when it counted) of one `usage/<user>.json`; ValueError
+    says what is wrong."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -103,16 +112,20 @@ def read_export(path: Path) -> dict[str, dict[str, Tally]]:
     clones = data.get("clones")
     if not isinstance(clones, dict):
         raise ValueError("`clones` must be a mapping")
-    out: dict[str, dict[str, Tally]] = {}
+    out: dict[str, tuple[dict[str, Tally], float | None]] = {}
     for clone, part in clones.items():
         if not isinstance(part, dict):
             raise ValueError(f"clone `{clone}` must be a mapping")
-        out[str(clone)] = _tallies(part.get("atoms"), f"clone `{clone}`")
+        tallies = _tallies(part.get("atoms"), f"clone `{clone}`")
+        firsts = [t.first for t in tallies.values() if t.first is not None]
+        since = _day_stamp(part.get("since")) or (min(firsts) if firsts else None)
+        out[str(clone)] = (tallies, since)
     return out
 
 
-def _local(root: Path) -> tuple[str, str, dict[str, Tally]] | None:
-    """(user, clone id, tallies) of this clone's log; None without one."""
+def _local(root: Path) -> tuple[str, str, dict[str, Tally], float | None] | None:
+    """(user, clone id, tallies, since when it counted) of this clone's log; None without
+    one."""
     if not (root / ".memkit" / "usage.db").is_file():
         return None
     from memkit.claude.usage import usage_log  # noqa: PLC0415
@@ -121,15 +134,17 @@ def _local(root: Path) -> tuple[str, str, dict[str, Tally]] | None:
     with usage_log(root) as log:
         clone = log.clone_id() or "local"
         tallies = log.tallies()
-    return identify(root).user, clone, tallies
+        since = log.started()
+    return identify(root).user, clone, tallies, since
 
 
 def read_team_usage(root: Path, *, local: bool = True) -> TeamUsage:
     team = TeamUsage()
     mine = _local(root) if local else None
     if mine is not None:
-        user, clone, tallies = mine
+        user, clone, tallies, since = mine
         team.add(user, tallies)
+        team.counted_from(since)
         team.sources.append(f"this clone's usage log ({user}, {len(tallies)} atoms)")
     folder = root / EXPORT_DIR
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
@@ -141,10 +156,11 @@ def read_team_usage(root: Path, *, local: bool = True) -> TeamUsage:
             team.problems.append(f"{rel}: {exc}")
             continue
         used = 0
-        for clone, tallies in clones.items():
+        for clone, (tallies, since) in clones.items():
             if mine is not None and (user, clone) == (mine[0], mine[1]):
                 continue  # the live log is this clone's, newer
             team.add(user, tallies)
+            team.counted_from(since)
             used += 1
         if used:
             team.sources.append(f"{rel} ({used} clone(s))")
@@ -159,7 +175,7 @@ def export(root: Path, *, today: dt.date | None = None) -> tuple[str, dict[str, 
             "no usage log in this clone yet (.memkit/usage.db): it is written by the Claude "
             "Code hooks (`memkit install claude`)"
         )
-    user, clone, tallies = mine
+    user, clone, tallies, since = mine
     if not _USER.match(user):
         raise MemkitError(f"cannot name an export after `{user}`; set your git user.email")
     rel = f"{EXPORT_DIR}/{user}.json"
@@ -174,6 +190,7 @@ def export(root: Path, *, today: dt.date | None = None) -> tuple[str, dict[str, 
             raise MemkitError(f"{rel} exists but is not a usage export ({exc}); move it") from exc
     doc["clones"][clone] = {
         "exported": (today or dt.date.today()).isoformat(),
+        "since": day_of(since).isoformat() if since is not None else None,
         "atoms": export_atoms(tallies),
     }
     doc["clones"] = dict(sorted(doc["clones"].items()))
