@@ -35,25 +35,11 @@ from collections import Counter
 from pathlib import Path
 
 from _common import PYTHON, commit_all
+from index_bench import synthetic
 
 CLASSES = (("useful", 0.12), ("wrong", 0.04), ("dying", 0.10), ("rare", 0.34), ("dead", 0.40))
 RATE = {"useful": 30.0, "wrong": 30.0, "dying": 30.0, "rare": 0.4, "dead": 0.0}
 CONTRADICTED = {"useful": 0.03, "wrong": 0.5, "dying": 0.05, "rare": 0.1, "dead": 0.0}
-NOUNS = [
-    "cache",
-    "queue",
-    "socket",
-    "schema",
-    "index",
-    "token",
-    "bucket",
-    "replica",
-    "shader",
-    "deploy",
-    "cron",
-    "webhook",
-]
-VERBS = ["flush", "rotate", "pin", "retry", "compress", "shard", "validate", "export"]
 
 
 def make_atoms(n: int, days: int, rng: random.Random) -> list[dict[str, object]]:
@@ -72,22 +58,17 @@ def make_atoms(n: int, days: int, rng: random.Random) -> list[dict[str, object]]
     return atoms
 
 
-def write_atoms(
-    root: Path, atoms: list[dict[str, object]], day0: dt.date, rng: random.Random
-) -> None:
+def write_atoms(root: Path, atoms: list[dict[str, object]], day0: dt.date) -> None:
+    """The atoms as files: index_bench's synthetic text, this trace's tiers and dates."""
     (root / "shared").mkdir(parents=True)
     (root / "memkit.yaml").write_text("version: 1\n", encoding="utf-8")
     (root / ".gitignore").write_text(".memkit/\n", encoding="utf-8")
-    for atom in atoms:
-        a, b = rng.choice(NOUNS), rng.choice(NOUNS)
+    for atom, (_, title, text) in zip(atoms, synthetic(len(atoms)), strict=True):
         created = day0 + dt.timedelta(days=int(atom["born"]))  # type: ignore[call-overload]
         (root / "shared" / f"{atom['id']}.md").write_text(
             f"---\nid: {atom['id']}\ntype: fact\n"
             f"confidence: {atom['tier']}   # kept by promote --apply\n"
-            f"created: {created.isoformat()}\ntriggers: [{a}, {b}]\n---\n"
-            f"# {rng.choice(VERBS)} the {a} before the {b}\n\n"
-            f"- Always {rng.choice(VERBS)} the {a} every {rng.randint(1, 90)} s when the {b} "
-            f"has more than {rng.randint(2, 500)} items.\n",
+            f"created: {created.isoformat()}\n---\n# {title}\n\n{text}\n",
             encoding="utf-8",
         )
 
@@ -105,7 +86,7 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> dict[str, objec
     today = dt.date.today()
     day0 = today - dt.timedelta(days=args.days)
     atoms = make_atoms(args.atoms, args.days, rng)
-    write_atoms(root, atoms, day0, rng)
+    write_atoms(root, atoms, day0)
     commit_all(root)
     by_id = {str(a["id"]): a for a in atoms}
     users = [f"user-{u}" for u in range(args.users)]

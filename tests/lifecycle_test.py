@@ -343,40 +343,21 @@ def test_the_agent_s_reads_writes_and_listings_are_evidence(
     assert listed_only  # a listing at session start confirms nothing
 
 
+def added(team: Path, *args: str) -> str:
+    """`memkit add ARGS`: the confidence the new atom was written with."""
+    result = memkit("add", *args, "--json", cwd=team)
+    assert result.returncode == 0, result.stdout
+    text = (team / json.loads(result.stdout)["path"]).read_text(encoding="utf-8")
+    return text.split("\nconfidence: ", 1)[1].split("\n", 1)[0]
+
+
 def test_a_pitfall_that_passes_the_gate_starts_as_observed(team: Path) -> None:
-    pitfall = memkit(
-        "add",
-        "--type",
-        "pitfall",
-        "Never run the kafka migration with --all-topics: it rewrites every offset.",
-        "--json",
-        cwd=team,
-    )
-    assert pitfall.returncode == 0, pitfall.stdout
-    path = json.loads(pitfall.stdout)["path"]
-    assert "\nconfidence: observed\n" in (team / path).read_text(encoding="utf-8")
-    fact = memkit(
-        "add",
-        "Remember: the kafka orders topic uses 12 partitions, set in config/topics.yaml.",
-        "--json",
-        cwd=team,
-    )
-    assert fact.returncode == 0, fact.stdout
-    path = json.loads(fact.stdout)["path"]
-    assert "\nconfidence: tentative\n" in (team / path).read_text(encoding="utf-8")
-    chosen = memkit(
-        "add",
-        "--type",
-        "pitfall",
-        "--confidence",
-        "tentative",
-        "Gotcha: the staging kafka cluster drops messages over 1 MB silently.",
-        "--json",
-        cwd=team,
-    )
-    assert chosen.returncode == 0, chosen.stdout
-    path = json.loads(chosen.stdout)["path"]
-    assert "\nconfidence: tentative\n" in (team / path).read_text(encoding="utf-8")
+    pitfall = "Never run the kafka migration with --all-topics: it rewrites every offset."
+    assert added(team, "--type", "pitfall", pitfall) == "observed"
+    fact = "Remember: the kafka orders topic uses 12 partitions, set in config/topics.yaml."
+    assert added(team, fact) == "tentative"
+    gotcha = "Gotcha: the staging kafka cluster drops messages over 1 MB silently."
+    assert added(team, "--type", "pitfall", "--confidence", "tentative", gotcha) == "tentative"
 
 
 def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Every atom's frontmatter, fast: what the lifecycle commands need at 10,000 atoms.
 
-Only the frontmatter is read (libyaml, every value a string, as `memkit.audit.status` does),
+Only the frontmatter is read (`memkit.quickmeta`: libyaml, every value a string),
 never the body; each file's fields are cached in `.memkit/lifecycle-catalog.json` by its
 modification time and size, so a second run stats the files and reads none. The cache is
 derived: a missing or unreadable one means reading the files again.
@@ -11,19 +11,18 @@ from __future__ import annotations
 import json
 import logging
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memkit.atom import CONFIDENCE_ALIASES, scope_from_path
 from memkit.files import write_atomic
+from memkit.quickmeta import read_meta
 from memkit.repo import list_atom_files
 
 log = logging.getLogger(__name__)
 CACHE = ".memkit/lifecycle-catalog.json"
 CACHE_FORMAT = 1
-_HEAD_BYTES = 65_536
 _SCALARS = ("id", "type", "confidence", "status", "created", "updated", "expires", "author")
 _LISTS = ("supersedes", "superseded_by", "related")
 
@@ -52,27 +51,9 @@ class Entry:
 
 
 def _frontmatter(path: str | Path) -> dict[str, Any] | None:
-    try:
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return None  # a symlink, a FIFO: `memkit validate` reports it
-        with open(path, "rb") as fh:  # noqa: PTH123
-            head = fh.read(_HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return None
-    lines = head.split("\n")
-    if not lines or lines[0].strip() != "---":
-        return None
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
-    if not end:
-        return None
-    try:
-        import yaml  # noqa: PLC0415
-
-        meta = yaml.load("\n".join(lines[1:end]), Loader=yaml.CBaseLoader)  # noqa: S506
-    except Exception:  # unreadable frontmatter: `memkit validate` says why
-        return None
-    if not isinstance(meta, dict):
+    """The fields the lifecycle needs; None when the frontmatter cannot be read."""
+    meta = read_meta(path)
+    if meta is None:
         return None
     fields: dict[str, Any] = {}
     for key in _SCALARS:
