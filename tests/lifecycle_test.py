@@ -373,7 +373,7 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     bob = tmp_path / "bob"
     join_clone(team, bob, "bob@example.com")
     with usage_log(bob) as log:
-        for sid in ("b1", "b2"):
+        for sid in ("bob-session-1", "bob-session-2"):
             log.record(sid, ["ws-heartbeat"])
     out = memkit("usage", "export", "--write", cwd=bob)
     assert out.returncode == 0, out.stderr
@@ -382,7 +382,7 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     (clone,) = doc["clones"].values()
     assert clone["atoms"]["ws-heartbeat"]["confirmed"] == 2
     assert clone["since"]  # when his log began counting: "unused" reaches back no further
-    assert "b1" not in (bob / "usage/bob.json").read_text(encoding="utf-8")  # no session ids
+    assert "bob-session" not in (bob / "usage/bob.json").read_text(encoding="utf-8")  # no ids
     git(bob, "add", "usage/bob.json")
     done = commit(bob, "usage: bob")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -462,3 +462,27 @@ def test_memkit_ci_adds_the_health_report_to_the_summary(
     assert "### Memory health" in text
     assert "| ⚠️ | archive candidates | 2: old-build-server, ws-heartbeat | memkit archive" in text
     assert "| ✅ | invalid atom files (not served) | none |" in text
+
+
+TOKEN = "xoxb-1234567890123-1234567890123-abcdefghijklmnopqrstuvwx"  # noqa: S105  (fake)
+
+
+def test_an_atom_named_after_a_token_never_prints_it(team: Path) -> None:
+    """A draft the index has not seen yet (so nothing refused it) is still listed redacted."""
+    write_atom(team, f"shared/{TOKEN}.md", atom_text(TOKEN, created="2025-01-01"))
+    with usage_log(team) as log:  # usage counted for 200 days: the draft is "unused"
+        log.record("long-ago", ["deploy-window"], now=time.time() - 200 * 86400)
+    (team / "usage").mkdir()
+    (team / f"usage/{TOKEN}.json").write_text("{}", encoding="utf-8")
+    for args in (
+        ("archive", "--suggest"),
+        ("archive", "--json"),
+        ("health",),
+        ("health", "--json"),
+        ("health", "--markdown"),
+        ("promote",),
+    ):
+        out = memkit(*args, cwd=team)
+        assert out.returncode == 0, out.stderr
+        assert TOKEN not in out.stdout + out.stderr, args
+        assert "xoxb…" in out.stdout + out.stderr, args

@@ -26,7 +26,6 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from memkit.config import load_config  # noqa: PLC0415
-    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
     from memkit.lifecycle.health import build_health  # noqa: PLC0415
     from memkit.lifecycle.report import render_markdown, render_text  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
@@ -39,5 +38,5 @@ def run(args: argparse.Namespace) -> int:
         text = render_markdown(health)
     else:
         text = render_text(health)
-    print(redact_secrets(text).rstrip("\n"))
+    print(text.rstrip("\n"))  # the items are redacted already (`Line`)
     return 0

@@ -45,25 +45,23 @@ def run(args: argparse.Namespace) -> int:
             try:
                 apply_promotion(root, promotion)
             except (OSError, ValueError) as exc:
-                failed.append(f"{promotion.entry.path}: not changed ({exc})")
+                failed.append(f"{promotion.entry.shown[1]}: not changed ({exc})")
                 found.remove(promotion)
     if args.json:
         doc = {"applied": args.apply, "promotions": [p.as_json() for p in found]}
-        print(redact_secrets(json.dumps({**doc, "failed": failed}, ensure_ascii=False)))
+        print(json.dumps({**doc, "failed": failed}, ensure_ascii=False))
         return 1 if failed else 0
     if not found and not failed:
         print("memkit promote: no atom has earned a higher tier yet")
         return 0
     verb = "promoted" if args.apply else "would promote"
     for p in found:
+        shown_id, shown_path = p.entry.shown
         print(
-            redact_secrets(
-                f"{verb} {p.entry.id}: {p.entry.confidence} -> {p.target}  "
-                f"({p.entry.path}; {p.evidence})"
-            )
+            f"{verb} {shown_id}: {p.entry.confidence} -> {p.target}  ({shown_path}; {p.evidence})"
         )
     for line in failed:
-        print(redact_secrets(line))
+        print(line)
     if args.apply and found:
         print(f"memkit promote: {len(found)} atom(s) edited; review with `git diff`, then commit")
     elif found:

@@ -40,9 +40,10 @@ class Suggestion:
     effectiveness: float | None
 
     def as_json(self) -> dict[str, Any]:
+        shown_id, shown_path = self.entry.shown
         return {
-            "id": self.entry.id,
-            "path": self.entry.path,
+            "id": shown_id,
+            "path": shown_path,
             "kind": self.kind,
             "reason": self.reason,
             "unused_days": self.unused_days,

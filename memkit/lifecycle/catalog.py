@@ -45,6 +45,13 @@ class Entry:
     superseded_by: tuple[str, ...]
 
     @property
+    def shown(self) -> tuple[str, str]:
+        """(id, path) as they may be printed: a file named after a token must not print it."""
+        from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
+
+        return redact_secrets(self.id), redact_secrets(self.path)
+
+    @property
     def is_live(self) -> bool:
         """Served by recall: active, reviewed, not in the archive."""
         return self.status == "active" and not self.pending and self.scope != "archive"

@@ -45,9 +45,10 @@ class Promotion:
         )
 
     def as_json(self) -> dict[str, Any]:
+        shown_id, shown_path = self.entry.shown
         return {
-            "id": self.entry.id,
-            "path": self.entry.path,
+            "id": shown_id,
+            "path": shown_path,
             "from": self.entry.confidence,
             "to": self.target,
             "confirmed": self.confirmed,
