@@ -45,6 +45,7 @@ def _runs(root: Path, i: int, tag: str) -> list[tuple[str, list[str], str]]:
         ("wstart", [hook, "session-start"], json.dumps({**start, "session_id": f"w{tag}{i}"})),
         ("wtool", [hook, "pre-tool-use"], json.dumps({**read, "session_id": f"w{tag}{i}"})),
         ("wstop", [hook, "stop"], json.dumps({**stop, "session_id": f"w{tag}{i}"})),
+        ("stop", [hook, "stop"], json.dumps({**stop, "session_id": f"c{tag}{i}"})),
     ]
 
 
@@ -55,6 +56,7 @@ ROWS = (
     ("wstop", "`memkit-hook stop` (after a prompt's atoms), warm engine"),
     ("prompt", "`memkit-hook user-prompt-submit`, no engine"),
     ("start", "`memkit-hook session-start`, no engine"),
+    ("stop", "`memkit-hook stop` (after a prompt's atoms), no engine"),
 )
 
 
@@ -103,7 +105,7 @@ def main() -> int:
             for tag, root in roots.items():
                 sock = root / ".memkit" / "engine.sock"
                 for name, argv, payload in _runs(root, i, tag):
-                    hidden = name in ("prompt", "start")
+                    hidden = name in ("prompt", "start", "stop")
                     # The path without an engine: its socket hidden, and none started.
                     env = {**envs[tag], "MEMKIT_NO_ENGINE": "1" if hidden else "0"}
                     if hidden:

@@ -144,13 +144,15 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> dict[str, objec
             for n in range(max(1, int(rng.gauss(3, 1)))):
                 sid = f"{user}-{day}-{n}"
                 ts = time.mktime((date.year, date.month, date.day, 9 + 2 * n, 0, 0, 0, 0, -1))
-                given = {str(a["id"]) for a in rng.choices(pool, weights, k=8)}
-                for atom_id in given:
+                drawn = sorted({str(a["id"]) for a in rng.choices(pool, weights, k=8)})
+                for atom_id in drawn:
                     wanted[atom_id] = day
-                missed |= given & archived.keys()
-                given -= archived.keys()  # archived: never injected, so never counted
+                missed.update(a for a in drawn if a in archived)
+                # Archived: never injected, so never counted. Sorted: a set's order would
+                # change with the hash seed, and the trace with it.
+                given = [a for a in drawn if a not in archived]
                 log = logs[user]
-                log.record(sid, sorted(given), now=ts)
+                log.record(sid, given, now=ts)
                 events["given"] += len(given)
                 read = [a for a in given if rng.random() < 0.1]
                 against = [a for a in given if rng.random() < CONTRADICTED[str(by_id[a]["kind"])]]
