@@ -95,6 +95,9 @@ def main() -> int:
             root = setups["on"][0]
             prompt = {"prompt": f"how often should we rotate the cache {i}?"}
             rule = {"prompt": f"From now on we rotate the cache every {i} hours."}
+            # Stop after the prompt's atoms were given: the lifecycle compares the answer with
+            # them (issue 16).
+            stop = {"last_assistant_message": "We rotate the cache every 10 min now."}
             runs: list[tuple[str, str, str, dict[str, object], bool]] = [
                 ("pass", "", "", {}, False),
                 ("prompt", "on", "user-prompt-submit", prompt, False),
@@ -111,6 +114,8 @@ def main() -> int:
                     },
                     True,
                 ),
+                ("wstop", "on", "stop", stop, True),
+                ("stop", "on", "stop", stop, False),
                 ("offprompt", "off", "user-prompt-submit", prompt, False),
                 ("offwarm", "off", "user-prompt-submit", prompt, True),
                 ("ruleprompt", "on", "user-prompt-submit", rule, False),
@@ -128,7 +133,8 @@ def main() -> int:
                     folder, env = setups[setup]
                     # A session of its own for every hook: each is its session's first prompt
                     # (and two rule prompts never state the same thing).
-                    session = f"{name}-{i}"
+                    # ... but Stop closes the session of the prompt before it.
+                    session = f"{ {'wstop': 'warm', 'stop': 'prompt'}.get(name, name) }-{i}"
                     payload = json.dumps({**fields, "cwd": str(folder), "session_id": session})
                     if name == "rulewarm":
                         payload = payload.replace(" hours.", " minutes.")
@@ -165,8 +171,10 @@ def main() -> int:
         ("warm", "`memkit-hook user-prompt-submit`, warm engine"),
         ("wstart", "`memkit-hook session-start`, warm engine"),
         ("wtool", "`memkit-hook pre-tool-use` (Read), warm engine"),
+        ("wstop", "`memkit-hook stop` (after a prompt's atoms), warm engine"),
         ("prompt", "`memkit-hook user-prompt-submit`, no engine"),
         ("start", "`memkit-hook session-start`, no engine"),
+        ("stop", "`memkit-hook stop` (after a prompt's atoms), no engine"),
     ]
     if args.before:
         rows.append(("beforewarm", "`user-prompt-submit`, warm engine, before capture"))

@@ -34,7 +34,8 @@ class Draft:
 
     text: str
     type: str = "fact"
-    confidence: str = "tentative"
+    # None: `tentative`, or `observed` for a pitfall that passes the gate (the fast path).
+    confidence: str | None = None
     scope: str = "shared"  # shared, role:<name>, personal[:<user>] or episodic
     title: str | None = None
     triggers: tuple[str, ...] = ()
@@ -197,7 +198,7 @@ def add_atom(
         "---",
         f"id: {atom_id}",
         f"type: {draft.type}",
-        f"confidence: {draft.confidence}",
+        f"confidence: {draft.confidence or 'tentative'}",
         f"created: {draft.created or dt.date.today().isoformat()}",
     ]
     if author:
@@ -224,6 +225,9 @@ def add_atom(
         findings += result.findings
         outcome.score = result.score.score
         outcome.verdict = result.score.verdict
+        if draft.confidence is None and _earns_observed(text, draft.type, result.score.verdict):
+            content = content.replace("\nconfidence: tentative\n", "\nconfidence: observed\n", 1)
+            outcome.content = content
         outcome.explain = result.score.explain()
         outcome.similar = [
             {"id": m.id, "path": m.path, "similarity": round(m.similarity, 4)}
@@ -252,6 +256,14 @@ def write_outcome(root: Path, outcome: AddOutcome) -> None:
         raise MemkitError(f"{outcome.path} already exists")
     write_atomic(root / outcome.path, outcome.content)
     outcome.written = True
+
+
+def _earns_observed(text: str, atom_type: str, verdict: str) -> bool:
+    """The pitfall fast path at write time (Atomic Memory V4.1): a failure mode that passes
+    the gate starts as observed, not tentative; it is the memory most worth trusting early."""
+    from memkit.gate.score import is_pitfall  # noqa: PLC0415
+
+    return verdict == "pass" and is_pitfall(text, atom_type)
 
 
 def _route_contradictions(

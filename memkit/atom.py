@@ -36,6 +36,7 @@ KNOWN_KEYS = frozenset(
         "audience",
         "source",
         "rejected_reason",
+        "archived_reason",
         "reviewed_by",
         "reviewed",
     )

@@ -366,3 +366,35 @@ def test_a_session_summary_reaches_its_author_s_next_session_only(
         api.requests.clear()
         run_claude(project, url, joke, tmp_path)
         assert summary.stem not in "\n".join(api.messages_text())
+
+
+def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
+    project: Path, tmp_path: Path
+) -> None:
+    """Issue 16: the prompt's atom is given and not contradicted (a confirmation), and the
+    atom the agent reads with `memkit show` through its Bash tool is counted as read, both
+    under the session id Claude Code gives its hooks and its tools."""
+    from memkit.claude.usage import usage_log
+
+    with fake_api() as (api, url):
+        api.script = [
+            ("Bash", {"command": "memkit show socket-deadlines", "description": "read an atom"})
+        ]
+        result = run_claude(
+            project,
+            url,
+            "How often should the websocket heartbeat ping?",
+            tmp_path,
+            "--allowedTools",
+            "Bash",
+        )
+        assert "Always set a connect deadline" in tool_result_text(api, 1)
+    session = str(result["session_id"])
+    with usage_log(project) as log:
+        tallies = log.tallies()
+        used = set(log.session_atoms(session))
+    assert {"ws-heartbeat-interval", "socket-deadlines"} <= used
+    heartbeat, deadlines = tallies["ws-heartbeat-interval"], tallies["socket-deadlines"]
+    assert (heartbeat.injected, heartbeat.confirmed, heartbeat.contradicted) == (1, 1, 0)
+    assert (deadlines.read, deadlines.confirmed) == (1, 1)
+    assert "texture-size" not in used

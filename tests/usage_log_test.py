@@ -92,3 +92,47 @@ def test_a_huge_old_log_is_read_in_bounded_rows_and_folded_in_batches(
     db = tmp_path / ".memkit/usage.db"
     assert count(db, "uses") <= usage.KEEP_USES + 1 and count(db, "history") == 501
     assert after["old"] > usage.NO_HISTORY and after["atom-600"] == usage.NO_HISTORY
+
+
+def test_evidence_counts_sessions_and_stays_exact_when_folded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memkit.claude import evidence
+
+    monkeypatch.setattr(evidence, "KEEP_EVIDENCE", 200)
+    rng = random.Random(16)  # noqa: S311  (test data)
+    start = time.time() - 90 * 86400
+    expected: dict[str, list[int]] = {}  # atom -> [confirmed, contradicted, injected, shown]
+    log = UsageLog(tmp_path)
+    try:
+        for n in range(600):
+            sid, ts = f"s{n}", start + n * 3600
+            given = rng.sample([f"a{i}" for i in range(12)], 3)
+            log.record(sid, given, now=ts)
+            log.record(sid, given[:1], now=ts + 60)  # the same atom twice: one session
+            log.note(sid, ["a0", "a1"], "start", now=ts)
+            against = [a for a in given if rng.random() < 0.2]
+            log.note(sid, against, "contradicted", now=ts + 120)
+            for atom in set(given) | {"a0", "a1"}:
+                row = expected.setdefault(atom, [0, 0, 0, 0])
+                used = atom in given
+                row[0] += used and atom not in against
+                row[1] += atom in against
+                row[2] += used
+                row[3] += atom in ("a0", "a1")
+        db = tmp_path / ".memkit/usage.db"
+        assert count(db, "evidence") < 300  # folded, whole sessions at a time
+        assert count(db, "tally") == 12
+        got = log.tallies()
+    finally:
+        log.close()
+    for atom, (confirmed, contradicted, injected, shown) in expected.items():
+        tally = got[atom]
+        assert (tally.confirmed, tally.contradicted, tally.injected, tally.shown) == (
+            confirmed,
+            contradicted,
+            injected,
+            shown,
+        ), atom
+    assert got["a5"].first is not None and got["a5"].first >= start
+    assert got["a5"].last is not None and got["a5"].last <= start + 600 * 3600

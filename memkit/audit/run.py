@@ -246,7 +246,8 @@ def format_report(results: Sequence[PairResult], incoming: int) -> str:
         if r.kind == CONTRADICTS:
             lines.append(
                 f"    resolve: add `supersedes: [{r.other}]` to {r.incoming_path} "
-                f"(or `supersedes: [{r.incoming}]` to {r.other_path})"
+                f"(or `supersedes: [{r.incoming}]` to {r.other_path}), then "
+                "`memkit validate --fix` marks the older one superseded"
             )
         else:
             lines.append("    resolve: keep one; archive the other or add `supersedes`")

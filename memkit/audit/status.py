@@ -16,7 +16,6 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 REPORT = ".memkit/audit/last.json"
-_HEAD_BYTES = 65_536
 
 
 @dataclass(frozen=True)
@@ -48,24 +47,10 @@ def state(root: Path, relpath: str) -> State | None:
 
 
 def _read(path: Path, relpath: str) -> State | None:
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return None
-    lines = head.split("\n")
-    if not lines or lines[0].strip() != "---":
-        return None
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
-    if not end:
-        return None
-    try:
-        import yaml  # noqa: PLC0415
+    from memkit.quickmeta import read_meta  # noqa: PLC0415
 
-        meta = yaml.load("\n".join(lines[1:end]), Loader=yaml.CBaseLoader)  # noqa: S506
-    except Exception:  # unreadable frontmatter: validation reports it; here it is not live
-        return None
-    if not isinstance(meta, dict):
+    meta = read_meta(path)  # unreadable frontmatter: validation reports it; here it is not live
+    if meta is None:
         return None
     pending = relpath.startswith("shared/_pending/")
     archived = relpath.startswith("archive/")

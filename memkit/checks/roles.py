@@ -4,6 +4,7 @@ The change is judged as a whole, both sides of every file: additions, modificati
 deletions, renames and type changes (a file replaced by a symlink), so that taking something
 out of review needs the authority that putting it in needs.
 - `roles/<r>/` needs role r and `personal/<u>/` needs to be u, on either side of a change;
+- `usage/<u>.json`, a person's exported usage, is written by u alone (MK207);
 - the whitelist and the review log need management (MK203), and so do the files that set the
   rules a change is judged by: memkit.yaml, the hook set, the golden queries, the CI workflow
   (MK206);
@@ -119,6 +120,19 @@ class _Judge:
                     "MK206",
                     f"only management may change {path}: it sets the rules this change is "
                     "judged by, which stay the base's until management changes them",
+                )
+            return True
+        if parts[0] == "usage" and len(parts) == 2:
+            # A person's exported usage counts toward promotions (`fixed_users`): only they
+            # write it; management may remove a broken one.
+            own = parts[1] == f"{who.user}.json"
+            if not own and not self.first and not (gone and who.is_management):
+                self.add(
+                    path,
+                    1,
+                    "MK207",
+                    f"{path} is another person's usage export; write your own with "
+                    f"`memkit usage export --write` (usage/{who.user}.json)",
                 )
             return True
         if parts[0] == "roles" and len(parts) >= 3:

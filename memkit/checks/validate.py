@@ -100,6 +100,7 @@ def _check_atom(repo: _Repo, relpath: str) -> list[Finding]:
                         "repository; fix the id or remove it",
                     )
                 )
+    findings.extend(_unmarked_supersedes(repo, atom))
     cycle = _supersede_cycle(repo, atom)
     if cycle:
         findings.append(
@@ -117,6 +118,29 @@ def _check_atom(repo: _Repo, relpath: str) -> list[Finding]:
         text = (repo.root / relpath).read_text(encoding="utf-8", errors="replace")
         findings.extend(run_content_checks(atom, text, repo.config))
     return findings
+
+
+def _unmarked_supersedes(repo: _Repo, atom: Atom) -> list[Finding]:
+    """A live atom that supersedes one still active: the older one would still be served
+    wherever the newer is not a candidate (`memkit.lifecycle.supersede`)."""
+    if not atom.is_active or atom.scope == "archive":
+        return []
+    out = []
+    for ref in atom.supersedes:
+        older = repo.atom(ref) if ref != atom.id else None
+        if older is not None and older.status == "active" and older.scope != "archive":
+            out.append(
+                Finding(
+                    atom.path,
+                    atom.line_of("supersedes"),
+                    1,
+                    "MK021",
+                    f"supersedes `{ref}`, which still says it is active; `memkit validate "
+                    f"--fix` marks it (status: superseded, superseded_by: [{atom.id}])",
+                    Severity.WARNING,
+                )
+            )
+    return out
 
 
 def _supersede_graph(repo: _Repo) -> dict[str, set[str]]:

@@ -34,5 +34,17 @@ def session_end(event: str) -> Callable[[dict[str, Any], Sequence[str]], None]:
     return handler
 
 
-stop = session_end("stop")
+_stopped = session_end("stop")
 end = session_end("session-end")
+
+
+def stop(payload: dict[str, Any], repos: Sequence[str]) -> None:
+    """The turn is over: note how it ended, and which of the atoms it was given its answer
+    contradicts (`memkit.lifecycle.evidence`)."""
+    _stopped(payload, repos)
+    answer = str(payload.get("last_assistant_message") or "")
+    if answer.strip():
+        from memkit.lifecycle.evidence import settle_turn  # noqa: PLC0415
+
+        for root in find_repos(payload, repos):
+            settle_turn(root, str(payload.get("session_id") or ""), answer)

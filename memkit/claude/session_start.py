@@ -34,11 +34,14 @@ def session_start(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
                 "</memkit-index>",
             ]
             continue
+        session = str(payload.get("session_id") or "")
         with usage_log(root, keep=_repos.WARM) as usage:
             if payload.get("source") in ("clear", "compact"):
-                usage.forget_session(str(payload.get("session_id") or ""))
+                usage.forget_session(session)
             act = usage.activation([a["id"] for a in reader.atoms])
-        lines += _session_index(root, reader, act, _repos.scopes(root))
+            listed: list[str] = []
+            lines += _session_index(root, reader, act, _repos.scopes(root), listed)
+            usage.note(session, listed, "start")  # seen, not used: evidence of nothing yet
         lines += pending_note(root)  # capture candidates waiting (issue 15)
     if not lines:
         return None
@@ -56,7 +59,11 @@ _TYPE_WEIGHT = {
 
 
 def _session_index(
-    root: Path, reader: Any, act: dict[str, float], scopes: frozenset[str] | None
+    root: Path,
+    reader: Any,
+    act: dict[str, float],
+    scopes: frozenset[str] | None,
+    listed: list[str] | None = None,
 ) -> list[str]:
     from memkit.claude.recall import on_disk, visible  # noqa: PLC0415
 
@@ -85,6 +92,8 @@ def _session_index(
             break
         out.append(line)
         used += cost
+        if listed is not None:
+            listed.append(a["id"])
     if reader.damage:
         out.append(
             "memkit: the search index is being rebuilt (it was damaged); until then memory "

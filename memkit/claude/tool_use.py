@@ -121,6 +121,9 @@ def post_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
     errors = [f.format() for f in validate(root, [rel]) if f.is_error]
     if not errors:
         from memkit.claude.written import contradiction_check  # noqa: PLC0415
+        from memkit.lifecycle.evidence import note_written  # noqa: PLC0415
+
+        note_written(root, str(payload.get("session_id") or ""), rel)
 
         return contradiction_check(root, rel)
     return {

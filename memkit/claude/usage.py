@@ -1,7 +1,9 @@
 """The local usage log: what was injected when, per session. Never committed.
 
 SQLite in WAL mode under `.memkit/usage.db` (0600), so several Claude Code sessions can write
-at once. It feeds ACT-R base-level activation (B = ln sum t_k^-0.5) and the no-repeat rule.
+at once. It feeds ACT-R base-level activation (B = ln sum t_k^-0.5), the no-repeat rule, and
+the per-session evidence (`memkit.claude.evidence`) that `memkit promote`, `memkit archive`
+and `memkit health` count; `memkit usage export` is the only way any of it leaves the clone.
 
 It only tunes ranking, so it never stands in a hook's way:
 - bounded: past KEEP_USES rows, the oldest uses are folded into one row per atom (count, first
@@ -25,12 +27,16 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from memkit.claude import evidence
+from memkit.claude.evidence import Tally
+
 MAX_PARAMS = 900
 NO_HISTORY = -5.0  # the activation of an atom never used: low, but comparable
 KEEP_USES = 20_000  # raw uses kept; older ones are folded into `history`
 FOLD_BATCH = 200_000  # rows folded per write at most: an old, huge log shrinks over a few hooks
 KEEP_ROWS = 20_000  # `given` and `sessions` rows kept (a session's no-repeat list, its notes)
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS uses (atom TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS uses_atom ON uses (atom);
 CREATE TABLE IF NOT EXISTS given (session TEXT NOT NULL, atom TEXT NOT NULL,
@@ -40,6 +46,8 @@ CREATE TABLE IF NOT EXISTS sessions (session TEXT NOT NULL, ts REAL NOT NULL,
 CREATE TABLE IF NOT EXISTS history (atom TEXT PRIMARY KEY, n INTEGER NOT NULL,
                                     first REAL NOT NULL, last REAL NOT NULL);
 """
+    + evidence.SCHEMA
+)
 T = TypeVar("T")
 
 
@@ -160,8 +168,12 @@ class UsageLog:
 
         return self._guard(op, set(), write=False)
 
-    def record(self, session: str, atoms: Iterable[str], kind: str = "inject") -> None:
-        now = time.time()
+    def record(
+        self, session: str, atoms: Iterable[str], kind: str = "inject", now: float | None = None
+    ) -> None:
+        """Atoms given to a session (`kind`: inject for a prompt, path, get by the MCP server):
+        a use for activation, given for the no-repeat rule, evidence for the lifecycle."""
+        now = now or time.time()
         atoms = list(atoms)
         if not atoms:
             return
@@ -173,11 +185,57 @@ class UsageLog:
             db.executemany(
                 "INSERT OR IGNORE INTO given VALUES (?, ?)", [(session, a) for a in atoms]
             )
+            if session:
+                evidence.insert(db, session, atoms, evidence.WHAT_OF_KIND.get(kind, kind), now)
+                evidence.fold(db)
             _fold(db)
             _trim(db, "given")
             db.execute("COMMIT")
 
         self._guard(op, None, write=True)
+
+    def note(self, session: str, atoms: Iterable[str], what: str, now: float | None = None) -> None:
+        """Evidence only (`memkit.claude.evidence.WHATS`): listed at session start, read,
+        cited, contradicted. Neither a use for activation nor given."""
+        if what not in evidence.WHATS:
+            raise ValueError(f"unknown evidence {what!r}")
+        atoms = list(atoms)
+        if not session or not atoms:
+            return
+        stamp = now or time.time()
+
+        def op(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
+            evidence.insert(db, session, atoms, what, stamp)
+            evidence.fold(db)
+            db.execute("COMMIT")
+
+        self._guard(op, None, write=True)
+
+    def tallies(self) -> dict[str, Tally]:
+        """Each atom's sessions: confirmed, contradicted, injected, read, cited, shown."""
+        return self._guard(evidence.tallies, {}, write=False)
+
+    def started(self) -> float | None:
+        """When this log began counting (its oldest use); None when it holds nothing."""
+        return self._guard(evidence.started, None, write=False)
+
+    def session_atoms(self, session: str, limit: int = 20) -> list[str]:
+        return self._guard(lambda db: evidence.session_atoms(db, session, limit), [], write=False)
+
+    def contradicted(self, session: str) -> set[str]:
+        return self._guard(lambda db: evidence.contradicted(db, session), set(), write=False)
+
+    def clone_id(self) -> str | None:
+        """This log's id, made on first use; None when the log cannot be written."""
+
+        def op(db: sqlite3.Connection) -> str:
+            db.execute("BEGIN IMMEDIATE")
+            found = evidence.clone_id(db, os.urandom(8).hex())
+            db.execute("COMMIT")
+            return found
+
+        return self._guard(op, None, write=True)
 
     def forget_session(self, session: str) -> None:
         """After compaction the model no longer has what it was given: allow it again."""
@@ -206,6 +264,7 @@ class UsageLog:
             while True:
                 db.execute("BEGIN IMMEDIATE")
                 more = _fold(db)
+                evidence.fold(db)  # all foldable sessions at once
                 _trim(db, "given")
                 _trim(db, "sessions")
                 db.execute("COMMIT")

@@ -22,7 +22,11 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("text", help="what the atom says")
     parser.add_argument("--type", default="fact", choices=TYPES)
-    parser.add_argument("--confidence", default="tentative", choices=CONFIDENCES)
+    parser.add_argument(
+        "--confidence",
+        choices=CONFIDENCES,
+        help="default: tentative; observed for a pitfall that passes the write gate",
+    )
     parser.add_argument(
         "--scope",
         default="shared",
@@ -55,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
         supersedes=tuple(args.supersedes),
     )
     outcome = add_atom(root, draft, dry_run=args.dry_run)
+    if outcome.written:
+        from memkit.lifecycle.evidence import agent_session, note_written  # noqa: PLC0415
+
+        note_written(root, agent_session(), outcome.path)  # the agent's own, in a session
     return report(outcome, args.type, as_json=args.json, dry_run=args.dry_run)
 
 

@@ -41,6 +41,11 @@ def add_parser(subparsers: Any) -> None:
         help="where --format gitlab writes its code-quality report",
     )
     parser.add_argument("--no-evals", action="store_true", help="skip the eval gate")
+    parser.add_argument(
+        "--health",
+        action="store_true",
+        help="add the memory's health report (`memkit health --markdown`) to the summary",
+    )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.set_defaults(func=run)
 
@@ -56,6 +61,12 @@ def run(args: argparse.Namespace) -> int:
             else (f"failed: Recall@5 dropped by more than {result.evals.max_drop:.3f}")
         )
         sections.append(f"### Eval gate {verdict}\n\n{result.evals.table()}")
+    if args.health:
+        from memkit.config import load_config  # noqa: PLC0415
+        from memkit.lifecycle.health import build_health  # noqa: PLC0415
+        from memkit.lifecycle.report import render_markdown  # noqa: PLC0415
+
+        sections.append(render_markdown(build_health(root, load_config(root))).rstrip("\n"))
     if args.format == "json":
         evals = None
         if result.evals is not None:

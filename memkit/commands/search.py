@@ -24,7 +24,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
+        "--all",
         "--include-inactive",
+        dest="include_inactive",
         action="store_true",
         help="also superseded, archived and pending atoms",
     )

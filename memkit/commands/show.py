@@ -34,5 +34,19 @@ def run(args: argparse.Namespace) -> int:
                 )
             print(f"# {relpath}")
             print(path.read_text(encoding="utf-8", errors="replace"), end="")
+            _note_read(root, args.id)
             return 0
     raise MemkitError(f"no atom with id `{args.id}`; try `memkit search`")
+
+
+def _note_read(root: Path, atom_id: str) -> None:
+    """Read by the agent (a Claude Code session runs this): evidence for the lifecycle. It
+    only counts usage, so it never fails the command."""
+    import logging  # noqa: PLC0415
+
+    from memkit.lifecycle.evidence import note_read  # noqa: PLC0415
+
+    try:
+        note_read(root, atom_id)
+    except Exception:
+        logging.getLogger(__name__).info("usage not noted", exc_info=True)

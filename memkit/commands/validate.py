@@ -18,6 +18,11 @@ def add_parser(subparsers: Any) -> None:
         "`path:line:col: CODE message`. Exit 0 when clean (warnings allowed), 1 on errors.",
     )
     parser.add_argument("files", nargs="*", help="atom files (default: the whole repository)")
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="first mark atoms that a live atom supersedes: status: superseded, superseded_by",
+    )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.set_defaults(func=run)
 
@@ -25,4 +30,17 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     root = find_root(args.repo)
     files = resolve_targets(root, args.files) if args.files else None
+    if args.fix:
+        _fix(root, files)
     return report(validate(root, files))
+
+
+def _fix(root: Path, files: list[str] | None) -> None:
+    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
+    from memkit.lifecycle.catalog import usable_entries  # noqa: PLC0415
+    from memkit.lifecycle.supersede import mark_superseded, unmarked  # noqa: PLC0415
+
+    pairs = unmarked(usable_entries(root), set(files) if files is not None else None)
+    for path, newer in mark_superseded(root, pairs):
+        by = ", ".join(newer)
+        print(redact_secrets(f"{path}: fixed: status: superseded (superseded by {by})"))

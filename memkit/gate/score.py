@@ -261,6 +261,11 @@ _PITFALL_RE = re.compile(
 )
 
 
+def is_pitfall(text: str, atom_type: str) -> bool:
+    """A failure mode: typed `pitfall`, or saying so (pitfall, gotcha, 陷阱, 踩坑, …)."""
+    return atom_type == "pitfall" or _PITFALL_RE.search(text) is not None
+
+
 @dataclass(frozen=True)
 class RuleHit:
     rule: str
@@ -356,11 +361,7 @@ def score_text(
     else:
         verdict = "fail"
     # Failure modes are the most valuable memory and often terse: pitfalls are kept.
-    fast = (
-        verdict != "pass"
-        and length > 0
-        and (atom_type == "pitfall" or _PITFALL_RE.search(text) is not None)
-    )
+    fast = verdict != "pass" and length > 0 and is_pitfall(text, atom_type)
     if fast:
         verdict = "pass"
     return GateScore(total, verdict, tuple(hits), tuple(missed), fast)
