@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.claude_engine_test import hook, start_engine
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, copy_made, git, make_memory_repo, memkit, write_atom
 
 ROLES = """| user | email | roles |
 |------|-------|-------|
@@ -40,16 +42,25 @@ def orion(*, extra: str = "", type_: str = "fact") -> str:
     )
 
 
-@pytest.fixture
-def team(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def made_team(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """Alice (management) has committed who owns the payments service."""
-    repo = make_memory_repo(tmp_path / "team")
-    (repo / "shared/_roles.md").write_text(ROLES, encoding="utf-8")
-    write_atom(repo, "personal/alice/role.md", "roles: [management]\n")
-    write_atom(repo, "shared/payments-owner.md", ATLAS)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "base")
-    return repo
+    tmp_path = tmp_path_factory.mktemp("team")
+    with module_home():
+        repo = make_memory_repo(tmp_path / "team")
+        (repo / "shared/_roles.md").write_text(ROLES, encoding="utf-8")
+        write_atom(repo, "personal/alice/role.md", "roles: [management]\n")
+        write_atom(repo, "shared/payments-owner.md", ATLAS)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "--no-verify", "-m", "base")
+    return tmp_path
+
+
+@pytest.fixture
+def team(made_team: Path, tmp_path: Path) -> Path:
+    """A copy of what `made_team` made once for this module."""
+    copy_made(made_team, tmp_path)
+    return tmp_path / "team"
 
 
 def commit_as(repo: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -184,29 +195,38 @@ WORKSHOP_NEW = atom_text(
 )
 
 
-@pytest.fixture
-def pulled(tmp_path: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def made_pulled(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """Bob's clone has pulled Alice's same-frame update (committed with --no-verify)."""
-    alice = make_memory_repo(tmp_path / "alice")
-    write_atom(alice, "shared/onboarding-workshop.md", WORKSHOP)
-    git(alice, "add", "-A")
-    git(alice, "commit", "-q", "-m", "workshop")
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "--quiet", str(alice), str(bob))
-    git(bob, "config", "user.email", "bob@example.com")
-    assert memkit("init", "--join", cwd=bob).returncode == 0
-    write_atom(alice, "shared/onboarding-workshop-hosts.md", WORKSHOP_NEW)
-    git(alice, "add", "-A")
-    git(alice, "commit", "-q", "--no-verify", "-m", "hosts")
-    pull = git(bob, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
-    out = pull.stdout + pull.stderr
-    assert pull.returncode == 0, out
-    assert "memkit audit: 1 unresolved contradiction(s)" in out
-    assert (
-        "CONTRADICTS shared/onboarding-workshop-hosts.md <-> shared/onboarding-workshop.md: "
-        'different person in "… and Tom ran the onboarding workshop in March": Li Wei vs Priya'
-    ) in out
-    return alice, bob
+    tmp_path = tmp_path_factory.mktemp("pulled")
+    with module_home():
+        alice = make_memory_repo(tmp_path / "alice")
+        write_atom(alice, "shared/onboarding-workshop.md", WORKSHOP)
+        git(alice, "add", "-A")
+        git(alice, "commit", "-q", "-m", "workshop")
+        bob = tmp_path / "bob"
+        git(tmp_path, "clone", "--quiet", str(alice), str(bob))
+        git(bob, "config", "user.email", "bob@example.com")
+        assert memkit("init", "--join", cwd=bob).returncode == 0
+        write_atom(alice, "shared/onboarding-workshop-hosts.md", WORKSHOP_NEW)
+        git(alice, "add", "-A")
+        git(alice, "commit", "-q", "--no-verify", "-m", "hosts")
+        pull = git(bob, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+        out = pull.stdout + pull.stderr
+        assert pull.returncode == 0, out
+        assert "memkit audit: 1 unresolved contradiction(s)" in out
+        assert (
+            "CONTRADICTS shared/onboarding-workshop-hosts.md <-> shared/onboarding-workshop.md: "
+            'different person in "… and Tom ran the onboarding workshop in March": Li Wei vs Priya'
+        ) in out
+    return tmp_path
+
+
+@pytest.fixture
+def pulled(made_pulled: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of what `made_pulled` made once for this module."""
+    copy_made(made_pulled, tmp_path)
+    return tmp_path / "alice", tmp_path / "bob"
 
 
 def test_a_pulled_same_frame_update_is_reported(pulled: tuple[Path, Path]) -> None:

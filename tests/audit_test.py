@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memkit.audit.classify import CONTRADICTS, EXTENDS, classify
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, copy_made, git, make_memory_repo, memkit, write_atom
 
 
 @pytest.mark.parametrize(
@@ -62,27 +64,38 @@ def test_unrelated_below_the_candidate_threshold() -> None:
 HEARTBEAT = "- Send a WebSocket heartbeat every 30 s; the balancer drops idle sockets at 60 s."
 
 
-@pytest.fixture
-def alice_and_bob(tmp_path: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def made_alice_and_bob(
+    tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]
+) -> Path:
     """Alice's memory repository with the 30 s heartbeat atom, and Bob's clone of it."""
-    alice = make_memory_repo(tmp_path / "alice")
-    write_atom(
-        alice,
-        "shared/ws-heartbeat-interval.md",
-        atom_text(
-            "ws-heartbeat-interval",
-            title="WebSocket heartbeat",
-            body=HEARTBEAT,
-            extra="triggers: [websocket, heartbeat]\n",
-        ),
-    )
-    git(alice, "add", "-A")
-    git(alice, "commit", "-m", "heartbeat")
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "--quiet", str(alice), str(bob))
-    git(bob, "config", "user.email", "bob@example.com")
-    assert memkit("init", "--join", cwd=bob).returncode == 0
-    return alice, bob
+    tmp_path = tmp_path_factory.mktemp("alice_and_bob")
+    with module_home():
+        alice = make_memory_repo(tmp_path / "alice")
+        write_atom(
+            alice,
+            "shared/ws-heartbeat-interval.md",
+            atom_text(
+                "ws-heartbeat-interval",
+                title="WebSocket heartbeat",
+                body=HEARTBEAT,
+                extra="triggers: [websocket, heartbeat]\n",
+            ),
+        )
+        git(alice, "add", "-A")
+        git(alice, "commit", "-m", "heartbeat")
+        bob = tmp_path / "bob"
+        git(tmp_path, "clone", "--quiet", str(alice), str(bob))
+        git(bob, "config", "user.email", "bob@example.com")
+        assert memkit("init", "--join", cwd=bob).returncode == 0
+    return tmp_path
+
+
+@pytest.fixture
+def alice_and_bob(made_alice_and_bob: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of what `made_alice_and_bob` made once for this module."""
+    copy_made(made_alice_and_bob, tmp_path)
+    return tmp_path / "alice", tmp_path / "bob"
 
 
 def commit_contradiction(alice: Path) -> None:

@@ -7,10 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    copy_made,
+    git,
+    join_clone,
+    make_memory_repo,
+    memkit,
+    write_atom,
+)
 
 ROLES = """# Roles
 
@@ -39,18 +48,27 @@ def commit(repo: Path, message: str = "change", *, verify: bool = True) -> tuple
     return result.returncode, result.stdout + result.stderr
 
 
-@pytest.fixture
-def team(tmp_path: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def made_team(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """Alice (management) approved a decision; Bob (art) has a clone with the hooks."""
-    alice = make_memory_repo(tmp_path / "alice")
-    (alice / "shared/_roles.md").write_text(ROLES, encoding="utf-8")
-    write_atom(alice, "shared/use-postgres-16.md", DECISION)
-    write_atom(alice, "evals/queries.yaml", QUERIES)
-    rc, out = commit(alice, "base")
-    assert rc == 0, out
-    bob = tmp_path / "bob"
-    join_clone(alice, bob, "bob@example.com")
-    return alice, bob
+    tmp_path = tmp_path_factory.mktemp("team")
+    with module_home():
+        alice = make_memory_repo(tmp_path / "alice")
+        (alice / "shared/_roles.md").write_text(ROLES, encoding="utf-8")
+        write_atom(alice, "shared/use-postgres-16.md", DECISION)
+        write_atom(alice, "evals/queries.yaml", QUERIES)
+        rc, out = commit(alice, "base")
+        assert rc == 0, out
+        bob = tmp_path / "bob"
+        join_clone(alice, bob, "bob@example.com")
+    return tmp_path
+
+
+@pytest.fixture
+def team(made_team: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of what `made_team` made once for this module."""
+    copy_made(made_team, tmp_path)
+    return tmp_path / "alice", tmp_path / "bob"
 
 
 def delete_decision(repo: Path) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memkit.roles import parse_roles
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, copy_made, git, make_memory_repo, memkit, write_atom
 
 ROLES = """# Roles
 
@@ -25,22 +27,31 @@ def commit(repo: Path, message: str = "memory") -> tuple[int, str]:
     return result.returncode, result.stdout + result.stderr
 
 
-@pytest.fixture
-def team(tmp_path: Path) -> dict[str, Path]:
+@pytest.fixture(scope="module")
+def made_team(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """alice made the repo (management) and listed bob and carol; each has a clone."""
-    alice = make_memory_repo(tmp_path / "alice")
-    (alice / "shared/_roles.md").write_text(ROLES, encoding="utf-8")
-    rc, out = commit(alice, "roles")
-    assert rc == 0, out
-    clones = {"alice": alice}
-    for name in ("bob", "carol"):
-        clone = tmp_path / name
-        git(tmp_path, "clone", "--quiet", str(alice), str(clone))
-        git(clone, "config", "user.email", f"{name}@example.com")
-        git(clone, "config", "user.name", name.capitalize())
-        assert memkit("init", "--join", cwd=clone).returncode == 0
-        clones[name] = clone
-    return clones
+    tmp_path = tmp_path_factory.mktemp("team")
+    with module_home():
+        alice = make_memory_repo(tmp_path / "alice")
+        (alice / "shared/_roles.md").write_text(ROLES, encoding="utf-8")
+        rc, out = commit(alice, "roles")
+        assert rc == 0, out
+        clones = {"alice": alice}
+        for name in ("bob", "carol"):
+            clone = tmp_path / name
+            git(tmp_path, "clone", "--quiet", str(alice), str(clone))
+            git(clone, "config", "user.email", f"{name}@example.com")
+            git(clone, "config", "user.name", name.capitalize())
+            assert memkit("init", "--join", cwd=clone).returncode == 0
+            clones[name] = clone
+    return tmp_path
+
+
+@pytest.fixture
+def team(made_team: Path, tmp_path: Path) -> dict[str, Path]:
+    """A copy of what `made_team` made once for this module."""
+    copy_made(made_team, tmp_path)
+    return {name: tmp_path / name for name in ("alice", "bob", "carol")}
 
 
 def test_parse_markdown_table_and_yaml_block() -> None:
