@@ -35,11 +35,11 @@ class _Mark:
     text: str
 
 
-_MARKUP = re.compile(r"[`*_~\[\]()<>#]")
+_MARKUP = str.maketrans("", "", "`*_~[]()<>#")
 
 
 def _norm(text: str) -> str:
-    return _SPACES.sub(" ", _MARKUP.sub("", text)).strip().lower()
+    return " ".join(text.translate(_MARKUP).split()).lower()
 
 
 def _scan(lines: list[str]) -> list[_Mark]:

@@ -118,9 +118,10 @@ def test_secret_findings_are_unchanged(corpus: list[str]) -> None:
         if hits:
             lines = text.split("\n")
             for n, line in enumerate(lines):
+                out = line
                 for start, end, _kind in sorted(secrets._line_hits(line), reverse=True):
-                    line = line[:start] + secrets.redact(line[start:end]) + line[end:]
-                lines[n] = line
+                    out = out[:start] + secrets.redact(out[start:end]) + out[end:]
+                lines[n] = out
             redacted = "\n".join(lines)
         assert secrets.redact_secrets(text) == redacted
         found += bool(hits)

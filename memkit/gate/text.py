@@ -14,8 +14,7 @@ def plain_text(title: str, body: str) -> str:
     text = body
     if title and title not in body:
         text = f"{title}\n{body}"
-    text = _MARKUP.sub(" ", text)
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(_MARKUP.sub(" ", text).split())
 
 
 def has_cjk(text: str) -> bool:

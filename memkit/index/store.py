@@ -54,10 +54,17 @@ def _crc(path: Path) -> int:
     return crc
 
 
-def write_checksums(gen: Path) -> str:
-    """Seal a finished generation; returns its build id."""
+def write_checksums(gen: Path, known: dict[str, list[int]] | None = None) -> str:
+    """Seal a finished generation; returns its build id. `known`: [size, CRC] of files
+    whose checksum the builder already has (written from memory, or hard-linked from the
+    previous generation): taken when the size still matches, not read again."""
     build = uuid.uuid4().hex
-    files = {rel: [(gen / rel).stat().st_size, _crc(gen / rel)] for rel in _files(gen)}
+    known = known or {}
+    files = {}
+    for rel in _files(gen):
+        size = (gen / rel).stat().st_size
+        have = known.get(rel)
+        files[rel] = [size, have[1] if have and have[0] == size else _crc(gen / rel)]
     write_json_atomic(gen / CHECKSUMS, {"build": build, "files": files})
     return build
 
@@ -73,24 +80,35 @@ def read_checksums(gen: Path) -> dict[str, Any] | None:
     return None
 
 
-def verify(gen: Path, *, deep: bool = False, seal: dict[str, Any] | None = None) -> dict[str, str]:
+def verify(
+    gen: Path, *, deep: bool | str = False, seal: dict[str, Any] | None = None
+) -> dict[str, str]:
     """What is wrong with a generation's files, by file: missing, truncated or grown, and with
-    `deep`, changed (CRC). Empty when all is well, or when it has no seal (an older build:
+    `deep`, changed (CRC); with `deep="changed"`, the CRC of files modified after the seal
+    was written only (a write that kept the size; not bit rot, which the engine and
+    `memkit index` find). Empty when all is well, or when it has no seal (an older build:
     `memkit index` rebuilds those, readers take them as they are)."""
     seal = seal or read_checksums(gen)
     if seal is None:
         return {CHECKSUMS: "unreadable"} if (gen / CHECKSUMS).exists() else {}
+    sealed_at = 0
+    if deep == "changed":
+        try:
+            sealed_at = (gen / CHECKSUMS).stat().st_mtime_ns
+        except OSError:
+            deep = True
     problems: dict[str, str] = {}
     for rel, (size, crc) in seal["files"].items():
         path = gen / rel
         try:
-            actual = path.stat().st_size
+            stat = path.stat()
         except OSError:
             problems[rel] = "missing"
             continue
-        if actual != size:
-            problems[rel] = f"{actual} bytes, expected {size}"
-        elif deep and _crc(path) != crc:
+        changed = deep is True or (deep == "changed" and stat.st_mtime_ns > sealed_at)
+        if stat.st_size != size:
+            problems[rel] = f"{stat.st_size} bytes, expected {size}"
+        elif changed and _crc(path) != crc:
             problems[rel] = "content changed (checksum)"
     return problems
 
@@ -124,6 +142,10 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     write_atomic(path, text, durable=False)  # derived: rebuilt if a crash loses it
+
+
+def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
+    write_atomic(path, lambda fh: fh.write(data), durable=False)
 
 
 def new_generation(root: Path) -> Path:
