@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from memkit.index.build import BuildStats
 
 
-def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats:
+def refresh(root: Path, *, full: bool = False, quiet: bool = True, wait: bool = True) -> BuildStats:
     from memkit.index.build import refresh as _refresh  # noqa: PLC0415
 
-    return _refresh(root, full=full, quiet=quiet)
+    return _refresh(root, full=full, quiet=quiet, wait=wait)
 
 
 __all__ = ["MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index", "refresh"]

@@ -139,16 +139,17 @@ def _open_previous(root: Path, model: str, deep: bool) -> tuple[Path, dict[str, 
     return gen, meta
 
 
-def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats:
+def refresh(root: Path, *, full: bool = False, quiet: bool = True, wait: bool = True) -> BuildStats:
     """Bring `<root>/.memkit/index/` up to date with the working tree. `quiet` (git hooks,
     the engine): no output, and the live generation's checksums are trusted unless a file
-    changed since its seal (see `_verify`)."""
+    changed since its seal (see `_verify`). Without `wait`, raises store.Busy when another
+    process is building."""
     from memkit.embedding.locate import resolve_model  # noqa: PLC0415
 
     started = time.perf_counter()
     config = load_config(root)
     model_path = str(resolve_model(config.embedding_model, root))
-    with store.write_lock(root):
+    with store.write_lock(root, wait=wait):
         manifest = current_manifest(root)
         if not full:
             same = _unchanged(root, manifest, model_path, deep=not quiet)

@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import shutil
+import sys
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -132,6 +133,12 @@ def read_meta(gen: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
     if data.get("format") != FORMAT:
         raise ValueError(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
+    # A few distinct values each, one object apiece (~25 MB less at 100,000 atoms).
+    for entry in data.get("atoms") or ():
+        for key in ("type", "scope", "status", "confidence", "created"):
+            value = entry.get(key)
+            if isinstance(value, str):
+                entry[key] = sys.intern(value)
     return data
 
 
@@ -171,14 +178,22 @@ def discard(gen: Path) -> None:
     shutil.rmtree(gen, ignore_errors=True)
 
 
+class Busy(RuntimeError):
+    """Another process is building the index (see `write_lock(wait=False)`)."""
+
+
 @contextlib.contextmanager
-def write_lock(root: Path) -> Iterator[None]:
-    """One writer at a time; a second `memkit index` waits for the first to finish."""
+def write_lock(root: Path, *, wait: bool = True) -> Iterator[None]:
+    """One writer at a time; a second `memkit index` waits for the first to finish, or
+    (`wait=False`) raises Busy at once."""
     memkit_dir(root)
     base = index_dir(root)
     base.mkdir(parents=True, exist_ok=True)
     with (base / "write.lock").open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError as exc:
+            raise Busy(f"{base} is being built by another process") from exc
         try:
             yield
         finally:
