@@ -9,6 +9,7 @@ program that changes one field keeps the author's comments, key order and quotin
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,12 +17,6 @@ from io import StringIO
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
-
-from frontmatter.default_handlers import YAMLHandler
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
 
 from memkit import plainyaml
 from memkit.atom import (
@@ -48,19 +43,34 @@ _BOUNDARY = re.compile(r"^-{3,}\s*$")
 _UNREAL_DATE = re.compile(r"^(\s*[\w-]+:[ \t]*)(\d{4}-\d{2}-\d{2})(?=[ \t]*(?:#.*)?$)", re.M)
 
 
-class RoundTripYAMLHandler(YAMLHandler):
-    """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML."""
+@functools.cache
+def round_trip_handler() -> Any:
+    """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML (a
+    class made on first use: importing ruamel and python-frontmatter costs ~50 ms, and most
+    atoms need neither, see plainyaml)."""
+    from frontmatter.default_handlers import YAMLHandler  # noqa: PLC0415
 
-    def load(self, fm: str, **kwargs: object) -> Any:
-        return _yaml().load(fm)
+    class RoundTripYAMLHandler(YAMLHandler):
+        def load(self, fm: str, **kwargs: object) -> Any:
+            return _yaml().load(fm)
 
-    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
-        out = StringIO()
-        _yaml().dump(metadata, out)
-        return out.getvalue().rstrip("\n")
+        def export(self, metadata: dict[str, object], **kwargs: object) -> str:
+            out = StringIO()
+            _yaml().dump(metadata, out)
+            return str(out.getvalue()).rstrip("\n")
+
+    return RoundTripYAMLHandler
 
 
-def _yaml() -> YAML:
+def _commented_map() -> Any:
+    from ruamel.yaml.comments import CommentedMap  # noqa: PLC0415
+
+    return CommentedMap
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML  # noqa: PLC0415
+
     yaml = YAML(typ="rt", pure=True)
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap an author's long lines
@@ -205,6 +215,13 @@ def _load_yaml(split: _Split, out: _Collector, *, fast: bool = False) -> dict[st
         located = _Located(plain[0])
         located.where = {key: (split.yaml_line + n, 1) for key, n in plain[1].items()}
         return located
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError  # noqa: PLC0415
+    from ruamel.yaml.events import (  # noqa: PLC0415
+        AliasEvent,
+        CollectionEndEvent,
+        CollectionStartEvent,
+    )
+
     try:
         # Scan events first: aliases (billion-laughs bombs) and deep nesting are refused
         # before anything is built from them.
@@ -233,8 +250,8 @@ def _load_yaml(split: _Split, out: _Collector, *, fast: bool = False) -> dict[st
                     return None
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
-        loaded = RoundTripYAMLHandler().load(split.yaml_text)
-        if fast and isinstance(loaded, CommentedMap):
+        loaded = round_trip_handler()().load(split.yaml_text)
+        if fast and isinstance(loaded, _commented_map()):
             loaded = dict(loaded)  # indexing does without key lines
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -302,7 +319,7 @@ def _needs_scan(yaml_text: str) -> bool:
 
 def _key_lines(meta: Any, yaml_line: int) -> dict[str, tuple[int, int]]:
     where: dict[str, tuple[int, int]] = {}
-    if not isinstance(meta, CommentedMap):
+    if not isinstance(meta, _commented_map()):
         return where
     for key in meta:
         try:
@@ -532,13 +549,13 @@ def update_frontmatter(path: Path, changes: Mapping[str, object]) -> None:
     if not lines or not _BOUNDARY.match(lines[0]) or end is None:
         raise ValueError(f"{path}: no frontmatter block to update")
     meta = _yaml().load("\n".join(lines[1:end]) + "\n")
-    if not isinstance(meta, CommentedMap):
+    if not isinstance(meta, _commented_map()):
         raise ValueError(f"{path}: frontmatter is not a mapping")
     for key, value in changes.items():
         if value is None:
             meta.pop(key, None)
         else:
             meta[key] = value
-    dumped = RoundTripYAMLHandler().export(meta)
+    dumped = round_trip_handler()().export(meta)
     new_text = "\n".join([lines[0], dumped, *lines[end:]])
     write_atomic(path, new_text)

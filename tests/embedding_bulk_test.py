@@ -151,9 +151,9 @@ def test_the_child_process_prepares_what_one_process_would(
     def run() -> prepare_module.Prepared:
         return prepare_module.prepare(tmp_path, paths, blobs, config, lambda: encoder)
 
-    monkeypatch.setenv("MEMKIT_INDEX_PROCESSES", "1")
+    monkeypatch.setenv("MEMKIT_PROCESSES", "1")
     alone = run()
-    monkeypatch.delenv("MEMKIT_INDEX_PROCESSES")
+    monkeypatch.delenv("MEMKIT_PROCESSES")
     monkeypatch.setattr(prepare_module, "PARALLEL_ATOMS", 10)
     if sys.platform == "win32":
         pytest.skip("no fork")

@@ -14,6 +14,7 @@ import pytest
 
 from memkit import plainyaml
 from memkit.atomfile import ParsedAtom, parse_atom_bytes
+from memkit.checks import validate as validate_module
 from memkit.checks.validate import validate
 from tests.helpers import make_memory_repo
 
@@ -201,7 +202,9 @@ def test_what_only_ruamel_reads(text: str) -> None:
     assert plainyaml.read(text) is None
 
 
-def test_whole_repository_validate_output_is_unchanged(tmp_path: Path) -> None:
+def test_whole_repository_validate_output_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`memkit validate` over varied atoms: the same findings, lines and columns included,
     as when every atom went through ruamel and mistune."""
     repo = make_memory_repo(tmp_path / "team", hooks=False)
@@ -224,8 +227,13 @@ def test_whole_repository_validate_output_is_unchanged(tmp_path: Path) -> None:
         path = repo / folder / f"a-{n % 290}.md"  # a few ids twice
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"---\n{text}---\n{rng.choice(bodies)}", encoding="utf-8")
+    monkeypatch.setenv("MEMKIT_PROCESSES", "1")
     with ruamel_only():
         before = validate(repo)
     after = validate(repo)
     assert after == before
     assert len({f.code for f in after}) >= 8  # varied findings, not an empty report
+    # A whole repository of many atoms is checked half in a second process: the same.
+    monkeypatch.delenv("MEMKIT_PROCESSES")
+    monkeypatch.setattr(validate_module, "PARALLEL_ATOMS", 50)
+    assert validate(repo) == before

@@ -166,8 +166,10 @@ class Encoder:
 
     def _means(self, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Mean rows of texts whose token ids lie end to end (`counts` each), unknown token
-        dropped. One small gather per text, as `encode` does (np.add.reduceat over the rows
-        of a batch is ~50x slower here), from one array: no list converted per text."""
+        dropped, L2-normalised (callers take dot products as cosines; model2vec's
+        `normalize` only scales rows). One small gather per text: a single gather of a
+        batch allocates hundreds of megabytes, and np.add.reduceat over the rows is ~50x
+        slower here; from one array, as converting a list per text costs as much again."""
         from memkit.embedding.bulk import per_text  # noqa: PLC0415
 
         if self.unk_id is not None:
@@ -175,7 +177,7 @@ class Encoder:
             counts = per_text(known.astype(np.int64), counts)
             ids = ids[known]
         out = np.zeros((len(counts), self.dim), dtype=np.float32)
-        matrix = np.asarray(self.matrix)
+        matrix = np.asarray(self.matrix)  # a plain view: memmap's indexing is slower
         begin = 0
         for k, end in enumerate(np.cumsum(counts).tolist()):
             if end > begin:
@@ -231,32 +233,23 @@ class Encoder:
         (indexing): each distinct word tokenised once (bulk.py), the same rows."""
         if isinstance(texts, str):
             raise TypeError("encode takes a sequence of texts, not one string")
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return out
+            return np.zeros((0, self.dim), dtype=np.float32)
         if bulk:
             cut = self._cut
             numbers = self.bulk_parts([t[:cut] if cut is not None else t for t in texts])
             if numbers is not None:
                 return self.pool(numbers)
-        matrix = np.asarray(self.matrix)  # a plain view: memmap's indexing is slower
-        # One small gather per text: a single gather of the whole batch allocates hundreds
-        # of megabytes and np.add.reduceat over rows is slow (measured 10x slower here).
-        # The ids go into one array first: converting a list per text costs as much again.
-        rows = self.token_ids(texts, full=full)
-        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-        ends = np.cumsum(lengths).tolist()
-        flat = np.fromiter(chain.from_iterable(rows), dtype=np.intp, count=ends[-1])
-        begin = 0
-        for k, end in enumerate(ends):
-            if end > begin:
-                out[k] = matrix[flat[begin:end]].mean(axis=0)
-            begin = end
-        # Always normalised (model2vec's `normalize` only scales rows): callers take dot
-        # products as cosines.
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out
+        return self.mean_rows(self.token_ids(texts, full=full))
+
+    def mean_rows(self, rows: Sequence[Sequence[int]]) -> np.ndarray:
+        """The normalised mean vector of each list of token ids (cut at max_length, unknown
+        token dropped): rows of what `encode` gives."""
+        limit = self.max_length
+        cut = [row[:limit] for row in rows] if limit is not None else rows
+        counts = np.fromiter(map(len, cut), dtype=np.int64, count=len(cut))
+        ids = np.fromiter(chain.from_iterable(cut), dtype=np.intp, count=int(counts.sum()))
+        return self._means(ids, counts)
 
 
 _LOADED: dict[tuple[str, str], Encoder] = {}

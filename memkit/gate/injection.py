@@ -193,24 +193,24 @@ _OTHER_STARTS = (
     "前",
     "指示",
 )
-_EXFILTRATION_STARTS = (
-    "exfiltrat",
-    "show",
-    "email",
-    "send",
-    "upload",
-    "mail",
-    "forward",
+# The verbs `_EXFILTRATION`'s forms open with, English and Chinese.
+_EXFIL_VERBS = (
     "print",
     "output",
+    "show",
     "paste",
     "reveal",
     "dump",
+    "send",
+    "upload",
     "post",
+    "mail",
     "include",
     "put",
     "leak",
     "list",
+)
+_EXFIL_CJK_VERBS = (
     "印",
     "輸出",
     "输出",
@@ -225,6 +225,13 @@ _EXFILTRATION_STARTS = (
     "上傳",
     "上传",
     "寄",
+)
+_EXFILTRATION_STARTS = (
+    "exfiltrat",
+    "email",
+    "forward",
+    *_EXFIL_VERBS,
+    *_EXFIL_CJK_VERBS,
     "env",
     "credential",
     "api",
@@ -275,43 +282,11 @@ def _may_exfiltrate(lowered: str) -> bool:
         return True
     if any(w in text for w in ("mail", "send", "upload", "forward")) and "me" in text:
         return True
-    verbs = (
-        "print",
-        "output",
-        "show",
-        "paste",
-        "reveal",
-        "dump",
-        "send",
-        "upload",
-        "post",
-        "mail",
-        "include",
-        "put",
-        "leak",
-        "list",
-    )
     tails = ("reply", "answer", "response", "message", "chat", "conversation", "output", "http")
-    cjk_verbs = (
-        "印",
-        "輸出",
-        "输出",
-        "貼",
-        "贴",
-        "顯示",
-        "显示",
-        "放進",
-        "放进",
-        "傳到",
-        "传到",
-        "上傳",
-        "上传",
-        "寄",
-    )
     return (
         "show" in text
-        or (any(w in text for w in verbs) and any(w in text for w in tails))
-        or (any(w in text for w in cjk_verbs) and any(w in text for w in _CJK_TAILS))
+        or (any(w in text for w in _EXFIL_VERBS) and any(w in text for w in tails))
+        or (any(w in text for w in _EXFIL_CJK_VERBS) and any(w in text for w in _CJK_TAILS))
     )
 
 

@@ -290,14 +290,21 @@ def _link_tantivy(previous: Path, gen: Path) -> dict[str, list[int]]:
 
 
 def _save_npy(path: Path, array: Any, known: dict[str, list[int]], rel: str) -> None:
-    """np.save, with the checksum taken from the bytes written (not read back)."""
+    """np.save, with the checksum taken from the bytes as they are written (not read back,
+    nor copied: 33 MB of vectors at 10,000 atoms)."""
     import numpy as np  # noqa: PLC0415
 
-    buffer = io.BytesIO()
-    np.save(buffer, array)
-    data = buffer.getbuffer()
-    known[rel] = [len(data), zlib.crc32(data)]
-    store.write_bytes_atomic(path, data)
+    array = np.ascontiguousarray(array)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
+    head, body = header.getvalue(), memoryview(array).cast("B")
+    known[rel] = [len(head) + len(body), zlib.crc32(body, zlib.crc32(head))]
+
+    def write(fh: Any) -> None:
+        fh.write(head)
+        fh.write(body)
+
+    store.write_atomic_with(path, write)
 
 
 def _write(
@@ -387,7 +394,7 @@ def _write(
         "atoms": entries,
         "skipped": skipped,
     }
-    data = json.dumps(meta, ensure_ascii=False).encode("utf-8")
+    data = store.json_bytes(meta)
     known["meta.json"] = [len(data), zlib.crc32(data)]
     store.write_bytes_atomic(gen / "meta.json", data)
     store.write_text_atomic(gen / DIGEST, digest(manifest))

@@ -108,27 +108,4 @@ def _plainly(
         for atom, plan in zip(atoms, plans, strict=True)
         for section, n in zip(atom.sections, plan.sections, strict=True)
     ]
-    return atom_vectors, _means(encoder, rows)
-
-
-def _means(encoder: Encoder, rows: list[list[int]]) -> np.ndarray:
-    """The normalised mean of each row's token vectors, cut at max_length, unknown dropped."""
-    out = np.zeros((len(rows), encoder.dim), dtype=np.float32)
-    if not rows:
-        return out
-    limit, unk = encoder.max_length, encoder.unk_id
-    kept = [row[:limit] for row in rows] if limit is not None else rows
-    if unk is not None:
-        kept = [[i for i in row if i != unk] if unk in row else row for row in kept]
-    lengths = np.fromiter(map(len, kept), dtype=np.int64, count=len(kept))
-    ends = np.cumsum(lengths).tolist()
-    flat = np.fromiter(chain.from_iterable(kept), dtype=np.intp, count=ends[-1])
-    matrix = np.asarray(encoder.matrix)
-    begin = 0
-    for k, end in enumerate(ends):
-        if end > begin:
-            out[k] = matrix[flat[begin:end]].mean(axis=0)
-        begin = end
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    np.divide(out, norms, out=out, where=norms > 0)
-    return out
+    return atom_vectors, encoder.mean_rows(rows)

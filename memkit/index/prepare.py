@@ -8,8 +8,6 @@ child sends back plain data (entries, fields, float32 rows); an Atom never cross
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memkit.atomfile import read_atom
 from memkit.index.analysis import cjk_text
+from memkit.parallel import in_halves
 
 if TYPE_CHECKING:
     import numpy as np
@@ -128,49 +127,27 @@ def prepare(
     progress: Progress | None = None,
     on_first: Callable[[Prepared], None] | None = None,
 ) -> Prepared:
-    """Entries, tantivy fields and vectors of the valid atoms among `paths`, in order.
+    """Entries, tantivy fields and vectors of the valid atoms among `paths`, in order; the
+    second half in a forked child when there are PARALLEL_ATOMS or more (memkit.parallel).
     `on_first` gets this process's share as soon as it is ready (to hand its fields to
     tantivy while the child finishes)."""
-    share = _child_share(len(paths))
-    if not share:
-        done = _prepare(root, paths, blobs=blobs, config=config, encoder=encoder, progress=progress)
-        if on_first is not None:
-            on_first(done)
-        return done
-    import multiprocessing  # noqa: PLC0415
+    total = len(paths)
 
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    theirs = list(paths[len(paths) - share :])
-    child = context.Process(
-        target=_child, args=(send, root, theirs, (blobs, config, encoder)), daemon=True
-    )
-    child.start()
-    send.close()
-    ours = len(paths) - share
-    scaled = None
-    if progress is not None:  # the child reads as fast: count each of ours for both
+    def work(part: Sequence[str], in_child: bool) -> Prepared:
+        told = None
+        if progress is not None and not in_child:  # the child reads as fast: count ours twice
 
-        def scaled(count: int) -> None:
-            progress(count * len(paths) // ours)
+            def told(count: int) -> None:
+                progress(count * total // max(1, len(part)))
 
-    mine = _prepare(
-        root, paths[:ours], blobs=blobs, config=config, encoder=encoder, progress=scaled
-    )
-    if on_first is not None:
-        on_first(mine)
-    try:
-        other: Prepared | BaseException = receive.recv()
-    except EOFError:
-        other = RuntimeError("the indexing child process ended without an answer")
-    child.join()
-    if isinstance(other, BaseException):
-        log.warning("indexing in a second process failed (%s); indexing here", other)
-        other = _prepare(
-            root, theirs, blobs=blobs, config=config, encoder=encoder, progress=progress
-        )
-    elif progress is not None:
-        progress(len(paths))  # the bar stops at its total
+        return _prepare(root, part, blobs=blobs, config=config, encoder=encoder, progress=told)
+
+    shares = in_halves(paths, work, minimum=PARALLEL_ATOMS, on_first=on_first)
+    if progress is not None:
+        progress(total)  # the bar stops at its total
+    if len(shares) == 1:
+        return shares[0]
+    mine, other = shares
     return Prepared(
         mine.entries + other.entries,
         mine.fields + other.fields,
@@ -178,27 +155,3 @@ def prepare(
         mine.sections + other.sections,
         mine.skipped + other.skipped,
     )
-
-
-def _child_share(count: int) -> int:
-    """How many atoms (the last ones) a forked child prepares: none for a few, or when
-    there is one core, no fork, or MEMKIT_INDEX_PROCESSES=1."""
-    if count < PARALLEL_ATOMS or sys.platform == "win32" or not hasattr(os, "fork"):
-        return 0
-    wanted = os.environ.get("MEMKIT_INDEX_PROCESSES", "")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if wanted == "1" or (cores or 1) < 2:
-        return 0
-    return count // 2
-
-
-def _child(send: Any, root: Path, paths: list[str], work: tuple[Any, Any, Any]) -> None:
-    blobs, config, encoder = work
-    try:
-        result: Prepared | BaseException = _prepare(
-            root, paths, blobs=blobs, config=config, encoder=encoder, progress=None
-        )
-    except BaseException as exc:
-        result = RuntimeError(f"{type(exc).__name__}: {exc}")
-    send.send(result)
-    send.close()

@@ -21,9 +21,9 @@ import shutil
 import sys
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from memkit.files import memkit_dir, write_atomic
 
@@ -129,8 +129,26 @@ def current_generation(root: Path) -> Path | None:
     return gen if name.startswith("gen-") and (gen / "meta.json").is_file() else None
 
 
+def json_bytes(data: Any) -> bytes:
+    """`data` as UTF-8 JSON, by orjson (7 MB of meta.json at 10,000 atoms in ~20 ms; the
+    standard library's C encoder takes ~100 ms), or json where orjson is missing."""
+    try:
+        import orjson  # noqa: PLC0415
+    except ImportError:
+        return json.dumps(data, ensure_ascii=False).encode("utf-8")
+    return orjson.dumps(data)
+
+
+def json_load(path: Path) -> Any:
+    try:
+        import orjson  # noqa: PLC0415
+    except ImportError:
+        return json.loads(path.read_text(encoding="utf-8"))
+    return orjson.loads(path.read_bytes())
+
+
 def read_meta(gen: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
+    data: dict[str, Any] = json_load(gen / "meta.json")
     if data.get("format") != FORMAT:
         raise ValueError(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
     # A few distinct values each, one object apiece (~25 MB less at 100,000 atoms).
@@ -143,8 +161,7 @@ def read_meta(gen: Path) -> dict[str, Any]:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    # dumps, not dump: json.dump streams through the pure-Python encoder (~5x slower).
-    write_text_atomic(path, json.dumps(data, ensure_ascii=False))
+    write_bytes_atomic(path, json_bytes(data))
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -153,6 +170,10 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
     write_atomic(path, lambda fh: fh.write(data), durable=False)
+
+
+def write_atomic_with(path: Path, writer: Callable[[IO[bytes]], object]) -> None:
+    write_atomic(path, writer, durable=False)
 
 
 def new_generation(root: Path) -> Path:
