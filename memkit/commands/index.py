@@ -57,10 +57,14 @@ def _first_build_is_large(root: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memkit.index.manifest import start_git  # noqa: PLC0415
+
+    root = find_root(args.repo)
+    running = start_git(root)  # git lists the atoms while the rest is imported
+
     from memkit.index import refresh  # noqa: PLC0415
     from memkit.index.store import Busy  # noqa: PLC0415
 
-    root = find_root(args.repo)
     if args.quiet and not args.foreground and _first_build_is_large(root):
         from memkit.claude.repos import start_index  # noqa: PLC0415
 
@@ -68,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
             log.info("memkit index: the first build of %s runs in the background", root)
             return 0
     try:
-        stats = refresh(root, full=args.full, quiet=args.quiet, wait=not args.quiet)
+        stats = refresh(
+            root, full=args.full, quiet=args.quiet, wait=not args.quiet, running=running
+        )
     except Busy:  # a hook while a (background) build runs: it will be current soon enough
         log.info("memkit index: a build is already running for %s", root)
         return 0

@@ -18,9 +18,7 @@ def add_parser(subparsers: Any) -> None:
         description="Search atoms by meaning and by words. Each result says why it matched "
         "(trigger, BM25 rank, vector rank). The index is refreshed first when it is missing.",
     )
-    parser.add_argument(
-        "query", nargs="*", help="what to look for (several words need no quotes)"
-    )
+    parser.add_argument("query", nargs="*", help="what to look for (several words need no quotes)")
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--mode", choices=("hybrid", "bm25", "vector"), default="hybrid")

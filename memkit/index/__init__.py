@@ -17,10 +17,17 @@ if TYPE_CHECKING:
 _SEARCH = ("MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index")
 
 
-def refresh(root: Path, *, full: bool = False, quiet: bool = True, wait: bool = True) -> BuildStats:
+def refresh(
+    root: Path,
+    *,
+    full: bool = False,
+    quiet: bool = True,
+    wait: bool = True,
+    running: Any = None,
+) -> BuildStats:
     from memkit.index.build import refresh as _refresh  # noqa: PLC0415
 
-    return _refresh(root, full=full, quiet=quiet, wait=wait)
+    return _refresh(root, full=full, quiet=quiet, wait=wait, running=running)
 
 
 __all__ = ["MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index", "refresh"]

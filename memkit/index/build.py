@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memkit.config import load_config
 from memkit.index import store
-from memkit.index.manifest import DIGEST, current_manifest, digest
+from memkit.index.manifest import DIGEST, Running, current_manifest, digest
 
 if TYPE_CHECKING:
     from memkit.index.prepare import Prepared
@@ -139,18 +139,26 @@ def _open_previous(root: Path, model: str, deep: bool) -> tuple[Path, dict[str, 
     return gen, meta
 
 
-def refresh(root: Path, *, full: bool = False, quiet: bool = True, wait: bool = True) -> BuildStats:
+def refresh(
+    root: Path,
+    *,
+    full: bool = False,
+    quiet: bool = True,
+    wait: bool = True,
+    running: Running | None = None,
+) -> BuildStats:
     """Bring `<root>/.memkit/index/` up to date with the working tree. `quiet` (git hooks,
     the engine): no output, and the live generation's checksums are trusted unless a file
     changed since its seal (see `_verify`). Without `wait`, raises store.Busy when another
-    process is building."""
+    process is building. `running`: the manifest's git commands, started by the caller
+    (manifest.start_git) to run while it imported what it needs."""
     from memkit.embedding.locate import resolve_model  # noqa: PLC0415
 
     started = time.perf_counter()
     config = load_config(root)
     model_path = str(resolve_model(config.embedding_model, root))
     with store.write_lock(root, wait=wait):
-        manifest = current_manifest(root)
+        manifest = current_manifest(root, running)
         if not full:
             same = _unchanged(root, manifest, model_path, deep=not quiet)
             if same is not None:
@@ -297,7 +305,8 @@ def _save_npy(path: Path, array: Any, known: dict[str, list[int]], rel: str) -> 
     array = np.ascontiguousarray(array)
     header = io.BytesIO()
     np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
-    head, body = header.getvalue(), memoryview(array).cast("B")
+    head = header.getvalue()
+    body = memoryview(array).cast("B") if array.size else memoryview(b"")
     known[rel] = [len(head) + len(body), zlib.crc32(body, zlib.crc32(head))]
 
     def write(fh: Any) -> None:
