@@ -101,6 +101,17 @@ def clone(base: Path, work: Path, name: str) -> Path:
     return target
 
 
+def table(title: str, variants: list[Variant], rows: list[tuple[str, list[str]]]) -> list[str]:
+    """A markdown table: one column per variant, a row per (label, one cell per variant)."""
+    out = [f"| {title} | " + " | ".join(v.name for v in variants) + " |"]
+    out.append("|---|" + "---|" * len(variants))
+    out += [
+        f"| {label} | " + " | ".join(cells) + " |" + " |" * (len(variants) - len(cells))
+        for label, cells in rows
+    ]
+    return out
+
+
 def ms(values: list[float]) -> str:
     p50, p95 = p50_p95([v * 1000 for v in values])
     return f"{p50:.0f} / {p95:.0f} ms"
@@ -151,40 +162,45 @@ def small_sizes(
             rows[f"validate {v.name}"].append(v.run(["validate", "--repo", str(repo)], work)[0])
     pass_p50 = statistics.median(rows["pass"])
     imports_p50 = statistics.median(rows["imports"])
-    out += [
-        f"| {n:,} real-size atoms | " + " | ".join(v.name for v in variants) + " |",
-        "|---|" + "---|" * len(variants),
-        "| full `memkit index`, fresh clone (wall; range) | "
-        + " | ".join(seconds(full[v.name]) for v in variants)
-        + " |",
-        "| the same, CPU (all processes) | "
-        + " | ".join(seconds(full_cpu[v.name]) for v in variants)
-        + " |",
-        "| incremental, 10 changed atoms (`--quiet`), p50 / p95 | "
-        + " | ".join(ms(rows[f"inc {v.name}"]) for v in variants)
-        + " |",
-        "| the same, beyond `python -c pass` + imports, p50 | "
-        + " | ".join(
-            f"{(statistics.median(rows[f'inc {v.name}']) - imports_p50) * 1000:.0f} ms"
-            for v in variants
-        )
-        + " |",
-        "| no-op refresh (`--quiet`), p50 / p95 | "
-        + " | ".join(ms(rows[f"noop {v.name}"]) for v in variants)
-        + " |",
-        "| the same, beyond `python -c pass`, p50 | "
-        + " | ".join(
-            f"{(statistics.median(rows[f'noop {v.name}']) - pass_p50) * 1000:.0f} ms"
-            for v in variants
-        )
-        + " |",
-        "| whole-repository `memkit validate` (wall; range) | "
-        + " | ".join(seconds(rows[f"validate {v.name}"]) for v in variants)
-        + " |",
-        f'| `python -c pass` / `python -c "{IMPORTS}"`, p50 / p95 | '
-        + f"{ms(rows['pass'])} / {ms(rows['imports'])} |"
-        + " |" * (len(variants) - 1),
-    ]
+    each = variants
+    out += table(
+        f"{n:,} real-size atoms",
+        variants,
+        [
+            (
+                "full `memkit index`, fresh clone (wall; range)",
+                [seconds(full[v.name]) for v in each],
+            ),
+            ("the same, CPU (all processes)", [seconds(full_cpu[v.name]) for v in each]),
+            (
+                "incremental, 10 changed atoms (`--quiet`), p50 / p95",
+                [ms(rows[f"inc {v.name}"]) for v in each],
+            ),
+            (
+                "the same, beyond `python -c pass` + imports, p50",
+                [
+                    f"{(statistics.median(rows[f'inc {v.name}']) - imports_p50) * 1000:.0f} ms"
+                    for v in each
+                ],
+            ),
+            ("no-op refresh (`--quiet`), p50 / p95", [ms(rows[f"noop {v.name}"]) for v in each]),
+            (
+                "the same, beyond `python -c pass`, p50",
+                [
+                    f"{(statistics.median(rows[f'noop {v.name}']) - pass_p50) * 1000:.0f} ms"
+                    for v in each
+                ],
+            ),
+            (
+                "whole-repository `memkit validate` (wall; range)",
+                [seconds(rows[f"validate {v.name}"]) for v in each],
+            ),
+            (
+                f'`python -c pass` / `python -c "{IMPORTS}"`, p50 / p95',
+                [f"{ms(rows['pass'])} / {ms(rows['imports'])}"],
+            ),
+        ],
+    )
     return out
 
 
@@ -216,22 +232,17 @@ def search_50k(
             query = f"{words[run % len(words)]} {run}"
             times[v.name].append(v.run(["search", query, "--repo", str(repos[v.name][0])], work)[0])
     base_p50 = statistics.median(times["pass"])
-    return [
-        f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}",
-        "",
-        f"| {n:,} real-size atoms | " + " | ".join(v.name for v in variants) + " |",
-        "|---|" + "---|" * len(variants),
-        "| full `memkit index` (one run) | "
-        + " | ".join(f"{repos[v.name][1]:.1f} s" for v in variants)
-        + " |",
-        "| fresh `memkit search`, p50 / p95 | "
-        + " | ".join(ms(times[v.name]) for v in variants)
-        + " |",
-        "| ratio to `python -c pass` p50 | "
-        + " | ".join(f"{statistics.median(times[v.name]) / base_p50:.1f}×" for v in variants)
-        + " |",
-        f"| `python -c pass`, p50 / p95 | {ms(times['pass'])} |" + " |" * (len(variants) - 1),
+    rows = [
+        ("full `memkit index` (one run)", [f"{repos[v.name][1]:.1f} s" for v in variants]),
+        ("fresh `memkit search`, p50 / p95", [ms(times[v.name]) for v in variants]),
+        (
+            "ratio to `python -c pass` p50",
+            [f"{statistics.median(times[v.name]) / base_p50:.1f}×" for v in variants],
+        ),
+        ("`python -c pass`, p50 / p95", [ms(times["pass"])]),
     ]
+    head = [f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}", ""]
+    return head + table(f"{n:,} real-size atoms", variants, rows)
 
 
 def rss(pid: int) -> tuple[int, int]:
@@ -311,25 +322,21 @@ def engine_100k(
         v.name: [a / b for a, b in zip(p50_p95(times[v.name]), (base_p50, base_p95), strict=True)]
         for v in variants
     }
-    return [
-        f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}",
-        "",
-        f"| {n:,} real-size atoms | " + " | ".join(v.name for v in variants) + " |",
-        "|---|" + "---|" * len(variants),
-        "| full `memkit index` (one run) | "
-        + " | ".join(f"{repos[v.name][1]:.1f} s" for v in variants)
-        + " |",
-        "| UserPromptSubmit hook, warm engine, p50 / p95 | "
-        + " | ".join(ms(times[v.name]) for v in variants)
-        + " |",
-        "| ratio to `python -c pass` p50 / p95 | "
-        + " | ".join(f"{ratios[v.name][0]:.1f}× / {ratios[v.name][1]:.1f}×" for v in variants)
-        + " |",
-        "| engine RSS after the prompts / peak | "
-        + " | ".join(f"{memory[v.name][0]} / {memory[v.name][1]} MB" for v in variants)
-        + " |",
-        f"| `python -c pass`, p50 / p95 | {ms(times['pass'])} |" + " |" * (len(variants) - 1),
+    rows = [
+        ("full `memkit index` (one run)", [f"{repos[v.name][1]:.1f} s" for v in variants]),
+        ("UserPromptSubmit hook, warm engine, p50 / p95", [ms(times[v.name]) for v in variants]),
+        (
+            "ratio to `python -c pass` p50 / p95",
+            [f"{ratios[v.name][0]:.1f}× / {ratios[v.name][1]:.1f}×" for v in variants],
+        ),
+        (
+            "engine RSS after the prompts / peak",
+            [f"{memory[v.name][0]} / {memory[v.name][1]} MB" for v in variants],
+        ),
+        ("`python -c pass`, p50 / p95", [ms(times["pass"])]),
     ]
+    head = [f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}", ""]
+    return head + table(f"{n:,} real-size atoms", variants, rows)
 
 
 def main() -> int:

@@ -138,6 +138,7 @@ _OTHER = (
     r"|(?:洩漏|泄露|顯示|显示|輸出|输出|告訴我|告诉我|印出)(?:你的)?(?:系統|系统)提示"
     r"|(?:以前|前)の指示を無視|指示を無視して"
 )
+_CJK_SENSITIVE = ("憑證", "凭证", "密", "金鑰", "私", "令牌")
 _SENSITIVE_WORDS = (
     "exfiltrat",
     "env",
@@ -151,12 +152,7 @@ _SENSITIVE_WORDS = (
     "_secret",
     "環境",
     "环境",
-    "憑證",
-    "凭证",
-    "密",
-    "金鑰",
-    "私",
-    "令牌",
+    *_CJK_SENSITIVE,
 )
 _CJK_TAILS = ("回覆", "回复", "回答", "對話", "对话", "聊天", "http")
 
@@ -246,12 +242,7 @@ _EXFILTRATION_STARTS = (
     ".netrc",
     "環境變數",
     "环境变量",
-    "憑證",
-    "凭证",
-    "密",
-    "金鑰",
-    "私",
-    "令牌",
+    *_CJK_SENSITIVE,
 )
 _NAMED_SECRET = re.compile(r"_(?:KEY|TOKEN|SECRET|PASSWORD)")
 
