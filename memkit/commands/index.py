@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +25,59 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.add_argument("--full", action="store_true", help="rebuild from scratch")
     parser.add_argument(
-        "--quiet", action="store_true", help="print nothing (git hooks); never fail the git command"
+        "--quiet",
+        action="store_true",
+        help="print nothing and never fail the git command (git hooks): a first build of "
+        f"{BACKGROUND_FROM:,}+ atoms goes to the background, a build already running is "
+        "left to finish",
+    )
+    parser.add_argument(
+        "--foreground", action="store_true", help="with --quiet: build here, however large"
     )
     parser.set_defaults(func=run)
 
 
+# A first build this large (a fresh clone: ~0.5 s a thousand atoms) leaves the git command
+# that triggered it (checkout, merge) to return at once. MEMKIT_INDEX_BACKGROUND sets it.
+BACKGROUND_FROM = 2000
+
+
+def _background_from() -> int:
+    try:
+        return int(os.environ.get("MEMKIT_INDEX_BACKGROUND", BACKGROUND_FROM))
+    except ValueError:
+        return BACKGROUND_FROM
+
+
+def _first_build_is_large(root: Path) -> bool:
+    from memkit.index.store import current_generation  # noqa: PLC0415
+    from memkit.repo import list_atom_files  # noqa: PLC0415
+
+    return current_generation(root) is None and len(list_atom_files(root)) >= _background_from()
+
+
 def run(args: argparse.Namespace) -> int:
-    from memkit.index import refresh  # noqa: PLC0415
+    from memkit.index.manifest import start_git  # noqa: PLC0415
 
     root = find_root(args.repo)
+    running = start_git(root)  # git lists the atoms while the rest is imported
+
+    from memkit.index import refresh  # noqa: PLC0415
+    from memkit.index.store import Busy  # noqa: PLC0415
+
+    if args.quiet and not args.foreground and _first_build_is_large(root):
+        from memkit.claude.repos import start_index  # noqa: PLC0415
+
+        if start_index(root, detached=True, foreground=True) is not None:
+            log.info("memkit index: the first build of %s runs in the background", root)
+            return 0
     try:
-        stats = refresh(root, full=args.full, quiet=args.quiet)
+        stats = refresh(
+            root, full=args.full, quiet=args.quiet, wait=not args.quiet, running=running
+        )
+    except Busy:  # a hook while a (background) build runs: it will be current soon enough
+        log.info("memkit index: a build is already running for %s", root)
+        return 0
     except OSError as exc:
         if args.quiet:
             log.warning("memkit index: %s", exc.strerror or exc)

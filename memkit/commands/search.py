@@ -36,24 +36,28 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _open(root: Path, *, is_stale: Any, refresh: Any) -> Any:
-    """The index, current: a stale one refreshed first (parsing only what changed), a missing
-    or damaged one rebuilt. When `.memkit/` cannot be written (read-only, a full disk), what
-    is there is searched, with a warning."""
-    from memkit.index import IndexUnavailable  # noqa: PLC0415
-    from memkit.index.lite import open_light  # noqa: PLC0415
-    from memkit.index.search import IndexDamaged  # noqa: PLC0415
-
-    # An atom written or pulled since the last build is found at once.
+def _current(root: Path, stale: bool, refresh: Any) -> bool:
+    """Refresh a stale index (parsing only what changed); whether it was. When `.memkit/`
+    cannot be written (read-only, a full disk), what is there is searched, with a warning."""
+    if not stale:
+        return False
     try:
-        if is_stale(root):
-            refresh(root, quiet=True)
+        refresh(root, quiet=True)
     except OSError as exc:
         print(
             f"memkit: the index could not be refreshed ({exc.strerror or exc}); "
             "results may be out of date",
             file=sys.stderr,
         )
+    return True
+
+
+def _open(root: Path, *, refresh: Any) -> Any:
+    """The index: a missing or damaged one rebuilt."""
+    from memkit.index import IndexUnavailable  # noqa: PLC0415
+    from memkit.index.lite import open_light  # noqa: PLC0415
+    from memkit.index.search import IndexDamaged  # noqa: PLC0415
+
     try:
         reader = open_light(root)  # skips parsing meta.json (5 MB at 10,000 atoms)
     except IndexDamaged as exc:
@@ -81,7 +85,7 @@ def _rebuilt(root: Path, problem: str, refresh: Any, *, say: bool = True) -> Any
 
 def run(args: argparse.Namespace) -> int:
     from memkit.index import refresh  # noqa: PLC0415
-    from memkit.index.manifest import is_stale  # noqa: PLC0415
+    from memkit.index.manifest import is_stale, start_git  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
 
     args.query = " ".join(args.query) or None
@@ -90,7 +94,13 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     root = find_root(args.repo)
-    reader = _open(root, is_stale=is_stale, refresh=refresh)
+    # Whether the index is current (an atom written or pulled since the last build is found
+    # at once) is git's work: it runs while this process loads the index and searches.
+    running: Any = start_git(root)
+    if args.batch is not None or not (root / ".memkit" / "index" / "CURRENT").is_file():
+        _current(root, is_stale(root, running), refresh)
+        running = None
+    reader = _open(root, refresh=refresh)
     options = {"limit": args.limit, "mode": args.mode, "include_inactive": args.include_inactive}
     if args.batch is not None:
         try:
@@ -114,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
             )
         return 0
     hits = reader.search(args.query, **options)
+    if running is not None and _current(root, is_stale(root, running), refresh):
+        reader = _open(root, refresh=refresh)  # the atoms changed: asked again
+        hits = reader.search(args.query, **options)
     if reader.damage:  # found only by this query: rebuilt, and asked again
         reader = _rebuilt(root, reader.damage, refresh)
         hits = reader.search(args.query, **options)

@@ -14,8 +14,23 @@ A model reference is None/"default" (shipped with memkit), a model2vec model fol
 
 from __future__ import annotations
 
-from memkit.embedding.encoder import Encoder, encode_bulk, load_encoder
+from typing import TYPE_CHECKING, Any
+
 from memkit.embedding.locate import DEFAULT_MODEL_DIR, DEFAULT_NAME, ModelError, resolve_model
+
+if TYPE_CHECKING:
+    from memkit.embedding.encoder import Encoder, encode_bulk, load_encoder
+
+
+def __getattr__(name: str) -> Any:
+    # numpy (~40 ms) only when an encoder is wanted: `memkit index` finding nothing to do
+    # resolves the model's folder and stops there.
+    if name in ("Encoder", "encode_bulk", "load_encoder"):
+        from memkit.embedding import encoder  # noqa: PLC0415
+
+        return getattr(encoder, name)
+    raise AttributeError(name)
+
 
 __all__ = [
     "DEFAULT_MODEL_DIR",

@@ -19,6 +19,7 @@ import logging
 import os
 import time
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ class Encoder:
             None if self.max_length is None else self.max_length * meta["median_token_length"]
         )
         self._full: Any = None
+        self._parts: Any = None  # bulk.PartTokenizer, built on the first bulk call
         self._small_seconds = 0.0
         self._scaffold: Any = None  # normaliser and pre-tokenizer of the model, no vocabulary
         if prepared.tokenizer is not None:
@@ -135,6 +137,67 @@ class Encoder:
         encodings = tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
         return [[keep[i] for i in e.ids] for e in encodings]
 
+    @property
+    def cut_chars(self) -> int | None:
+        """Characters of a text model2vec reads (it cuts before tokenising)."""
+        return self._cut
+
+    def _part_tokenizer(self) -> Any:
+        if self._parts is None:
+            from memkit.embedding.bulk import part_tokenizer  # noqa: PLC0415
+
+            found = part_tokenizer(str(self._prepared.layout.tokenizer), self.max_length)
+            self._parts = found if found is not None else False
+        return self._parts or None
+
+    def bulk_parts(
+        self, texts: Sequence[str], clean: list[bool] | None = None
+    ) -> list[list[int]] | None:
+        """Each text as a list of part numbers (bulk.py; texts not cut to `cut_chars`), for
+        `pool`; None when the model's tokenizer is not of the shape bulk.py handles."""
+        parts = self._part_tokenizer()
+        return None if parts is None else parts.parts(texts, clean)
+
+    def pool(self, numbers: Sequence[Sequence[int]]) -> np.ndarray:
+        """The L2-normalised mean vector of each text given as part numbers (`bulk_parts`),
+        the same rows as `encode` gives for the texts."""
+        ids, counts = self._part_tokenizer().tokens(numbers)
+        return self._means(ids, counts)
+
+    def _means(self, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Mean rows of texts whose token ids lie end to end (`counts` each), unknown token
+        dropped, L2-normalised (callers take dot products as cosines; model2vec's
+        `normalize` only scales rows). One small gather per text: a single gather of a
+        batch allocates hundreds of megabytes, and np.add.reduceat over the rows is ~50x
+        slower here; from one array, as converting a list per text costs as much again."""
+        from memkit.embedding.bulk import per_text  # noqa: PLC0415
+
+        if self.unk_id is not None:
+            known = ids != self.unk_id
+            counts = per_text(known.astype(np.int64), counts)
+            ids = ids[known]
+        out = np.zeros((len(counts), self.dim), dtype=np.float32)
+        matrix = np.asarray(self.matrix)  # a plain view: memmap's indexing is slower
+        begin = 0
+        for k, end in enumerate(np.cumsum(counts).tolist()):
+            if end > begin:
+                out[k] = matrix[ids[begin:end]].mean(axis=0)
+            begin = end
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+    def bulk_token_ids(self, texts: Sequence[str]) -> list[list[int]] | None:
+        """What `token_ids` gives, through bulk.py (for tests and comparisons)."""
+        cut = self._cut
+        numbers = self.bulk_parts([t[:cut] if cut is not None else t for t in texts])
+        if numbers is None:
+            return None
+        ids, counts = self._part_tokenizer().tokens(numbers)
+        rows = np.split(ids, np.cumsum(counts)[:-1]) if len(counts) else []
+        unk = self.unk_id
+        return [[i for i in row.tolist() if i != unk] for row in rows]
+
     def token_ids(self, texts: Sequence[str], *, full: bool | None = None) -> list[list[int]]:
         """model2vec's token ids for each text (unknown token dropped). `full` forces one path
         (True: the full tokenizer; False: the small-call path); by default it is chosen by size."""
@@ -147,7 +210,7 @@ class Encoder:
                 or self._small_seconds > FULL_TOKENIZER_SECONDS
                 or sum(map(len, texts)) > SMALL_CALL_CHARS
             )
-        if not full and self._prepared.lookup is not None:
+        if ids is None and not full and self._prepared.lookup is not None:
             started = time.perf_counter()
             ids = self._small_call_ids(texts)
             self._small_seconds += time.perf_counter() - started
@@ -162,25 +225,31 @@ class Encoder:
         return [[i for i in row if i != unk] if unk in row else row for row in ids]
 
     # -- encoding -----------------------------------------------------------------------------
-    def encode(self, texts: Sequence[str], *, full: bool | None = None) -> np.ndarray:
+    def encode(
+        self, texts: Sequence[str], *, full: bool | None = None, bulk: bool = False
+    ) -> np.ndarray:
         """One float32 L2-normalised row per text (shape (len(texts), dim)); a text with no
-        known token (empty, blank, or only unknown characters) gives a zero row."""
+        known token (empty, blank, or only unknown characters) gives a zero row. `bulk`
+        (indexing): each distinct word tokenised once (bulk.py), the same rows."""
         if isinstance(texts, str):
             raise TypeError("encode takes a sequence of texts, not one string")
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return out
-        matrix = np.asarray(self.matrix)  # a plain view: memmap's indexing is slower
-        # One small gather per text: a single gather of the whole batch allocates hundreds
-        # of megabytes and np.add.reduceat over rows is slow (measured 10x slower here).
-        for k, row in enumerate(self.token_ids(texts, full=full)):
-            if row:
-                out[k] = matrix[row].mean(axis=0)
-        # Always normalised (model2vec's `normalize` only scales rows): callers take dot
-        # products as cosines.
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if bulk:
+            cut = self._cut
+            numbers = self.bulk_parts([t[:cut] if cut is not None else t for t in texts])
+            if numbers is not None:
+                return self.pool(numbers)
+        return self.mean_rows(self.token_ids(texts, full=full))
+
+    def mean_rows(self, rows: Sequence[Sequence[int]]) -> np.ndarray:
+        """The normalised mean vector of each list of token ids (cut at max_length, unknown
+        token dropped): rows of what `encode` gives."""
+        limit = self.max_length
+        cut = [row[:limit] for row in rows] if limit is not None else rows
+        counts = np.fromiter(map(len, cut), dtype=np.int64, count=len(cut))
+        ids = np.fromiter(chain.from_iterable(cut), dtype=np.intp, count=int(counts.sum()))
+        return self._means(ids, counts)
 
 
 _LOADED: dict[tuple[str, str], Encoder] = {}
@@ -218,7 +287,7 @@ def encode_bulk(encoder: Encoder, texts: Sequence[str], batch_size: int = 4096) 
     if not texts:
         return np.zeros((0, encoder.dim), dtype=np.float32)
     parts = [
-        encoder.encode(texts[i : i + batch_size], full=True)
+        encoder.encode(texts[i : i + batch_size], full=True, bulk=True)
         for i in range(0, len(texts), batch_size)
     ]
     return np.concatenate(parts)

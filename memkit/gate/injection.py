@@ -8,11 +8,12 @@ instructions" is an attack on all of them. Flagged as a warning by default;
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from memkit.atom import Atom
 from memkit.config import Config
 from memkit.findings import Finding, Severity
+from memkit.gate.text import finditer_at, folded, starts
 
 _OVERRIDE = (
     r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|your\s+"
@@ -137,38 +138,163 @@ _OTHER = (
     r"|(?:洩漏|泄露|顯示|显示|輸出|输出|告訴我|告诉我|印出)(?:你的)?(?:系統|系统)提示"
     r"|(?:以前|前)の指示を無視|指示を無視して"
 )
+_CJK_SENSITIVE = ("憑證", "凭证", "密", "金鑰", "私", "令牌")
+_SENSITIVE_WORDS = (
+    "exfiltrat",
+    "env",
+    "credential",
+    "key",
+    "token",
+    "passw",
+    "id_rsa",
+    ".aws",
+    "netrc",
+    "_secret",
+    "環境",
+    "环境",
+    *_CJK_SENSITIVE,
+)
+_CJK_TAILS = ("回覆", "回复", "回答", "對話", "对话", "聊天", "http")
+
+
+# Where a match of `_OTHER` can start (case-folded): the first word of each of its forms.
+_OTHER_STARTS = (
+    "new",
+    "reveal",
+    "print",
+    "show",
+    "leak",
+    "do",
+    "never",
+    "without",
+    "<",
+    "忽略",
+    "無視",
+    "无视",
+    "忘記",
+    "忘记",
+    "不要",
+    "你",
+    "從現在",
+    "从现在",
+    "洩漏",
+    "泄露",
+    "顯示",
+    "显示",
+    "輸出",
+    "输出",
+    "告訴我",
+    "告诉我",
+    "印出",
+    "前",
+    "指示",
+)
+# The verbs `_EXFILTRATION`'s forms open with, English and Chinese.
+_EXFIL_VERBS = (
+    "print",
+    "output",
+    "show",
+    "paste",
+    "reveal",
+    "dump",
+    "send",
+    "upload",
+    "post",
+    "mail",
+    "include",
+    "put",
+    "leak",
+    "list",
+)
+_EXFIL_CJK_VERBS = (
+    "印",
+    "輸出",
+    "输出",
+    "貼",
+    "贴",
+    "顯示",
+    "显示",
+    "放進",
+    "放进",
+    "傳到",
+    "传到",
+    "上傳",
+    "上传",
+    "寄",
+)
+_EXFILTRATION_STARTS = (
+    "exfiltrat",
+    "email",
+    "forward",
+    *_EXFIL_VERBS,
+    *_EXFIL_CJK_VERBS,
+    "env",
+    "credential",
+    "api",
+    "secret",
+    "token",
+    "password",
+    ".env",
+    "id_rsa",
+    "ssh",
+    "private",
+    ".aws",
+    ".netrc",
+    "環境變數",
+    "环境变量",
+    *_CJK_SENSITIVE,
+)
+_NAMED_SECRET = re.compile(r"_(?:KEY|TOKEN|SECRET|PASSWORD)")
+
+
+def _offsets(text: str, lowered: str, words: tuple[str, ...]) -> set[int]:
+    """Where `words` start in `text` (case-folded), and where an upper-case name ending in
+    _KEY, _TOKEN, _SECRET or _PASSWORD does (`AWS_SECRET`: `_SENSITIVE` matches it)."""
+    found = starts(lowered, words)
+    for m in _NAMED_SECRET.finditer(text):
+        at = m.start()
+        while at > 0 and (text[at - 1].isdigit() or "A" <= text[at - 1] <= "Z"):
+            at -= 1
+        found.add(at)
+    return found
+
+
+def _any(*words: str) -> Callable[[str], bool]:
+    return lambda text: any(word in text for word in words)
+
+
+def _may_exfiltrate(lowered: str) -> bool:
+    """Whether `_EXFILTRATION` is run: on text with a sensitive word, when one of its forms
+    can match there (each with the words it needs, looked for case-folded: see `folded`)."""
+    if not any(w in lowered for w in _SENSITIVE_WORDS):
+        return False
+    text = folded(lowered)
+    if "exfiltrat" in text:
+        return True
+    if any(w in text for w in ("mail", "send", "upload", "forward")) and "me" in text:
+        return True
+    tails = ("reply", "answer", "response", "message", "chat", "conversation", "output", "http")
+    return (
+        "show" in text
+        or (any(w in text for w in _EXFIL_VERBS) and any(w in text for w in tails))
+        or (any(w in text for w in _EXFIL_CJK_VERBS) and any(w in text for w in _CJK_TAILS))
+    )
+
+
 # Each kind of instruction with the words it cannot do without: a pattern runs only on text
-# that holds one of them (lower-cased), which keeps a typical atom at well under a millisecond.
-_RULES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (words, re.compile(pattern, re.I))
-    for words, pattern in (
-        (("ignore", "disregard", "forget", "override", "bypass", "skip", "attention"), _OVERRIDE),
-        (("now", "act as", "behave as"), _IDENTITY),
-        (("read", "tool", "工具", "讀到", "读到"), _ADDRESS),
+# that holds one of them (lower-cased), which keeps a typical atom at well under a
+# millisecond.
+_RULES: tuple[tuple[Callable[[str], bool], re.Pattern[str]], ...] = tuple(
+    (may, re.compile(pattern, re.I))
+    for may, pattern in (
         (
-            (
-                "exfiltrat",
-                "env",
-                "credential",
-                "key",
-                "token",
-                "passw",
-                "id_rsa",
-                ".aws",
-                "netrc",
-                "_secret",
-                "環境",
-                "环境",
-                "憑證",
-                "凭证",
-                "密",
-                "金鑰",
-                "私",
-                "令牌",
-            ),
-            _EXFILTRATION,
+            _any("ignore", "disregard", "forget", "override", "bypass", "skip", "attention"),
+            _OVERRIDE,
         ),
-        ((), _OTHER),
+        (_any("now", "act as", "behave as"), _IDENTITY),
+        (_any("read", "tool", "工具", "讀到", "读到"), _ADDRESS),
+        (_may_exfiltrate, _EXFILTRATION),
+        (lambda _lowered: True, _OTHER),
     )
 )
 _COMMENT = re.compile(r"<!--(.*?)-->", re.S)
@@ -184,9 +310,16 @@ def injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
     """(line, col, what) for each suspicious place in `text`."""
     lowered = text.lower()
     found: list[re.Match[str]] = []
-    for words, pattern in _RULES:
-        if not words or any(w in lowered for w in words):
+    # The two patterns that run on most text are tried only where a match can start.
+    cased = folded(text)
+    for n, (may, pattern) in enumerate(_RULES):
+        if not may(lowered):
+            continue
+        if n < 3:
             found += pattern.finditer(text)
+        else:
+            words = _EXFILTRATION_STARTS if pattern.pattern == _EXFILTRATION else _OTHER_STARTS
+            found += finditer_at(pattern, text, _offsets(text, cased, words))
     if ":" in text or "：" in text:
         found += _fake_turns(text)
     end = -1

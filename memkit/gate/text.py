@@ -1,8 +1,9 @@
-"""Shared text helpers for the gate: plain text of an atom, CJK detection."""
+"""Shared text helpers for the gate: plain text of an atom, CJK detection, fast matching."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _MARKUP = re.compile(r"^#{1,6}\s+|^\s*(?:[-*+]|\d+[.)])\s+|[*_`>|]", re.M)
@@ -13,9 +14,53 @@ def plain_text(title: str, body: str) -> str:
     text = body
     if title and title not in body:
         text = f"{title}\n{body}"
-    text = _MARKUP.sub(" ", text)
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(_MARKUP.sub(" ", text).split())
 
 
 def has_cjk(text: str) -> bool:
     return CJK_RE.search(text) is not None
+
+
+# The only characters outside ASCII that Python's case-insensitive matching takes for an
+# ASCII letter (İ ı ſ K): lower-casing alone would keep them apart from an ASCII word.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+_FOLDED_AWAY = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def folded(text: str) -> str:
+    """`text` lower-cased so that every ASCII word a case-insensitive pattern matches in it
+    is a substring: what quick "could this pattern match at all" checks look in."""
+    if _FOLDED_AWAY.search(text) is None:
+        return text.lower()
+    return text.translate(_FOLD).lower()
+
+
+def starts(lowered: str, words: Iterable[str]) -> set[int]:
+    """Every offset of every word in `lowered` (a `folded` text: the same offsets as the
+    original, which `folded` keeps)."""
+    found: set[int] = set()
+    for word in words:
+        at = lowered.find(word)
+        while at >= 0:
+            found.add(at)
+            at = lowered.find(word, at + 1)
+    return found
+
+
+def finditer_at(
+    pattern: re.Pattern[str], text: str, offsets: Iterable[int]
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern that can only match from one of `offsets`:
+    the same matches, tried at those offsets only. Python's `re` has no fast scan for a
+    pattern opening with `\\b` and a list of words (~0.1-0.6 ms over an atom's text); the
+    words found with `str.find` first, a match is tried a few times instead."""
+    end = -1
+    for at in sorted(offsets):
+        if at < end:
+            continue  # finditer goes on after the end of the last match
+        found = pattern.match(text, at)
+        if found is not None:
+            yield found
+            end = found.end()

@@ -8,24 +8,37 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memkit.index.search import MODES, Hit, IndexReader, IndexUnavailable, open_index
-
 if TYPE_CHECKING:
     from pathlib import Path
 
     from memkit.index.build import BuildStats
+    from memkit.index.search import MODES, Hit, IndexReader, IndexUnavailable, open_index
+
+_SEARCH = ("MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index")
 
 
-def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats:
+def refresh(
+    root: Path,
+    *,
+    full: bool = False,
+    quiet: bool = True,
+    wait: bool = True,
+    running: Any = None,
+) -> BuildStats:
     from memkit.index.build import refresh as _refresh  # noqa: PLC0415
 
-    return _refresh(root, full=full, quiet=quiet)
+    return _refresh(root, full=full, quiet=quiet, wait=wait, running=running)
 
 
 __all__ = ["MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index", "refresh"]
 
 
 def __getattr__(name: str) -> Any:
+    # The reading side on first use: `memkit index` finding nothing to do never needs it.
+    if name in _SEARCH:
+        from memkit.index import search  # noqa: PLC0415
+
+        return getattr(search, name)
     if name == "BuildStats":
         from memkit.index.build import BuildStats  # noqa: PLC0415
 

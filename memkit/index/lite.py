@@ -81,10 +81,9 @@ class LightReader(IndexReader):
         self.atoms = Atoms(columns)  # type: ignore[assignment]
         self.row_of = {path: row for row, path in enumerate(columns["path"])}
         self._open_rest()
-        self._triggers = [
-            (row, [t.lower() for t in triggers if t.strip()])
-            for row, triggers in columns["triggers"].items()
-        ]
+        by_word, by_char = columns["trigger_index"]
+        self._trigger_rows = (by_word, by_char)
+        self._triggers = []  # what the full reader indexes them from: ready-made here
 
 
 def cache_path(root: Path, build: str) -> Path:
@@ -95,12 +94,18 @@ def cache_path(root: Path, build: str) -> Path:
 def columns_of(reader: IndexReader) -> dict[str, Any]:
     atoms = reader.atoms
     columns: dict[str, Any] = {name: [a[name] for a in atoms] for name in SCALARS}
+    for name in ("type", "scope", "status", "confidence"):
+        # A few distinct values: one object each, which marshal then writes once.
+        columns[name] = [sys.intern(v) if isinstance(v, str) else v for v in columns[name]]
     for name in LISTS:
         columns[name] = {row: list(a[name]) for row, a in enumerate(atoms) if a.get(name)}
     columns["model"] = reader.meta["model"]
     columns["dim"] = reader.meta.get("dim")
     columns["skipped"] = reader.skipped
     columns["build"] = reader.build
+    # The trigger look-up, ready: a fresh hook or search would otherwise build it (or scan
+    # every atom's triggers) for its one prompt.
+    columns["trigger_index"] = reader.trigger_index()
     return columns
 
 
@@ -115,7 +120,7 @@ def open_light(root: Path) -> IndexReader:
             # Only a cache this user wrote: marshal is not safe against crafted input.
             if path.stat().st_uid == os.geteuid():
                 columns = marshal.loads(path.read_bytes())  # noqa: S302
-                if columns.get("build") == seal["build"]:
+                if columns.get("build") == seal["build"] and "trigger_index" in columns:
                     return LightReader(root, gen, columns, seal)
         except (OSError, ValueError, EOFError, TypeError, KeyError, AttributeError):
             pass  # no cache yet, or not one this Python can read

@@ -18,11 +18,12 @@ import fcntl
 import json
 import os
 import shutil
+import sys
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from memkit.files import memkit_dir, write_atomic
 
@@ -54,10 +55,17 @@ def _crc(path: Path) -> int:
     return crc
 
 
-def write_checksums(gen: Path) -> str:
-    """Seal a finished generation; returns its build id."""
+def write_checksums(gen: Path, known: dict[str, list[int]] | None = None) -> str:
+    """Seal a finished generation; returns its build id. `known`: [size, CRC] of files
+    whose checksum the builder already has (written from memory, or hard-linked from the
+    previous generation): taken when the size still matches, not read again."""
     build = uuid.uuid4().hex
-    files = {rel: [(gen / rel).stat().st_size, _crc(gen / rel)] for rel in _files(gen)}
+    known = known or {}
+    files = {}
+    for rel in _files(gen):
+        size = (gen / rel).stat().st_size
+        have = known.get(rel)
+        files[rel] = [size, have[1] if have and have[0] == size else _crc(gen / rel)]
     write_json_atomic(gen / CHECKSUMS, {"build": build, "files": files})
     return build
 
@@ -73,24 +81,35 @@ def read_checksums(gen: Path) -> dict[str, Any] | None:
     return None
 
 
-def verify(gen: Path, *, deep: bool = False, seal: dict[str, Any] | None = None) -> dict[str, str]:
+def verify(
+    gen: Path, *, deep: bool | str = False, seal: dict[str, Any] | None = None
+) -> dict[str, str]:
     """What is wrong with a generation's files, by file: missing, truncated or grown, and with
-    `deep`, changed (CRC). Empty when all is well, or when it has no seal (an older build:
+    `deep`, changed (CRC); with `deep="changed"`, the CRC of files modified after the seal
+    was written only (a write that kept the size; not bit rot, which the engine and
+    `memkit index` find). Empty when all is well, or when it has no seal (an older build:
     `memkit index` rebuilds those, readers take them as they are)."""
     seal = seal or read_checksums(gen)
     if seal is None:
         return {CHECKSUMS: "unreadable"} if (gen / CHECKSUMS).exists() else {}
+    sealed_at = 0
+    if deep == "changed":
+        try:
+            sealed_at = (gen / CHECKSUMS).stat().st_mtime_ns
+        except OSError:
+            deep = True
     problems: dict[str, str] = {}
     for rel, (size, crc) in seal["files"].items():
         path = gen / rel
         try:
-            actual = path.stat().st_size
+            stat = path.stat()
         except OSError:
             problems[rel] = "missing"
             continue
-        if actual != size:
-            problems[rel] = f"{actual} bytes, expected {size}"
-        elif deep and _crc(path) != crc:
+        changed = deep is True or (deep == "changed" and stat.st_mtime_ns > sealed_at)
+        if stat.st_size != size:
+            problems[rel] = f"{stat.st_size} bytes, expected {size}"
+        elif changed and _crc(path) != crc:
             problems[rel] = "content changed (checksum)"
     return problems
 
@@ -110,20 +129,51 @@ def current_generation(root: Path) -> Path | None:
     return gen if name.startswith("gen-") and (gen / "meta.json").is_file() else None
 
 
+def json_bytes(data: Any) -> bytes:
+    """`data` as UTF-8 JSON, by orjson (7 MB of meta.json at 10,000 atoms in ~20 ms; the
+    standard library's C encoder takes ~100 ms), or json where orjson is missing."""
+    try:
+        import orjson  # noqa: PLC0415
+    except ImportError:
+        return json.dumps(data, ensure_ascii=False).encode("utf-8")
+    return orjson.dumps(data)
+
+
+def json_load(path: Path) -> Any:
+    try:
+        import orjson  # noqa: PLC0415
+    except ImportError:
+        return json.loads(path.read_text(encoding="utf-8"))
+    return orjson.loads(path.read_bytes())
+
+
 def read_meta(gen: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
+    data: dict[str, Any] = json_load(gen / "meta.json")
     if data.get("format") != FORMAT:
         raise ValueError(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
+    # A few distinct values each, one object apiece (~25 MB less at 100,000 atoms).
+    for entry in data.get("atoms") or ():
+        for key in ("type", "scope", "status", "confidence", "created"):
+            value = entry.get(key)
+            if isinstance(value, str):
+                entry[key] = sys.intern(value)
     return data
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    # dumps, not dump: json.dump streams through the pure-Python encoder (~5x slower).
-    write_text_atomic(path, json.dumps(data, ensure_ascii=False))
+    write_bytes_atomic(path, json_bytes(data))
 
 
 def write_text_atomic(path: Path, text: str) -> None:
     write_atomic(path, text, durable=False)  # derived: rebuilt if a crash loses it
+
+
+def write_bytes_atomic(path: Path, data: bytes | memoryview) -> None:
+    write_atomic(path, lambda fh: fh.write(data), durable=False)
+
+
+def write_atomic_with(path: Path, writer: Callable[[IO[bytes]], object]) -> None:
+    write_atomic(path, writer, durable=False)
 
 
 def new_generation(root: Path) -> Path:
@@ -149,14 +199,22 @@ def discard(gen: Path) -> None:
     shutil.rmtree(gen, ignore_errors=True)
 
 
+class Busy(RuntimeError):
+    """Another process is building the index (see `write_lock(wait=False)`)."""
+
+
 @contextlib.contextmanager
-def write_lock(root: Path) -> Iterator[None]:
-    """One writer at a time; a second `memkit index` waits for the first to finish."""
+def write_lock(root: Path, *, wait: bool = True) -> Iterator[None]:
+    """One writer at a time; a second `memkit index` waits for the first to finish, or
+    (`wait=False`) raises Busy at once."""
     memkit_dir(root)
     base = index_dir(root)
     base.mkdir(parents=True, exist_ok=True)
     with (base / "write.lock").open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError as exc:
+            raise Busy(f"{base} is being built by another process") from exc
         try:
             yield
         finally:

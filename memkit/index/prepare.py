@@ -1,0 +1,157 @@
+"""What a build needs of each atom to index: its meta entry, its tantivy fields, its vectors.
+
+Parsing and embedding are pure Python work of about equal cost; with many atoms to index
+(a fresh clone) half of them go to a forked child process, so that both cores work. The
+child sends back plain data (entries, fields, float32 rows); an Atom never crosses.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memkit.atomfile import read_atom
+from memkit.index.analysis import cjk_text
+from memkit.parallel import in_halves
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memkit.atom import Atom
+    from memkit.config import Config
+    from memkit.embedding import Encoder
+
+log = logging.getLogger(__name__)
+PARALLEL_ATOMS = 2000  # below this a second process costs more than it saves
+Progress = Callable[[int], None]  # told how many more atoms are done
+
+
+@dataclass
+class Prepared:
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    fields: list[dict[str, str]] = field(default_factory=list)  # tantivy document fields
+    vectors: list[np.ndarray] = field(default_factory=list)  # blocks of atom rows
+    sections: list[np.ndarray] = field(default_factory=list)  # blocks of section rows
+    skipped: list[str] = field(default_factory=list)  # paths validation refuses
+
+
+def entry(atom: Atom, blob: str) -> dict[str, Any]:
+    return {
+        "id": atom.id,
+        "path": atom.path,
+        "title": atom.title,
+        "type": atom.type,
+        "scope": atom.scope,
+        "status": atom.status,
+        "confidence": atom.confidence,
+        "pending": atom.pending,
+        "triggers": list(atom.triggers),
+        "paths": list(atom.paths),
+        "related": list(atom.related),
+        "supersedes": list(atom.supersedes),
+        "superseded_by": list(atom.superseded_by),
+        "created": atom.created,
+        "blob": blob,
+        "chars": len(atom.body),
+        "sections": [
+            {
+                "heading": s.heading,
+                "level": s.level,
+                "line": s.line,
+                "end_line": s.end_line,
+                "chars": len(s.text),
+            }
+            for s in atom.sections
+        ],
+    }
+
+
+def document_fields(atom: Atom) -> dict[str, str]:
+    return {
+        "id": atom.id,
+        "path": atom.path,
+        "title": atom.title,
+        "triggers": " ".join(atom.triggers),
+        "tags": " ".join(atom.tags),
+        "body": atom.body,
+        "cjk": cjk_text(" ".join((atom.title, *atom.triggers, *atom.tags, atom.body))),
+        "scope": atom.scope,
+        "type": atom.type,
+        "status": atom.status,
+        "confidence": atom.confidence,
+    }
+
+
+def _prepare(
+    root: Path,
+    paths: Sequence[str],
+    *,
+    blobs: dict[str, str],
+    config: Config,
+    encoder: Callable[[], Encoder],
+    progress: Progress | None,
+) -> Prepared:
+    from memkit.index.embed import embed  # noqa: PLC0415
+
+    out = Prepared()
+    atoms: list[Atom] = []
+    for n, path in enumerate(paths, 1):
+        parsed = read_atom(root, path, config, fast=True)
+        # What a commit would refuse is not served: a half-written draft in the working
+        # tree must not reach every prompt. `memkit validate` says what is wrong.
+        if parsed.ok and parsed.atom is not None:
+            atoms.append(parsed.atom)
+        else:
+            out.skipped.append(path)
+        if progress is not None and n % 100 == 0:
+            progress(100)
+    if progress is not None:
+        progress(len(paths) % 100)
+    out.entries = [entry(a, blobs[a.path]) for a in atoms]
+    out.fields = [document_fields(a) for a in atoms]
+    vectors, sections = embed(encoder(), atoms)
+    out.vectors, out.sections = [vectors], [sections]
+    return out
+
+
+def prepare(
+    root: Path,
+    paths: Sequence[str],
+    blobs: dict[str, str],
+    config: Config,
+    encoder: Callable[[], Encoder],
+    *,
+    progress: Progress | None = None,
+    on_first: Callable[[Prepared], None] | None = None,
+) -> Prepared:
+    """Entries, tantivy fields and vectors of the valid atoms among `paths`, in order; the
+    second half in a forked child when there are PARALLEL_ATOMS or more (memkit.parallel).
+    `on_first` gets this process's share as soon as it is ready (to hand its fields to
+    tantivy while the child finishes)."""
+    total = len(paths)
+
+    def work(part: Sequence[str], in_child: bool) -> Prepared:
+        told = None
+        if progress is not None and not in_child:  # the child reads as fast: count ours twice
+
+            def told(count: int) -> None:
+                progress(count * total // max(1, len(part)))
+
+        return _prepare(root, part, blobs=blobs, config=config, encoder=encoder, progress=told)
+
+    shares = in_halves(paths, work, minimum=PARALLEL_ATOMS, on_first=on_first)
+    if progress is not None:
+        progress(total)  # the bar stops at its total
+    if len(shares) == 1:
+        return shares[0]
+    mine, other = shares
+    return Prepared(
+        mine.entries + other.entries,
+        mine.fields + other.fields,
+        mine.vectors + other.vectors,
+        mine.sections + other.sections,
+        mine.skipped + other.skipped,
+    )
