@@ -284,14 +284,14 @@ def test_validate_fix_marks_what_a_live_atom_supersedes(team: Path) -> None:
     )
     warned = memkit("validate", cwd=team)
     assert warned.returncode == 0  # a warning
-    found = "shared/ws-heartbeat-45s.md:6:1: MK021 warning: supersedes `ws-heartbeat`"
+    found = "shared/ws-heartbeat-45s.md:6:1: MK023 warning: supersedes `ws-heartbeat`"
     assert found in warned.stdout
     fixed = memkit("validate", "--fix", cwd=team)
     assert fixed.returncode == 0, fixed.stdout
     assert "shared/ws-heartbeat.md: fixed: status: superseded (superseded by ws-heartbeat-45s)" in (
         fixed.stdout
     )
-    assert "MK021" not in fixed.stdout
+    assert "MK023" not in fixed.stdout
     text = (team / "shared/ws-heartbeat.md").read_text(encoding="utf-8")
     assert text == HEARTBEAT.replace(
         "triggers: [websocket, heartbeat]\n",

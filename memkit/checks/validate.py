@@ -158,7 +158,7 @@ def _unmarked_supersedes(repo: _Repo, atom: Atom) -> list[Finding]:
                     atom.path,
                     atom.line_of("supersedes"),
                     1,
-                    "MK021",
+                    "MK023",
                     f"supersedes `{ref}`, which still says it is active; `memkit validate "
                     f"--fix` marks it (status: superseded, superseded_by: [{atom.id}])",
                     Severity.WARNING,

@@ -3,7 +3,7 @@
 X left `status: active` is still served wherever the newer atom is not among the candidates
 (a path match, the session index, another prompt). `memkit validate --fix` sets
 `status: superseded` and adds the newer id to `superseded_by` on X, keeping the rest of the
-file as it is; validate warns about each such pair (MK021) until then.
+file as it is; validate warns about each such pair (MK023) until then.
 """
 
 from __future__ import annotations
