@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
 from types import MappingProxyType
@@ -38,7 +38,7 @@ from memkit.atom import (
     scope_from_path,
 )
 from memkit.config import Config
-from memkit.files import write_atomic
+from memkit.files import NotRegular, read_regular, write_atomic
 from memkit.findings import Finding, Severity
 
 MAX_YAML_DEPTH = 8
@@ -72,6 +72,7 @@ class ParsedAtom:
     path: str
     atom: Atom | None
     findings: tuple[Finding, ...]
+    text: str = field(default="", repr=False)  # the file as read: what content checks read
 
     @property
     def ok(self) -> bool:
@@ -118,8 +119,10 @@ def read_atom(
             )
             return ParsedAtom(relpath, None, tuple(out.findings))
     try:
-        with full.open("rb") as fh:
-            data = fh.read(config.atom_bytes + 1)
+        data = read_regular(full, config.atom_bytes)  # never opens a FIFO or a device
+    except NotRegular as exc:
+        out.error(1, 1, "MK001", f"{exc}; an atom is a text file: remove it")
+        return ParsedAtom(relpath, None, tuple(out.findings))
     except OSError as exc:
         out.error(1, 1, "MK001", f"cannot read file: {exc.strerror or exc}")
         return ParsedAtom(relpath, None, tuple(out.findings))
@@ -144,7 +147,7 @@ def parse_atom_bytes(
     if text is None:
         return ParsedAtom(relpath, None, tuple(out.findings))
     atom = _parse_text(relpath, text, config, out, fast=fast)
-    return ParsedAtom(relpath, atom, tuple(out.findings))
+    return ParsedAtom(relpath, atom, tuple(out.findings), text)
 
 
 def _decode(data: bytes, out: _Collector) -> str | None:
@@ -282,9 +285,30 @@ def _load_strings(yaml_text: str) -> Any:
     except (ImportError, AttributeError):
         return YAML(typ="base", pure=True).load(yaml_text)
     try:
-        return pyyaml.load(yaml_text, Loader=loader)  # noqa: S506 - base loader: strings only
+        return pyyaml.load(yaml_text, Loader=_strict(loader))  # noqa: S506 - strings only
     except pyyaml.YAMLError:
+        # ruamel reports it, duplicate keys included (PyYAML would keep the last silently).
         return YAML(typ="base", pure=True).load(yaml_text)
+
+
+_STRICT: list[Any] = []
+
+
+def _strict(loader: Any) -> Any:
+    """`loader` refusing a key that appears twice in one mapping, as ruamel does: an atom
+    `memkit validate` refuses for it (MK003) must not be indexed as if it were fine."""
+    if not _STRICT:
+        import yaml as pyyaml  # noqa: PLC0415
+
+        class Strict(loader):  # type: ignore[misc]
+            def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+                keys = [k.value for k, _ in node.value if isinstance(k, pyyaml.ScalarNode)]
+                if len(keys) != len(set(keys)):
+                    raise pyyaml.constructor.ConstructorError(None, None, "duplicate key")
+                return super().construct_mapping(node, deep=deep)
+
+        _STRICT.append(Strict)
+    return _STRICT[0]
 
 
 def _needs_scan(yaml_text: str) -> bool:
@@ -371,6 +395,7 @@ def _parse_text(
             continue
         values[key] = scalar.strip()
 
+    _check_triggers(lists.get("triggers", ()), at("triggers"), config, out)
     for key in REQUIRED_KEYS:
         if key not in meta:
             out.error(split.yaml_line, 1, "MK005", f"missing required key `{key}`{_HINTS[key]}")
@@ -495,6 +520,33 @@ def _parse_text(
         key_lines=MappingProxyType({k: v[0] for k, v in where.items()}),
         extra=MappingProxyType(extra),
     )
+
+
+def _check_triggers(
+    triggers: tuple[str, ...], where: tuple[int, int], config: Config, out: _Collector
+) -> None:
+    """MK021 a trigger that would match nearly every prompt; MK022 too many of them."""
+    from memkit.triggers import trigger_problem  # noqa: PLC0415
+
+    line, col = where
+    for trigger in triggers:
+        problem = trigger_problem(trigger)
+        if problem:
+            out.error(
+                line,
+                col,
+                "MK021",
+                f"trigger `{trigger}` {problem}; use words that say what this atom is "
+                "about (`websocket heartbeat`, not `the`)",
+            )
+    if len(triggers) > config.triggers:
+        out.error(
+            line,
+            col,
+            "MK022",
+            f"{len(triggers)} triggers, more than the limit of {config.triggers} "
+            "(limits.triggers); keep the few words a prompt about this atom would use",
+        )
 
 
 _HINTS: Mapping[str, str] = {

@@ -91,12 +91,13 @@ def _session_index(
     pending = sum(1 for a in reader.atoms if a["pending"])
     if pending:
         out.append(f"{pending} atom(s) wait for review (`memkit review`).")
-    skipped = reader.skipped
-    if skipped:
-        shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
+    refused = reader.refusals
+    if refused:
+        from memkit.findings import describe_refused  # noqa: PLC0415
+
         out.append(
-            f"{len(skipped)} atom file(s) are invalid and not served ({shown}); "
-            "`memkit validate` says what to fix."
+            f"{len(refused)} atom file(s) are refused by validation and not served "
+            f"({describe_refused(refused)}); `memkit validate` says what to fix."
         )
     from memkit.audit.status import open_conflicts  # noqa: PLC0415
 

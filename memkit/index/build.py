@@ -6,12 +6,13 @@ import logging
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memkit.atom import Atom
-from memkit.atomfile import read_atom
+from memkit.checks.admission import read_admitted, reference_findings, supersede_cycle
 from memkit.config import load_config
 from memkit.index import store
 from memkit.index.analysis import cjk_text, register
@@ -33,6 +34,7 @@ class BuildStats:
     generation: str
     changed: bool
     skipped: tuple[str, ...] = ()  # atoms left out because `memkit validate` refuses them
+    refused: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # path -> codes
 
 
 def _section_text(atom: Atom, heading: str, text: str) -> str:
@@ -68,6 +70,60 @@ def _entry(atom: Atom, blob: str) -> dict[str, Any]:
             for s in atom.sections
         ],
     }
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    """An atom of the previous generation, as the reference checks need it."""
+
+    path: str
+    id: str
+    related: tuple[str, ...]
+    supersedes: tuple[str, ...]
+    superseded_by: tuple[str, ...]
+
+    def line_of(self, key: str) -> int:
+        del key
+        return 1
+
+
+def _refused_across(
+    kept: list[dict[str, Any]], atoms: list[Atom], manifest: Mapping[str, str]
+) -> dict[str, list[str]]:
+    """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
+    those the index would keep: path -> codes. Ids come from every atom file's name, as
+    validate takes them; supersede cycles are looked for among the atoms admitted so far."""
+    from collections import defaultdict  # noqa: PLC0415
+
+    from memkit.atom import id_from_path  # noqa: PLC0415
+
+    paths_of: dict[str, list[str]] = defaultdict(list)
+    for path in manifest:
+        paths_of[id_from_path(path)].append(path)
+    every: list[Any] = [
+        _Indexed(
+            e["path"],
+            e["id"],
+            tuple(e["related"]),
+            tuple(e["supersedes"]),
+            tuple(e["superseded_by"]),
+        )
+        for e in kept
+    ]
+    every += atoms
+    graph: dict[str, set[str]] = defaultdict(set)
+    for atom in every:
+        graph[atom.id].update(atom.supersedes)
+        for newer in atom.superseded_by:
+            graph[newer].add(atom.id)
+    held: dict[str, list[str]] = {}
+    for atom in every:
+        linked = atom.supersedes or atom.superseded_by
+        cycle = supersede_cycle(atom.id, graph) if linked else []
+        codes = sorted({f.code for f in reference_findings(atom, paths_of, cycle)})
+        if codes:
+            held[atom.path] = codes
+    return held
 
 
 def _document(atom: Atom) -> Any:
@@ -149,9 +205,13 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
         previous = None if full else _open_previous(root, model_path)
         old_atoms: dict[str, dict[str, Any]] = {}
         old_skipped: dict[str, str] = {}
+        old_refused: dict[str, list[str]] = {}
+        old_held: set[str] = set()
         if previous is not None:
             old_atoms = {a["path"]: a for a in previous[1]["atoms"]}
             old_skipped = previous[1].get("skipped", {})
+            old_refused = previous[1].get("refused", {})
+            old_held = set(previous[1].get("held", ()))
         keep = [p for p in manifest if p in old_atoms and old_atoms[p]["blob"] == manifest[p]]
         # Invalid atoms are remembered by blob too, so an unchanged bad file is not re-read
         # and does not make every refresh publish a new generation.
@@ -173,26 +233,34 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
                 previous[0].name,
                 False,
                 tuple(skipped),
+                {p: tuple(old_refused.get(p, ())) for p in skipped},
             )
+        # Refused for what another file says (a reference, an id): looked at again.
+        skipped = {p: b for p, b in skipped.items() if p not in old_held}
+        refused = {p: list(old_refused.get(p, ())) for p in skipped}
         kept = set(keep)
         todo = [p for p in manifest if p not in kept and p not in skipped]
-        removed = [p for p in old_atoms if p not in kept]
         if show:
-            print(
-                f"memkit index: {len(todo)} atom(s) to index, {len(removed)} to remove",
-                file=sys.stderr,
-            )
+            print(f"memkit index: {len(todo)} atom(s) to index", file=sys.stderr)
         atoms: list[Atom] = []
         for n, path in enumerate(todo, 1):
-            parsed = read_atom(root, path, config, fast=True)
-            # What a commit would refuse is not served: a half-written draft in the working
-            # tree must not reach every prompt. `memkit validate` says what is wrong.
-            if parsed.ok and parsed.atom is not None:
+            # What a commit would refuse is not served: a half-written draft, or a teammate's
+            # commit that skipped the hooks, must not reach every prompt (`admission`).
+            parsed, codes = read_admitted(root, path, config, fast=True)
+            if not codes and parsed.atom is not None:
                 atoms.append(parsed.atom)
             else:
                 skipped[path] = manifest[path]
+                refused[path] = codes
             if show and n % 1000 == 0:
                 print(f"  parsed {n}/{len(todo)}", file=sys.stderr)
+        held = _refused_across([old_atoms[p] for p in keep], atoms, manifest)
+        for path, codes in held.items():
+            skipped[path] = manifest[path]
+            refused[path] = codes
+        atoms = [a for a in atoms if a.path not in held]
+        kept -= set(held)
+        removed = [p for p in old_atoms if p not in kept]
 
         gen = store.new_generation(root)
         try:
@@ -250,6 +318,8 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
                     "built": time.time(),
                     "atoms": entries,
                     "skipped": skipped,
+                    "refused": refused,  # path -> the codes that refuse it
+                    "held": sorted(held),  # refused for what another file says
                 },
             )
             store.write_text_atomic(gen / DIGEST, digest(manifest))
@@ -280,4 +350,5 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
         gen.name,
         True,
         tuple(sorted(skipped)),
+        {p: tuple(refused[p]) for p in sorted(skipped)},
     )

@@ -76,6 +76,7 @@ class LightReader(IndexReader):
             "model": columns["model"],
             "atoms": None,
             "skipped": columns["skipped"],
+            "refused": columns.get("refused", {}),
             "dim": columns.get("dim"),
         }
         self.atoms = Atoms(columns)  # type: ignore[assignment]
@@ -100,6 +101,7 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
     columns["model"] = reader.meta["model"]
     columns["dim"] = reader.meta.get("dim")
     columns["skipped"] = reader.skipped
+    columns["refused"] = reader.refusals
     columns["build"] = reader.build
     return columns
 

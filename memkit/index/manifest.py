@@ -13,7 +13,10 @@ import subprocess
 from pathlib import Path
 
 from memkit.atom import SCOPE_DIRS
+from memkit.files import NotRegular, read_regular
 from memkit.repo import list_atom_files
+
+NOT_A_FILE = "0" * 40  # the "blob" of a FIFO, socket or device named *.md
 
 
 def blob_sha(data: bytes) -> str:
@@ -45,7 +48,9 @@ def current_manifest(root: Path) -> dict[str, str]:
         sha = tracked.get(path)
         if sha is None or path in dirty:
             try:
-                sha = blob_sha((root / path).read_bytes())
+                sha = blob_sha(read_regular(root / path))
+            except NotRegular:
+                sha = NOT_A_FILE  # never opened; the build refuses it with a finding (MK001)
             except OSError:
                 continue
         manifest[path] = sha

@@ -127,6 +127,13 @@ class IndexReader:
         return sorted(self.meta.get("skipped") or ())
 
     @property
+    def refusals(self) -> dict[str, list[str]]:
+        """Each skipped file and the codes that refuse it (a generation built by an older
+        memkit knows no codes)."""
+        codes = self.meta.get("refused") or {}
+        return {path: list(codes.get(path, ())) for path in self.skipped}
+
+    @property
     def vectors(self) -> Any:
         """The atom vectors, loaded on first use: a BM25-only caller never imports numpy.
         Damaged (or not one row per atom): none, and the generation is reported damaged."""
