@@ -267,21 +267,22 @@ class IndexReader:
                 return str(self.searcher.doc(result.hits[0][1]).get_first("body") or "")
             except (ValueError, OSError) as exc:
                 self._damaged(f"tantivy cannot read a stored body ({exc})")
-        return body_from_file(self.root / path)
+        return body_from_file(self.root, path)
 
 
-def body_from_file(path: Path) -> str:
+def body_from_file(root: Path, relpath: str) -> str:
     """An atom's body read from its file (after the frontmatter): when the index cannot
-    give it, what is on disk now is the truth anyway."""
+    give it, what is on disk now is the truth anyway, once validation admits it (the file
+    may have changed since it was indexed: a secret pasted into it is not served)."""
+    from memkit.checks.admission import read_admitted  # noqa: PLC0415  (damaged index only)
+    from memkit.config import load_config  # noqa: PLC0415
+    from memkit.errors import MemkitError  # noqa: PLC0415
+
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        parsed, codes = read_admitted(root, relpath, load_config(root), fast=True)
+    except MemkitError:  # memkit.yaml unreadable now: nothing is admitted
         return ""
-    if text.startswith("---"):
-        _head, sep, rest = text[3:].partition("\n---")
-        if sep:
-            return rest.partition("\n")[2].strip("\n") + "\n"
-    return text
+    return "" if codes or parsed.atom is None else parsed.atom.body
 
 
 def open_index(root: Path, *, deep: bool = False) -> IndexReader:
