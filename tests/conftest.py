@@ -34,15 +34,8 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-@pytest.fixture(autouse=True)
-def _isolated_home(
-    tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
-    pre_commit_home: Path,
-) -> Iterator[None]:
-    """Every test runs with a throwaway HOME and a fixed git identity; the real home is
-    checked afterwards, and a test that wrote there fails."""
-    home = tmp_path_factory.mktemp("home")
+def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, pre_commit_home: Path) -> None:
+    """A throwaway HOME and a fixed git identity for everything run from here on."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
@@ -66,8 +59,28 @@ def _isolated_home(
     ]
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "EMAIL", *identity):
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    pre_commit_home: Path,
+) -> Iterator[None]:
+    """Every test runs with a throwaway HOME and a fixed git identity; the real home is
+    checked afterwards, and a test that wrote there fails."""
+    _isolate(monkeypatch, tmp_path_factory.mktemp("home"), pre_commit_home)
     before = _snapshot()
     yield
     after = _snapshot()
     changed = [rel for rel in GUARDED if before[rel] != after[rel]]
     assert not changed, f"a test wrote into the real home directory: {changed}"
+
+
+@pytest.fixture(scope="module")
+def module_home(tmp_path_factory: pytest.TempPathFactory, pre_commit_home: Path) -> Iterator[None]:
+    """The same isolation for module-scoped fixtures (repositories several tests share),
+    which are set up before each test's own."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, tmp_path_factory.mktemp("home"), pre_commit_home)
+        yield

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,8 @@ def _session_index(
     from memkit.claude.recall import on_disk, visible  # noqa: PLC0415
 
     # The same atoms recall may serve: active, reviewed, of scopes this person may read.
-    live = [a for a in reader.atoms if visible(a, scopes)]
+    stale, today = reader.superseded, time.strftime("%Y-%m-%d")
+    live = [a for a in reader.atoms if visible(a, scopes, stale, today)]
 
     def worth(a: dict[str, Any]) -> float:
         return (

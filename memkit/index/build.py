@@ -57,6 +57,8 @@ def _entry(atom: Atom, blob: str) -> dict[str, Any]:
         "supersedes": list(atom.supersedes),
         "superseded_by": list(atom.superseded_by),
         "created": atom.created,
+        "expires": atom.expires,
+        "author": atom.author,
         "blob": blob,
         "chars": len(atom.body),
         "sections": [
@@ -183,6 +185,9 @@ def _open_previous(root: Path, model: str) -> tuple[Path, dict[str, Any]] | None
         vectors = np.load(gen / "vectors.npy", mmap_mode="r")
         if vectors.shape[0] != len(meta["atoms"]) or meta.get("model") != model:
             return None
+    except store.OutdatedIndex:
+        log.info("index generation %s was built by another memkit version; rebuilding", gen)
+        return None
     except (OSError, ValueError, KeyError):
         log.warning("index generation %s is unreadable; rebuilding from scratch", gen)
         return None

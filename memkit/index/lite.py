@@ -24,9 +24,28 @@ from typing import Any
 from memkit.files import memkit_dir, write_atomic
 from memkit.index import IndexReader, open_index
 from memkit.index.search import IndexDamaged
-from memkit.index.store import CHECKSUMS, current_generation, describe, read_checksums, verify
+from memkit.index.store import (
+    CHECKSUMS,
+    FORMAT,
+    current_generation,
+    describe,
+    read_checksums,
+    verify,
+)
 
-SCALARS = ("id", "path", "title", "type", "scope", "status", "confidence", "pending", "chars")
+SCALARS = (
+    "id",
+    "path",
+    "title",
+    "type",
+    "scope",
+    "status",
+    "confidence",
+    "pending",
+    "chars",
+    "expires",
+    "author",
+)
 LISTS = ("triggers", "paths", "related", "supersedes", "superseded_by")
 FOLDER = "columns"
 _EMPTY: list[str] = []
@@ -79,6 +98,7 @@ class LightReader(IndexReader):
             "refused": columns.get("refused", {}),
             "dim": columns.get("dim"),
         }
+        self.columns = columns
         self.atoms = Atoms(columns)  # type: ignore[assignment]
         self.row_of = {path: row for row, path in enumerate(columns["path"])}
         self._open_rest()
@@ -86,6 +106,17 @@ class LightReader(IndexReader):
             (row, [t.lower() for t in triggers if t.strip()])
             for row, triggers in columns["triggers"].items()
         ]
+
+    @property
+    def superseded(self) -> frozenset[str]:
+        # From the sparse columns: only the rows that have such a list are looked at.
+        if self._superseded is None:
+            ids = self.columns["id"]
+            self._superseded = frozenset(
+                [old for olds in self.columns["supersedes"].values() for old in olds]
+                + [ids[row] for row in self.columns["superseded_by"]]
+            )
+        return self._superseded
 
 
 def cache_path(root: Path, build: str) -> Path:
@@ -103,6 +134,7 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
     columns["skipped"] = reader.skipped
     columns["refused"] = reader.refusals
     columns["build"] = reader.build
+    columns["format"] = FORMAT
     return columns
 
 
@@ -117,7 +149,7 @@ def open_light(root: Path) -> IndexReader:
             # Only a cache this user wrote: marshal is not safe against crafted input.
             if path.stat().st_uid == os.geteuid():
                 columns = marshal.loads(path.read_bytes())  # noqa: S302
-                if columns.get("build") == seal["build"]:
+                if columns.get("build") == seal["build"] and columns.get("format") == FORMAT:
                     return LightReader(root, gen, columns, seal)
         except (OSError, ValueError, EOFError, TypeError, KeyError, AttributeError):
             pass  # no cache yet, or not one this Python can read

@@ -30,6 +30,7 @@ class IndexDamaged(IndexUnavailable):
 
 
 Callback = Any  # Callable[[str], None]; typing's Callable would cost the hook path nothing
+Terms = Any  # memkit.index.relevance.Terms, imported only when a query is weighed
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class IndexReader:
 
     def _open_rest(self) -> None:
         """What both readers share after their atom table: tantivy, lazily the vectors."""
+        self._superseded: frozenset[str] | None = None
         self.damage = ""
         self.on_damage: Callback = None
         self._vectors: Any = None
@@ -132,6 +134,17 @@ class IndexReader:
         memkit knows no codes)."""
         codes = self.meta.get("refused") or {}
         return {path: list(codes.get(path, ())) for path in self.skipped}
+
+    @property
+    def superseded(self) -> frozenset[str]:
+        """Ids of atoms that another indexed atom supersedes, or that name a newer one
+        themselves: whatever their own `status:` says, they are never served."""
+        if self._superseded is None:
+            self._superseded = frozenset(
+                [old for a in self.atoms for old in a["supersedes"]]
+                + [a["id"] for a in self.atoms if a["superseded_by"]]
+            )
+        return self._superseded
 
     @property
     def vectors(self) -> Any:
@@ -218,6 +231,25 @@ class IndexReader:
         top = np.argsort(-sims)[:limit]
         return [(int(i), float(sims[i])) for i in top]
 
+    def query_terms(self, query: str) -> Terms:
+        """The words of `query` that say what it is about, each weighed by how rare it is
+        among the atoms (BM25's idf): English stems, and CJK bigrams (a lone CJK character
+        when that is all a run has). Stop words carry no topic and are left out."""
+        from memkit.index.relevance import query_terms  # noqa: PLC0415
+
+        return query_terms(query, self.searcher)
+
+    def coverage(self, terms: Terms, row: int, body: str | None = None) -> float:
+        """How much of the query an atom holds: the idf-weighted share of the query's terms
+        found in its title, triggers and body (0 to 1). Unlike a BM25 score it does not grow
+        with the prompt's length or the atom's, so one absolute floor serves every prompt."""
+        from memkit.index.relevance import coverage  # noqa: PLC0415
+
+        entry = self.atoms[row]
+        if body is None:
+            body = self.body(entry["path"])
+        return coverage(terms, f"{entry['title']}\n{' '.join(entry['triggers'])}\n{body}")
+
     def trigger_matches(self, query: str) -> list[tuple[int, str]]:
         """Atoms with a trigger in the query: a whole word, or a CJK substring."""
         lowered = query.lower()
@@ -292,6 +324,8 @@ def open_index(root: Path, *, deep: bool = False) -> IndexReader:
         raise IndexUnavailable(f"no index under {store.index_dir(root)}; run `memkit index`")
     try:
         return IndexReader(root, gen, deep=deep)
+    except store.OutdatedIndex as exc:
+        raise IndexUnavailable(f"{exc}; `memkit index` rebuilds it") from exc
     except IndexDamaged as exc:
         raise IndexDamaged(f"index {exc} is damaged; `memkit index` rebuilds it") from exc
     except (OSError, ValueError, KeyError) as exc:

@@ -26,7 +26,9 @@ from typing import Any
 
 from memkit.files import memkit_dir, write_atomic
 
-FORMAT = 1
+# 2: entries carry `expires` and `author`, and meta `refused`/`held` (issue 13). A generation of
+# another format is rebuilt, never read: an older memkit indexed what validation now refuses.
+FORMAT = 2
 CHECKSUMS = "checksums.json"
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
 
@@ -110,10 +112,14 @@ def current_generation(root: Path) -> Path | None:
     return gen if name.startswith("gen-") and (gen / "meta.json").is_file() else None
 
 
+class OutdatedIndex(ValueError):
+    """A generation built by another version of memkit: rebuilt, not damaged."""
+
+
 def read_meta(gen: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
     if data.get("format") != FORMAT:
-        raise ValueError(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
+        raise OutdatedIndex(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
     return data
 
 

@@ -1,0 +1,113 @@
+"""How relevant an atom is to a prompt, on an absolute scale: the share of the prompt's
+information the atom holds.
+
+BM25 scores rank atoms for one query but mean nothing across queries: they grow with the
+prompt's length and with how rare its words are, so no fixed BM25 score separates "about this"
+from "shares a word". Coverage does: each of the query's terms (English stems, CJK bigrams;
+stop words left out) is weighed by its idf among the indexed atoms, and an atom covers the
+weight of the terms it contains. A prompt about the atom's subject shares its rare words
+(coverage 0.4-1.0 on the measured sets); an off-topic prompt shares, at most, a common word
+or two and words the index has never seen weigh most (0-0.2). See docs/benchmarks.md
+("What reaches a prompt") for the floors chosen on it.
+
+tantivy's own `en_stem` analyzer stems both sides, so a term matches exactly as BM25 matched
+it. Imported only by a query (not by a hook that answers nothing).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from memkit.index.analysis import STOPWORDS, query_words
+
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+MIN_ATOMS = 1_000
+_ANALYZER: list[Any] = []
+_STOP_STEMS: list[frozenset[str]] = []
+
+
+@dataclass(frozen=True)
+class Terms:
+    words: dict[str, float]  # English stem -> idf
+    grams: dict[str, float]  # CJK bigram (or lone character) -> idf
+    total: float
+
+
+def _stemmer() -> Any:
+    """tantivy's `en_stem` analyzer (the body, title and trigger fields are indexed with it)."""
+    if not _ANALYZER:
+        import tantivy  # noqa: PLC0415
+
+        _ANALYZER.append(
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40))
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stemmer("english"))
+            .build()
+        )
+    return _ANALYZER[0]
+
+
+def _stop_stems() -> frozenset[str]:
+    if not _STOP_STEMS:
+        from memkit.triggers import STOP_WORDS  # noqa: PLC0415
+
+        stem = _stemmer().analyze
+        _STOP_STEMS.append(frozenset(t for w in STOP_WORDS | STOPWORDS for t in stem(w)))
+    return _STOP_STEMS[0]
+
+
+def _grams(text: str) -> list[str]:
+    from memkit.triggers import STOP_WORDS  # noqa: PLC0415
+
+    out: dict[str, None] = {}
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            if run not in STOP_WORDS:
+                out[run] = None
+            continue
+        for i in range(len(run) - 1):
+            gram = run[i : i + 2]
+            # A bigram with a particle in it (連線的心跳: 線的, 的心) spans two words.
+            if gram not in STOP_WORDS and gram[0] not in STOP_WORDS and gram[1] not in STOP_WORDS:
+                out[gram] = None
+    return list(out)
+
+
+def query_terms(query: str, searcher: Any) -> Terms:
+    """The query's terms with their idf over `searcher`'s atoms; with no searcher (a damaged
+    index) every term weighs the same."""
+    stop = _stop_stems()
+    words = [t for t in dict.fromkeys(_stemmer().analyze(query_words(query))) if t not in stop]
+    grams = _grams(query.lower())
+    # A handful of atoms says little about how rare a word is: counted as if among at least
+    # MIN_ATOMS, a trigger word that all of 3 atoms share still weighs as a word, not as noise.
+    n = max(MIN_ATOMS, searcher.num_docs) if searcher is not None else 0
+
+    def idf(field: str, term: str) -> float:
+        if searcher is None:
+            return 1.0
+        df = searcher.doc_freq(field, term)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    weighed_words = {t: idf("body", t) for t in words}
+    weighed_grams = {g: idf("cjk", g) for g in grams}
+    total = sum(weighed_words.values()) + sum(weighed_grams.values())
+    return Terms(weighed_words, weighed_grams, total)
+
+
+def coverage(terms: Terms, text: str) -> float:
+    """The share of the terms' weight that `text` holds."""
+    if terms.total <= 0:
+        return 0.0
+    got = 0.0
+    if terms.words:
+        stems = set(_stemmer().analyze(text))
+        got += sum(w for t, w in terms.words.items() if t in stems)
+    if terms.grams:
+        lowered = text.lower()
+        got += sum(w for g, w in terms.grams.items() if g in lowered)
+    return got / terms.total
