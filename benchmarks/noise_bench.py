@@ -226,6 +226,50 @@ def combined(tallies: dict[str, Tally], side: str) -> Tally:
     return out
 
 
+def section_choice(data: Path, split: str, sci: Repo, cmrc: Repo, n: int = 300) -> list[str]:
+    """Which section of a long atom matches: long atoms of four sections (the abstract or
+    context a prompt is about, and three others, shuffled), each method picks one. Old: words
+    shared with the prompt (what recall did before); coverage: the weighed coverage recall
+    uses to admit an atom; vectors: cosine to each section's vector (what `sections.npy` held:
+    title, heading and text encoded by the index's model)."""
+    import numpy as np
+
+    from memkit.index import open_index
+    from memkit.index.relevance import coverage
+
+    rng = random.Random(7)
+    sets = prompt_sets(data, split, sci, cmrc)
+    rows = []
+    for repo, key in ((sci, "sci:on"), (cmrc, "cmrc:on")):
+        reader = open_index(repo.root)
+        docs = read_jsonl(data / ("scifact" if repo is sci else "cmrc2018") / "corpus.jsonl")
+        by_atom = {slug(d["_id"]): d for d in docs}
+        texts = list(repo.text_of.items())
+        prompts = sets[key] if len(sets[key]) <= n else rng.sample(sets[key], n)
+        score = {"old": 0, "coverage": 0, "vectors": 0}
+        for p in prompts:
+            target = sorted(p.relevant)[0]
+            others = [t for t in rng.sample(texts, 6) if t[0] not in p.relevant][:3]
+            blocks = [(target, repo.text_of[target]), *others]
+            rng.shuffle(blocks)
+            heads = [(by_atom.get(a) or {}).get("title") or a for a, _ in blocks]
+            terms = reader.query_terms(p.text)
+            words = {w.lower() for w in re.findall(r"\w+", p.text)}
+            old = [len(words & {w.lower() for w in re.findall(r"\w+", t)}) for _, t in blocks]
+            cov = [coverage(terms, f"{h}\n{t}") for h, (_, t) in zip(heads, blocks, strict=True)]
+            vecs = reader.encoder.encode([f"{h}\n{t}" for h, (_, t) in zip(heads, blocks, strict=True)])
+            cos = list(np.asarray(vecs) @ np.asarray(reader.encode(p.text)))
+            right = [a for a, _ in blocks].index(target)
+            for name, values in (("old", old), ("coverage", cov), ("vectors", cos)):
+                score[name] += int(np.argmax(values)) == right
+        rows.append(
+            f"| {key.split(':')[0]} ({len(prompts)} prompts, {split}) | "
+            + " | ".join(f"{score[m] / len(prompts):.3f}" for m in ("old", "coverage", "vectors"))
+            + " |"
+        )
+    return rows
+
+
 GRID = {
     "TEXT_FLOOR": (0.15, 0.2, 0.25, 0.3, 0.35),
     "VECTOR": ((0.8, 0.05), (0.8, 0.1), (0.85, 0.05), (0.85, 0.1), (0.85, 0.15), (0.9, 0.1)),
@@ -273,6 +317,9 @@ def main() -> int:
         action="store_true",
         help="try other floors (dev split only): the text floor, then the vector floors",
     )
+    parser.add_argument(
+        "--sections", action="store_true", help="measure how recall picks a long atom's sections"
+    )
     args = parser.parse_args()
     if args.sweep and args.split != "dev":
         parser.error("--sweep tunes, and tuning is done on the dev split only")
@@ -287,6 +334,11 @@ def main() -> int:
         sets = prompt_sets(data, args.split, sci, cmrc)
         if args.sweep:
             sweep(sets, {"sci": sci.root, "cmrc": cmrc.root}, size, args.sample)
+            continue
+        if args.sections:
+            print("| long atoms | words shared (before) | weighed coverage | section vectors |")
+            print("|---|---|---|---|")
+            print("\n".join(section_choice(data, args.split, sci, cmrc)), flush=True)
             continue
         for mode in args.modes.split(","):
             set_mode(mode == "warm")

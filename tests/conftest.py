@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -78,9 +80,18 @@ def _isolated_home(
 
 
 @pytest.fixture(scope="module")
-def module_home(tmp_path_factory: pytest.TempPathFactory, pre_commit_home: Path) -> Iterator[None]:
-    """The same isolation for module-scoped fixtures (repositories several tests share),
-    which are set up before each test's own."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _isolate(monkeypatch, tmp_path_factory.mktemp("home"), pre_commit_home)
-        yield
+def module_home(
+    tmp_path_factory: pytest.TempPathFactory, pre_commit_home: Path
+) -> Callable[[], AbstractContextManager[None]]:
+    """The same isolation for module-scoped fixtures (repositories several tests share): they
+    are set up and torn down between tests' own isolation, so they apply it themselves, as
+    `with module_home(): ...`, around what they run (an engine started there keeps it)."""
+    home = tmp_path_factory.mktemp("home")
+
+    @contextlib.contextmanager
+    def isolated() -> Iterator[None]:
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            _isolate(monkeypatch, home, pre_commit_home)
+            yield
+
+    return isolated

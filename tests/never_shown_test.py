@@ -15,7 +15,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ import pytest
 from tests.claude_engine_test import start_engine, wait_for
 from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
 
+Isolated = Callable[[], AbstractContextManager[None]]
 HOOK = str(Path(sys.executable).parent / "memkit-hook")
 KEY = "AKIAQWERTYUIOPASDFGH"
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789AB"
@@ -89,34 +91,36 @@ def write_refused(repo: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def draft_repo(tmp_path_factory: pytest.TempPathFactory, module_home: None) -> Path:
+def draft_repo(tmp_path_factory: pytest.TempPathFactory, module_home: Isolated) -> Path:
     """Alice's repository with a good atom committed and the refused ones as drafts."""
-    repo = make_memory_repo(tmp_path_factory.mktemp("draft") / "team", hooks=False)
-    write_atom(repo, "shared/zebra-guide.md", GOOD)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "guide")
-    write_refused(repo)
-    assert memkit("index", cwd=repo).returncode == 0  # as a search or a hook would
+    with module_home():
+        repo = make_memory_repo(tmp_path_factory.mktemp("draft") / "team", hooks=False)
+        write_atom(repo, "shared/zebra-guide.md", GOOD)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "guide")
+        write_refused(repo)
+        assert memkit("index", cwd=repo).returncode == 0  # as a search or a hook would
     return repo
 
 
 @pytest.fixture(scope="module")
-def pulled_repo(tmp_path_factory: pytest.TempPathFactory, module_home: None) -> Path:
+def pulled_repo(tmp_path_factory: pytest.TempPathFactory, module_home: Isolated) -> Path:
     """Alice's repository (git hooks installed) after pulling Bob's commit of the refused
     atoms, which he made with --no-verify."""
-    base = tmp_path_factory.mktemp("pulled")
-    alice = make_memory_repo(base / "alice")
-    write_atom(alice, "shared/zebra-guide.md", GOOD)
-    git(alice, "add", "-A")
-    git(alice, "commit", "-qm", "guide", "--no-verify")
-    assert memkit("index", cwd=alice).returncode == 0
-    bob = base / "bob"
-    join_clone(alice, bob, "bob@example.com")
-    write_refused(bob)
-    git(bob, "add", "-A")
-    git(bob, "commit", "-qm", "zebra notes", "--no-verify")
-    pulled = git(alice, "pull", "--no-rebase", "-q", str(bob), "main", check=False)
-    assert pulled.returncode == 0, pulled.stderr
+    with module_home():
+        base = tmp_path_factory.mktemp("pulled")
+        alice = make_memory_repo(base / "alice")
+        write_atom(alice, "shared/zebra-guide.md", GOOD)
+        git(alice, "add", "-A")
+        git(alice, "commit", "-qm", "guide", "--no-verify")
+        assert memkit("index", cwd=alice).returncode == 0
+        bob = base / "bob"
+        join_clone(alice, bob, "bob@example.com")
+        write_refused(bob)
+        git(bob, "add", "-A")
+        git(bob, "commit", "-qm", "zebra notes", "--no-verify")
+        pulled = git(alice, "pull", "--no-rebase", "-q", str(bob), "main", check=False)
+        assert pulled.returncode == 0, pulled.stderr
     return alice
 
 
@@ -275,12 +279,13 @@ def test_the_engine_leaves_out_drafts_written_while_it_runs(tmp_path: Path) -> N
 
 # -- refused at commit ---------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def committer(tmp_path_factory: pytest.TempPathFactory, module_home: None) -> Iterator[Path]:
-    repo = make_memory_repo(tmp_path_factory.mktemp("commit") / "team")
-    write_atom(repo, "shared/zebra-guide.md", GOOD)
-    git(repo, "add", "-A")
-    assert git(repo, "commit", "-qm", "guide", check=False).returncode == 0
-    yield repo
+def committer(tmp_path_factory: pytest.TempPathFactory, module_home: Isolated) -> Path:
+    with module_home():
+        repo = make_memory_repo(tmp_path_factory.mktemp("commit") / "team")
+        write_atom(repo, "shared/zebra-guide.md", GOOD)
+        git(repo, "add", "-A")
+        assert git(repo, "commit", "-qm", "guide", check=False).returncode == 0
+    return repo
 
 
 def commit(repo: Path, *paths: str) -> subprocess.CompletedProcess[str]:

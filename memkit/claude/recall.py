@@ -92,17 +92,17 @@ def _sections(body: str) -> list[tuple[str, str]]:
 
 
 def _best_sections(terms: Any, body: str, limit_chars: int) -> str:
-    """For a long atom, the sections that hold most of the prompt (by the same weighed
-    coverage that admitted the atom), in their order, within `limit_chars`."""
+    """For a long atom, the sections that hold some of the prompt, most first, by the same
+    weighed coverage that admitted the atom (measured against word overlap and section
+    vectors: docs/benchmarks.md), kept in their order, within `limit_chars`."""
     from memkit.index.relevance import coverage  # noqa: PLC0415
 
     blocks = _sections(body)
-    scored = sorted(
-        range(len(blocks)), key=lambda i: -coverage(terms, f"{blocks[i][0]}\n{blocks[i][1]}")
-    )
+    cover = [coverage(terms, f"{head}\n{text}") for head, text in blocks]
+    ranked = sorted((i for i in range(len(blocks)) if cover[i] > 0), key=lambda i: -cover[i])
     chosen: list[int] = []
     used = 0
-    for i in scored:
+    for i in ranked or [0]:
         if used and used + len(blocks[i][1]) > limit_chars:
             continue
         chosen.append(i)

@@ -37,10 +37,6 @@ class BuildStats:
     refused: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # path -> codes
 
 
-def _section_text(atom: Atom, heading: str, text: str) -> str:
-    return f"{atom.title}\n{heading}\n{text}" if heading != atom.title else f"{heading}\n{text}"
-
-
 def _entry(atom: Atom, blob: str) -> dict[str, Any]:
     return {
         "id": atom.id,
@@ -286,34 +282,20 @@ def refresh(root: Path, *, full: bool = False, quiet: bool = True) -> BuildStats
 
             encoder = load_encoder(model_path, cache_dir=root / ".memkit" / "models")
             new_vecs = encode_bulk(encoder, [atom_text(a) for a in atoms])
-            sec_texts = [_section_text(a, s.heading, s.text) for a in atoms for s in a.sections]
-            new_secs = encode_bulk(encoder, sec_texts)
-            entries, rows, sec_rows = [], [], []
+            # One vector per atom. Vectors per section were built once and never read: picking
+            # a long atom's sections by weighed coverage was measured better (docs/benchmarks.md).
+            entries, rows = [], []
             if previous is not None:
                 old_vecs = np.load(previous[0] / "vectors.npy", mmap_mode="r")
-                old_secs = np.load(previous[0] / "sections.npy", mmap_mode="r")
                 for i, entry in enumerate(previous[1]["atoms"]):
                     if entry["path"] in kept:
-                        first = entry["section_row"]
                         entries.append(entry)
                         rows.append(old_vecs[i])
-                        sec_rows.extend(old_secs[first : first + len(entry["sections"])])
-            s = 0
             for i, atom in enumerate(atoms):
                 entries.append(_entry(atom, manifest[atom.path]))
                 rows.append(new_vecs[i])
-                sec_rows.extend(new_secs[s : s + len(atom.sections)])
-                s += len(atom.sections)
-            offset = 0
-            for entry in entries:
-                entry["section_row"] = offset
-                offset += len(entry["sections"])
             dim = encoder.dim
             np.save(gen / "vectors.npy", np.asarray(rows, dtype=np.float32).reshape(len(rows), dim))
-            np.save(
-                gen / "sections.npy",
-                np.asarray(sec_rows, dtype=np.float32).reshape(len(sec_rows), dim),
-            )
             store.write_json_atomic(
                 gen / "meta.json",
                 {

@@ -166,12 +166,6 @@ class IndexReader:
         return self._vectors
 
     @property
-    def sections(self) -> Any:
-        import numpy as np  # noqa: PLC0415
-
-        return np.load(self.gen / "sections.npy", mmap_mode="r")
-
-    @property
     def encoder(self) -> Any:
         if self._encoder is None:
             from memkit.embedding import load_encoder  # noqa: PLC0415
