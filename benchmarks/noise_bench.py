@@ -14,10 +14,12 @@ no prompt's ranking depends on the prompts before it.
 
 Prompt sets, and the split (fixed before anything was measured on the held-out part):
 
-| | off-topic (no atom answers them) | on-topic (relevant atoms known) |
-|---|---|---|
-| dev (tune here) | CMRC trial questions → `sci`; SciFact train claims → `cmrc`; `data/offtopic_dev.jsonl` → both | SciFact train claims → `sci` (qrels); CMRC trial questions → `cmrc` |
-| heldout | CMRC dev questions → `sci`; SciFact test claims → `cmrc`; `data/offtopic_heldout.jsonl` → both | SciFact test claims → `sci`; CMRC dev questions → `cmrc` |
+- dev (the floors are tuned here): off-topic: CMRC trial questions against `sci`, SciFact
+  train claims against `cmrc`, `data/offtopic_dev.jsonl` against both; on-topic: SciFact
+  train claims against `sci` (qrels), CMRC trial questions against `cmrc`.
+- heldout (measured, never tuned on): off-topic: CMRC dev questions against `sci`, SciFact
+  test claims against `cmrc`, `data/offtopic_heldout.jsonl` against both; on-topic: SciFact
+  test claims against `sci`, CMRC dev questions against `cmrc`.
 
 A CMRC atom is relevant to a question when it comes from the question's context and holds one
 of its answers (any atom of that context when the answer was cut in two); a SciFact atom when
@@ -33,6 +35,7 @@ import random
 import re
 import sqlite3
 import sys
+import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -136,7 +139,9 @@ def prompt_sets(data: Path, split: str, sci: Repo, cmrc: Repo) -> dict[str, list
         doc_atoms = [a for d in rel for a in cmrc.atoms_of_doc.get(d, ())]
         holding = [a for a in doc_atoms if any(ans and ans in cmrc.text_of[a] for ans in answers)]
         questions.append((cmrc_queries[qid]["text"], frozenset(holding or doc_atoms)))
-    handwritten = [r["prompt"] for r in read_jsonl(ROOT / "benchmarks" / "data" / names["offtopic"])]
+    handwritten = [
+        r["prompt"] for r in read_jsonl(ROOT / "benchmarks" / "data" / names["offtopic"])
+    ]
     return {
         "sci:on": [Prompt(t, r, "scifact claim") for t, r in claims],
         "sci:off": [Prompt(t, kind="cmrc question") for t, _ in questions]
@@ -168,7 +173,7 @@ def _forget(root: Path) -> None:
     if db.exists():
         with sqlite3.connect(db) as conn:
             for table in ("uses", "given", "sessions", "history"):
-                conn.execute(f"DELETE FROM {table}")  # noqa: S608
+                conn.execute(f"DELETE FROM {table}")
 
 
 def set_mode(warm: bool) -> None:
@@ -209,9 +214,12 @@ def measure(
         chosen = prompts if not sample or len(prompts) <= sample else rng.sample(prompts, sample)
         tally = tallies.setdefault(name, Tally())
         root = roots[name.split(":")[0]]
+        by_kind = {k: tallies.setdefault(f"{name}:{k}", Tally()) for k in {p.kind for p in chosen}}
         for p in chosen:
             n += 1
-            tally.add(injected(root, p.text, n), p.relevant)
+            ids = injected(root, p.text, n)
+            tally.add(ids, p.relevant)
+            by_kind[p.kind].add(ids, p.relevant)
     return tallies, (time.perf_counter() - started) / max(1, n)
 
 
@@ -256,8 +264,9 @@ def section_choice(data: Path, split: str, sci: Repo, cmrc: Repo, n: int = 300) 
             terms = reader.query_terms(p.text)
             words = {w.lower() for w in re.findall(r"\w+", p.text)}
             old = [len(words & {w.lower() for w in re.findall(r"\w+", t)}) for _, t in blocks]
-            cov = [coverage(terms, f"{h}\n{t}") for h, (_, t) in zip(heads, blocks, strict=True)]
-            vecs = reader.encoder.encode([f"{h}\n{t}" for h, (_, t) in zip(heads, blocks, strict=True)])
+            sections = [f"{h}\n{t}" for h, (_, t) in zip(heads, blocks, strict=True)]
+            cov = [coverage(terms, section) for section in sections]
+            vecs = reader.encoder.encode(sections)
             cos = list(np.asarray(vecs) @ np.asarray(reader.encode(p.text)))
             right = [a for a, _ in blocks].index(target)
             for name, values in (("old", old), ("coverage", cov), ("vectors", cos)):
@@ -310,7 +319,12 @@ def main() -> int:
     parser.add_argument("--split", choices=tuple(SPLITS), default="dev")
     parser.add_argument("--modes", default="warm,cold")
     parser.add_argument("--sample", type=int, default=0, help="prompts per set (0: all)")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/memkit-noise-bench"))
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "memkit-noise-bench",
+        help="where the repositories are built, and reused by the next run",
+    )
     parser.add_argument("--json", type=Path, help="write the figures here too")
     parser.add_argument(
         "--sweep",
@@ -353,15 +367,17 @@ def main() -> int:
                 "ms_per_prompt": round(per_prompt * 1000, 1),
                 "off": combined(tallies, ":off").row(False),
                 "on": combined(tallies, ":on").row(True),
-                "sets": {k: t.row(k.endswith(":on")) for k, t in tallies.items()},
+                "sets": {k: t.row(":on" in k) for k, t in tallies.items()},
             }
             results.append(row)
             print(json.dumps(row), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     print()
-    print("| atoms (sci / cmrc) | path | off-topic with any atom | atoms per off-topic prompt "
-          "| on-topic hit | atoms per on-topic prompt |")
+    print(
+        "| atoms (sci / cmrc) | path | off-topic with any atom | atoms per off-topic prompt "
+        "| on-topic hit | atoms per on-topic prompt |"
+    )
     print("|---|---|---|---|---|---|")
     for r in results:
         print(

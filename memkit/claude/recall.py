@@ -197,20 +197,25 @@ def candidates(
 
     # What may be served and is about the prompt, best fused first; the rest is never looked
     # at again (activation and confidence below only re-rank these).
+    # Relevance is judged on the text match alone: a trigger's bonus would otherwise push
+    # every atom without a trigger below the cut, however well its text matches.
+    def content(row: int, score: float) -> float:
+        return score - TRIGGER_BONUS if row in has_trigger else score
+
     rows: list[tuple[int, float, str, float]] = []
-    for row, score, why in ranked[:EXAMINE]:
+    best = 0.0
+    # No atom covers more than the share of the prompt's weight the index holds at all.
+    reachable = terms.best_possible >= min(TRIGGER_FLOOR, VECTOR_SUPPORT)
+    for row, score, why in ranked[:EXAMINE] if reachable else []:
+        if row not in has_trigger and score < MIN_RELATIVE * best:
+            break  # ranked best first: the cut below drops this one and every one after it
         if not visible(reader.atoms[row], scopes, stale, today):
             continue
         cover = reader.coverage(terms, row)
         if relevant(cover, trigger=row in has_trigger, cosine=cosine.get(row)):
             rows.append((row, score, f"{why}; covers {cover:.0%} of the prompt", cover))
-    # Relevance is judged on the text match alone: a trigger's bonus would otherwise push
-    # every atom without a trigger below the cut, however well its text matches.
+            best = max(best, content(row, score))
 
-    def content(row: int, score: float) -> float:
-        return score - TRIGGER_BONUS if row in has_trigger else score
-
-    best = max((content(r, s) for r, s, _, _ in rows), default=0.0)
     # A prompt gets only atoms close to the best match: one word in common is not relevance.
     rows = [x for x in rows if x[0] in has_trigger or content(x[0], x[1]) >= MIN_RELATIVE * best]
     rows = rows[:limit]

@@ -34,6 +34,13 @@ class Terms:
     words: dict[str, float]  # English stem -> idf
     grams: dict[str, float]  # CJK bigram (or lone character) -> idf
     total: float
+    # The weight of the terms some atom holds at all: no atom can cover more than this share
+    # (a prompt of words the index has never seen is answered at once: nothing).
+    reachable: float = 0.0
+
+    @property
+    def best_possible(self) -> float:
+        return self.reachable / self.total if self.total > 0 else 0.0
 
 
 def _stemmer() -> Any:
@@ -87,25 +94,36 @@ def query_terms(query: str, searcher: Any) -> Terms:
     # MIN_ATOMS, a trigger word that all of 3 atoms share still weighs as a word, not as noise.
     n = max(MIN_ATOMS, searcher.num_docs) if searcher is not None else 0
 
-    def idf(field: str, term: str) -> float:
+    reachable = 0.0
+
+    def idf(fields: tuple[str, ...], term: str) -> float:
+        nonlocal reachable
         if searcher is None:
+            reachable += 1.0
             return 1.0
-        df = searcher.doc_freq(field, term)
-        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        df = searcher.doc_freq(fields[0], term)
+        weight = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        if df or any(searcher.doc_freq(f, term) for f in fields[1:]):
+            reachable += weight
+        return weight
 
-    weighed_words = {t: idf("body", t) for t in words}
-    weighed_grams = {g: idf("cjk", g) for g in grams}
+    weighed_words = {t: idf(("body", "title", "triggers", "tags"), t) for t in words}
+    weighed_grams = {g: idf(("cjk",), g) for g in grams}
     total = sum(weighed_words.values()) + sum(weighed_grams.values())
-    return Terms(weighed_words, weighed_grams, total)
+    return Terms(weighed_words, weighed_grams, total, reachable)
 
 
-def coverage(terms: Terms, text: str) -> float:
-    """The share of the terms' weight that `text` holds."""
+def stems_of(text: str) -> frozenset[str]:
+    return frozenset(_stemmer().analyze(text))
+
+
+def coverage(terms: Terms, text: str, stems: frozenset[str] | None = None) -> float:
+    """The share of the terms' weight that `text` holds (`stems`: its stems, if known)."""
     if terms.total <= 0:
         return 0.0
     got = 0.0
     if terms.words:
-        stems = set(_stemmer().analyze(text))
+        stems = stems_of(text) if stems is None else stems
         got += sum(w for t, w in terms.words.items() if t in stems)
     if terms.grams:
         lowered = text.lower()

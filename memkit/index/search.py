@@ -19,6 +19,7 @@ from memkit.index.schema import BOOSTS, TEXT_FIELDS
 
 MODES = ("hybrid", "bm25", "vector")
 POOL = 50  # candidates taken from each list before fusion
+STEM_CACHE = 4_096  # atoms whose stems a reader keeps (~0.5 MB per 1,000 short atoms)
 
 
 class IndexUnavailable(RuntimeError):
@@ -80,6 +81,8 @@ class IndexReader:
     def _open_rest(self) -> None:
         """What both readers share after their atom table: tantivy, lazily the vectors."""
         self._superseded: frozenset[str] | None = None
+        self._found: dict[int, Any] = {}  # the last BM25 query's documents, by row
+        self._stems: dict[int, frozenset[str]] = {}  # each weighed atom's stems, by row
         self.damage = ""
         self.on_damage: Callback = None
         self._vectors: Any = None
@@ -209,11 +212,13 @@ class IndexReader:
             return []
         result = self.searcher.search(tantivy.Query.boolean_query(parts), limit)
         out = []
+        self._found = {}
         for score, address in result.hits:
             doc = self.searcher.doc(address)
             row = self.row_of.get(doc.get_first("path"))
             if row is not None:
                 out.append((row, float(score)))
+                self._found[row] = doc  # its body is weighed next (`coverage`): no re-read
         return out
 
     def vector(self, query: str, limit: int = POOL) -> list[tuple[int, float]]:
@@ -237,12 +242,20 @@ class IndexReader:
         """How much of the query an atom holds: the idf-weighted share of the query's terms
         found in its title, triggers and body (0 to 1). Unlike a BM25 score it does not grow
         with the prompt's length or the atom's, so one absolute floor serves every prompt."""
-        from memkit.index.relevance import coverage  # noqa: PLC0415
+        from memkit.index.relevance import coverage, stems_of  # noqa: PLC0415
 
         entry = self.atoms[row]
         if body is None:
-            body = self.body(entry["path"])
-        return coverage(terms, f"{entry['title']}\n{' '.join(entry['triggers'])}\n{body}")
+            found = self._found.get(row)
+            body = str(found.get_first("body") or "") if found else self.body(entry["path"])
+        text = f"{entry['title']}\n{' '.join(entry['triggers'])}\n{body}"
+        stems = self._stems.get(row)
+        if stems is None and terms.words:
+            # Kept while the reader lives (the warm engine's: one per index generation).
+            if len(self._stems) >= STEM_CACHE:
+                self._stems.clear()
+            stems = self._stems[row] = stems_of(text)
+        return coverage(terms, text, stems)
 
     def trigger_matches(self, query: str) -> list[tuple[int, str]]:
         """Atoms with a trigger in the query: a whole word, or a CJK substring."""
