@@ -6,6 +6,9 @@ uncommitted draft, and a teammate's commit made with `--no-verify` that arrives 
 In neither may it appear in `memkit search`, `memkit show`, any hook's output (no engine, and
 through the warm engine, which indexes the drafts itself), gate / audit / ci / review / doctor
 output, or a log; it is named by path and code only.
+
+The two state tests take ~15 s each: they run every command and hook a user or Claude meets
+(about 30 fresh processes) on one shared repository per state, which is the promise itself.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_engine_test import start_engine, wait_for
+from tests.claude_engine_test import engine_running, wait_for
 from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
 
 Isolated = Callable[[], AbstractContextManager[None]]
@@ -222,13 +225,8 @@ def check_state(repo: Path, *extra: list[str]) -> None:
 
 
 def check_warm(repo: Path) -> None:
-    engine = start_engine(repo, "--idle", "60")
-    try:
+    with engine_running(repo, "--idle", "60"):
         warm = hook_outputs(repo, engine=True, tag="w")
-    finally:
-        memkit("serve", "--stop", cwd=repo)
-        engine.wait(timeout=30)
-        engine.communicate()
     assert "zebra-guide" in warm["user-prompt-submit"]
     assert "vector #" in warm["user-prompt-submit"]  # answered by the engine (vectors)
     assert_never_shown({**warm, **logs(repo)})
@@ -261,18 +259,13 @@ def test_the_engine_leaves_out_drafts_written_while_it_runs(tmp_path: Path) -> N
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "guide")
     assert memkit("index", cwd=repo).returncode == 0
-    engine = start_engine(repo, "--idle", "60", "--check-every", "0.3")
-    try:
-        write_refused(repo)
-        from memkit.index.lite import open_light
+    from memkit.index.lite import open_light
 
+    with engine_running(repo, "--idle", "60", "--check-every", "0.3"):
+        write_refused(repo)
         # The engine's own refresh (a child `memkit index`) decides, as every build does.
         wait_for(lambda: len(open_light(repo).refusals) == len(REFUSED))
         warm = hook_outputs(repo, engine=True, tag="e")
-    finally:
-        memkit("serve", "--stop", cwd=repo)
-        engine.wait(timeout=30)
-        engine.communicate()
     assert "zebra-guide" in warm["user-prompt-submit"]
     assert_never_shown({**warm, **logs(repo)})
 
@@ -385,28 +378,19 @@ def test_a_fifo_is_reported_never_opened(committer: Path, fifo: Path) -> None:
 
 
 def test_the_engine_refreshes_past_a_fifo(committer: Path, fifo: Path) -> None:
-    engine = start_engine(committer, "--idle", "60", "--check-every", "0.3")
+    atom = committer / "shared/zebra-kafka.md"
     try:
-        write_atom(
-            committer,
-            "shared/zebra-kafka.md",
-            atom_text(
-                "zebra-kafka",
-                body="- Commit zebra Kafka offsets after processing, never before.",
-                extra="triggers: [kafka]\n",
-            ),
-        )
-        prompts = iter(range(1000))
+        with engine_running(committer, "--idle", "60", "--check-every", "0.3"):
+            text = "- Commit zebra Kafka offsets after processing, never before."
+            write_atom(committer, "shared/zebra-kafka.md", atom_text("zebra-kafka", body=text))
+            prompts = iter(range(1000))
 
-        def recalled() -> bool:
-            payload = {"cwd": str(committer), "session_id": f"k{next(prompts)}"}
-            payload["prompt"] = "when do we commit kafka offsets"
-            out = run([HOOK, "user-prompt-submit"], committer, json.dumps(payload), True)
-            return "zebra-kafka" in out
+            def recalled() -> bool:
+                payload = {"cwd": str(committer), "session_id": f"k{next(prompts)}"}
+                payload["prompt"] = "when do we commit zebra kafka offsets"
+                out = run([HOOK, "user-prompt-submit"], committer, json.dumps(payload), True)
+                return "zebra-kafka" in out
 
-        wait_for(recalled)
+            wait_for(recalled)
     finally:
-        memkit("serve", "--stop", cwd=committer)
-        engine.wait(timeout=30)
-        engine.communicate()
-        (committer / "shared/zebra-kafka.md").unlink()
+        atom.unlink()
