@@ -211,7 +211,12 @@ def measure(
     started = time.perf_counter()
     n = 0
     for name, prompts in sets.items():
-        chosen = prompts if not sample or len(prompts) <= sample else rng.sample(prompts, sample)
+        chosen = []
+        for kind in sorted({p.kind for p in prompts}):  # each kind sampled on its own
+            of_kind = [p for p in prompts if p.kind == kind]
+            chosen += (
+                of_kind if not sample or len(of_kind) <= sample else rng.sample(of_kind, sample)
+            )
         tally = tallies.setdefault(name, Tally())
         root = roots[name.split(":")[0]]
         by_kind = {k: tallies.setdefault(f"{name}:{k}", Tally()) for k in {p.kind for p in chosen}}
@@ -224,6 +229,7 @@ def measure(
 
 
 def combined(tallies: dict[str, Tally], side: str) -> Tally:
+    """The sets whose name ends with `side` (`:off`, `:on`, `:off:hand-written`) as one."""
     out = Tally()
     for name, t in tallies.items():
         if name.endswith(side):
@@ -280,7 +286,7 @@ def section_choice(data: Path, split: str, sci: Repo, cmrc: Repo, n: int = 300) 
 
 
 GRID = {
-    "TEXT_FLOOR": (0.15, 0.2, 0.25, 0.3, 0.35),
+    "TEXT_FLOOR": (0.2, 0.25, 0.27, 0.3, 0.33, 0.35),
     "VECTOR": ((0.8, 0.05), (0.8, 0.1), (0.85, 0.05), (0.85, 0.1), (0.85, 0.15), (0.9, 0.1)),
 }
 
@@ -295,9 +301,12 @@ def sweep(sets: dict[str, list[Prompt]], roots: dict[str, Path], size: int, samp
         set_mode(mode == "warm")
         tallies, _ = measure(sets, roots, sample, random.Random(1))
         off, on = combined(tallies, ":off").row(False), combined(tallies, ":on").row(True)
+        hand = combined(tallies, ":off:hand-written").row(False)
         print(
-            f"{size} {mode} {label}: off any {off['any']:.3f} atoms {off['atoms']:.3f} | "
-            f"on hit {on['hit']:.3f} atoms {on['atoms']:.2f}",
+            f"{size} {mode} {label}: off any {off['any']:.3f} atoms {off['atoms']:.3f} "
+            f"(hand-written {hand['any']:.3f} / {hand['atoms']:.2f}) | on hit {on['hit']:.3f} "
+            f"(sci {tallies['sci:on'].row(True)['hit']:.3f}, "
+            f"cmrc {tallies['cmrc:on'].row(True)['hit']:.3f}) atoms {on['atoms']:.2f}",
             flush=True,
         )
 
@@ -318,7 +327,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="2000,10000")
     parser.add_argument("--split", choices=tuple(SPLITS), default="dev")
     parser.add_argument("--modes", default="warm,cold")
-    parser.add_argument("--sample", type=int, default=0, help="prompts per set (0: all)")
+    parser.add_argument("--sample", type=int, default=0, help="prompts per set and kind (0: all)")
     parser.add_argument(
         "--work",
         type=Path,

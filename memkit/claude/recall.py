@@ -8,7 +8,8 @@ sections of long atoms -> token budget. Each atom keeps a one-line reason.
 
 Nothing is a valid answer: a prompt no atom is about gets nothing. The floors are absolute
 and were chosen on the development sets of `benchmarks/noise_bench.py` (docs/benchmarks.md):
-- an atom must cover TEXT_FLOOR of the prompt's weighed terms (`memkit.index.relevance`);
+- an atom must cover TEXT_FLOOR of the prompt's weighed terms in one passage, and two of
+  them when the prompt has three or more (`memkit.index.relevance`);
 - one whose trigger the prompt names must still cover TRIGGER_FLOOR of it (a lower check: a
   trigger is its writer's own say, not a licence to answer every prompt with that word);
 - in the warm path a vector match may stand in for the text floor only with cosine
@@ -35,7 +36,7 @@ CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
 LONG_ATOM_CHARS = 1_500
 MIN_RELATIVE = 0.25
-TEXT_FLOOR = 0.25
+TEXT_FLOOR = 0.3
 TRIGGER_FLOOR = 0.12
 VECTOR_FLOOR = 0.85
 VECTOR_SUPPORT = 0.10
@@ -164,9 +165,17 @@ class Candidate:
         return str(self.reader.atoms[self.row]["id"])
 
 
-def relevant(coverage: float, *, trigger: bool, cosine: float | None) -> bool:
-    """The absolute floor (see the module's docstring)."""
-    if coverage >= (TRIGGER_FLOOR if trigger else TEXT_FLOOR):
+def relevant(
+    coverage: float, held: int, asked: int, *, trigger: bool, cosine: float | None
+) -> bool:
+    """The absolute floor (see the module's docstring): `coverage` of the prompt's weight,
+    `held` of its `asked` terms."""
+    if trigger:
+        return coverage >= TRIGGER_FLOOR
+    # One word in common with a prompt of three or more is a coincidence, however rare.
+    if held < min(2, asked):
+        return False
+    if coverage >= TEXT_FLOOR:
         return True
     return cosine is not None and cosine >= VECTOR_FLOOR and coverage >= VECTOR_SUPPORT
 
@@ -211,8 +220,9 @@ def candidates(
             break  # ranked best first: the cut below drops this one and every one after it
         if not visible(reader.atoms[row], scopes, stale, today):
             continue
-        cover = reader.coverage(terms, row)
-        if relevant(cover, trigger=row in has_trigger, cosine=cosine.get(row)):
+        cover, held = reader.coverage(terms, row)
+        asked = terms.count if terms.count >= 3 else 1
+        if relevant(cover, held, asked, trigger=row in has_trigger, cosine=cosine.get(row)):
             rows.append((row, score, f"{why}; covers {cover:.0%} of the prompt", cover))
             best = max(best, content(row, score))
 

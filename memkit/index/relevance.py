@@ -25,6 +25,18 @@ from memkit.index.analysis import STOPWORDS, query_words
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 MIN_ATOMS = 1_000
+# Words of the request rather than of its subject ("make", "add", "explain", "good", "thanks"):
+# a prompt about anything uses them, so they say nothing about which atom it is about. Left out
+# of the prompt's terms only: some are fine triggers (`make` for a Makefile atom).
+_PROMPT_WORDS = """
+    add added adding ask bad best better big bit change changes check done easy explain fine
+    find fix get give going good great help hello hey hi idea kind know last let like little
+    long look lot make makes making mean new nice ok okay old one other please put quick quickly
+    real really right run say see set short show simple small something sort start still stuff
+    sure take tell thank thanks thing things think three try two want way well work worked
+    working works write wrong
+"""
+PROMPT_WORDS = frozenset(_PROMPT_WORDS.split())
 _ANALYZER: list[Any] = []
 _STOP_STEMS: list[frozenset[str]] = []
 
@@ -37,6 +49,10 @@ class Terms:
     # The weight of the terms some atom holds at all: no atom can cover more than this share
     # (a prompt of words the index has never seen is answered at once: nothing).
     reachable: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.words) + len(self.grams)
 
     @property
     def best_possible(self) -> float:
@@ -63,7 +79,8 @@ def _stop_stems() -> frozenset[str]:
         from memkit.triggers import STOP_WORDS  # noqa: PLC0415
 
         stem = _stemmer().analyze
-        _STOP_STEMS.append(frozenset(t for w in STOP_WORDS | STOPWORDS for t in stem(w)))
+        words = STOP_WORDS | STOPWORDS | PROMPT_WORDS
+        _STOP_STEMS.append(frozenset(t for w in words for t in stem(w)))
     return _STOP_STEMS[0]
 
 
@@ -88,7 +105,12 @@ def query_terms(query: str, searcher: Any) -> Terms:
     """The query's terms with their idf over `searcher`'s atoms; with no searcher (a damaged
     index) every term weighs the same."""
     stop = _stop_stems()
-    words = [t for t in dict.fromkeys(_stemmer().analyze(query_words(query))) if t not in stop]
+    words = [
+        t
+        for t in dict.fromkeys(_stemmer().analyze(query_words(query)))
+        # CJK runs are weighed as bigrams below; a lone letter is no word
+        if t not in stop and len(t) > 1 and not _CJK_RUN.search(t)
+    ]
     grams = _grams(query.lower())
     # A handful of atoms says little about how rare a word is: counted as if among at least
     # MIN_ATOMS, a trigger word that all of 3 atoms share still weighs as a word, not as noise.
@@ -113,19 +135,45 @@ def query_terms(query: str, searcher: Any) -> Terms:
     return Terms(weighed_words, weighed_grams, total, reachable)
 
 
+WINDOW = 300  # characters: a passage of two or three sentences
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；\n])\s*")
+
+
+def passages(text: str, size: int = WINDOW) -> list[str]:
+    """`text` as overlapping passages of whole sentences, about `size` characters each (one
+    sentence shared with the next): a long atom covers a prompt only where the prompt's words
+    stand together, not because a long text holds every common word somewhere."""
+    if len(text) <= size:
+        return [text]
+    out: list[str] = []
+    current: list[str] = []
+    for sentence in (s for s in _SENTENCE_END.split(text) if s.strip()):
+        if current and sum(map(len, current)) + len(sentence) > size:
+            out.append(" ".join(current))
+            current = current[-1:]
+        current.append(sentence)
+    out.append(" ".join(current))
+    return out
+
+
 def stems_of(text: str) -> frozenset[str]:
     return frozenset(_stemmer().analyze(text))
 
 
-def coverage(terms: Terms, text: str, stems: frozenset[str] | None = None) -> float:
-    """The share of the terms' weight that `text` holds (`stems`: its stems, if known)."""
+def cover(terms: Terms, text: str, stems: frozenset[str] | None = None) -> tuple[float, int]:
+    """The share of the terms' weight that `text` holds, and how many of the terms it holds
+    (`stems`: the text's stems, if known)."""
     if terms.total <= 0:
-        return 0.0
-    got = 0.0
+        return 0.0, 0
+    held = []
     if terms.words:
         stems = stems_of(text) if stems is None else stems
-        got += sum(w for t, w in terms.words.items() if t in stems)
+        held += [w for t, w in terms.words.items() if t in stems]
     if terms.grams:
         lowered = text.lower()
-        got += sum(w for g, w in terms.grams.items() if g in lowered)
-    return got / terms.total
+        held += [w for g, w in terms.grams.items() if g in lowered]
+    return sum(held) / terms.total, len(held)
+
+
+def coverage(terms: Terms, text: str, stems: frozenset[str] | None = None) -> float:
+    return cover(terms, text, stems)[0]

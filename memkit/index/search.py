@@ -82,7 +82,8 @@ class IndexReader:
         """What both readers share after their atom table: tantivy, lazily the vectors."""
         self._superseded: frozenset[str] | None = None
         self._found: dict[int, Any] = {}  # the last BM25 query's documents, by row
-        self._stems: dict[int, frozenset[str]] = {}  # each weighed atom's stems, by row
+        # Each weighed atom's passages and their stems, by row.
+        self._passages: dict[int, list[tuple[str, frozenset[str]]]] = {}
         self.damage = ""
         self.on_damage: Callback = None
         self._vectors: Any = None
@@ -238,24 +239,26 @@ class IndexReader:
 
         return query_terms(query, self.searcher)
 
-    def coverage(self, terms: Terms, row: int, body: str | None = None) -> float:
+    def coverage(self, terms: Terms, row: int, body: str | None = None) -> tuple[float, int]:
         """How much of the query an atom holds: the idf-weighted share of the query's terms
-        found in its title, triggers and body (0 to 1). Unlike a BM25 score it does not grow
-        with the prompt's length or the atom's, so one absolute floor serves every prompt."""
-        from memkit.index.relevance import coverage, stems_of  # noqa: PLC0415
+        found in its title and triggers and one passage of its body (0 to 1), and how many of
+        them. Unlike a BM25 score it does not grow with the prompt's length or the atom's, so
+        one absolute floor serves every prompt."""
+        from memkit.index.relevance import cover, passages, stems_of  # noqa: PLC0415
 
         entry = self.atoms[row]
-        if body is None:
-            found = self._found.get(row)
-            body = str(found.get_first("body") or "") if found else self.body(entry["path"])
-        text = f"{entry['title']}\n{' '.join(entry['triggers'])}\n{body}"
-        stems = self._stems.get(row)
-        if stems is None and terms.words:
+        parts = self._passages.get(row)
+        if parts is None:
+            if body is None:
+                found = self._found.get(row)
+                body = str(found.get_first("body") or "") if found else self.body(entry["path"])
+            head = f"{entry['title']}\n{' '.join(entry['triggers'])}\n"
+            parts = [(text, stems_of(text)) for text in (head + p for p in passages(body))]
             # Kept while the reader lives (the warm engine's: one per index generation).
-            if len(self._stems) >= STEM_CACHE:
-                self._stems.clear()
-            stems = self._stems[row] = stems_of(text)
-        return coverage(terms, text, stems)
+            if len(self._passages) >= STEM_CACHE:
+                self._passages.clear()
+            self._passages[row] = parts
+        return max(cover(terms, text, stems) for text, stems in parts)
 
     def trigger_matches(self, query: str) -> list[tuple[int, str]]:
         """Atoms with a trigger in the query: a whole word, or a CJK substring."""
