@@ -34,7 +34,8 @@ _PROMPT_WORDS = """
     long look lot make makes making mean new nice ok okay old one other please put quick quickly
     real really right run say see set short show simple small something sort start still stuff
     sure take tell thank thanks thing things think three try two want way well work worked
-    working works write wrong
+    working works write wrong recommend suggest current currently
+    谢谢 謝謝 你好 您好 好的 请 請 帮 幫 帮我 幫我 一下 麻烦 麻煩 能否 问题 問題 怎么办 怎麼辦
 """
 PROMPT_WORDS = frozenset(_PROMPT_WORDS.split())
 _ANALYZER: list[Any] = []
@@ -90,13 +91,15 @@ def _grams(text: str) -> list[str]:
     out: dict[str, None] = {}
     for run in _CJK_RUN.findall(text):
         if len(run) == 1:
-            if run not in STOP_WORDS:
+            if run not in STOP_WORDS and run not in PROMPT_WORDS:
                 out[run] = None
             continue
         for i in range(len(run) - 1):
             gram = run[i : i + 2]
             # A bigram with a particle in it (連線的心跳: 線的, 的心) spans two words.
-            if gram not in STOP_WORDS and gram[0] not in STOP_WORDS and gram[1] not in STOP_WORDS:
+            if gram[0] in STOP_WORDS or gram[1] in STOP_WORDS:
+                continue
+            if gram not in STOP_WORDS and gram not in PROMPT_WORDS:
                 out[gram] = None
     return list(out)
 
