@@ -28,11 +28,16 @@ from memkit.config import Config
 from memkit.findings import Finding
 
 
-def file_findings(parsed: ParsedAtom, config: Config) -> list[Finding]:
-    """Everything validation finds in one file on its own."""
+def file_findings(
+    parsed: ParsedAtom, config: Config, *, errors_only: bool = False
+) -> list[Finding]:
+    """Everything validation finds in one file on its own (`errors_only`: at least every
+    error; checks that can only warn under `config` are skipped)."""
     findings = list(parsed.findings)
     if parsed.ok and parsed.atom is not None:
-        findings.extend(run_content_checks(parsed.atom, parsed.text, config))
+        findings.extend(
+            run_content_checks(parsed.atom, parsed.text, config, errors_only=errors_only)
+        )
     return findings
 
 
@@ -42,7 +47,7 @@ def read_admitted(
     """The parsed file and the codes of the errors that refuse it on its own (none: it is
     admitted, unless a reference check refuses it)."""
     parsed = read_atom(root, relpath, config, fast=fast)
-    return parsed, error_codes(file_findings(parsed, config))
+    return parsed, error_codes(file_findings(parsed, config, errors_only=True))
 
 
 def error_codes(findings: Iterable[Finding]) -> list[str]:

@@ -15,6 +15,7 @@ from memkit.claude.repos import find_repos
 from memkit.claude.usage import NO_HISTORY, usage_log
 
 SESSION_INDEX_TOKENS = 1_000
+_LIVE: dict[Path, tuple[Any, Any, list[dict[str, Any]]]] = {}
 
 
 def session_start(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
@@ -59,9 +60,17 @@ def _session_index(
 ) -> list[str]:
     from memkit.claude.recall import on_disk, visible  # noqa: PLC0415
 
-    # The same atoms recall may serve: active, reviewed, of scopes this person may read.
-    stale, today = reader.superseded, time.strftime("%Y-%m-%d")
-    live = [a for a in reader.atoms if visible(a, scopes, stale, today)]
+    # The same atoms recall may serve: active, reviewed, of scopes this person may read; in
+    # the warm engine worked out once per index generation, person and day.
+    today = time.strftime("%Y-%m-%d")
+    key = (id(reader), scopes, today)
+    cached = _LIVE.get(root)
+    if cached is not None and cached[0] == key and cached[1] is reader:
+        live = cached[2]
+    else:
+        stale = reader.superseded
+        live = [a for a in reader.atoms if visible(a, scopes, stale, today)]
+        _LIVE[root] = (key, reader, live)
 
     def worth(a: dict[str, Any]) -> float:
         return (
