@@ -12,7 +12,7 @@ import datetime as dt
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
 from types import MappingProxyType
@@ -34,7 +34,7 @@ from memkit.atom import (
     scope_from_path,
 )
 from memkit.config import Config
-from memkit.files import write_atomic
+from memkit.files import NotRegular, read_regular, write_atomic
 from memkit.findings import Finding, Severity
 
 MAX_YAML_DEPTH = 8
@@ -83,6 +83,7 @@ class ParsedAtom:
     path: str
     atom: Atom | None
     findings: tuple[Finding, ...]
+    text: str = field(default="", repr=False)  # the file as read: what content checks read
 
     @property
     def ok(self) -> bool:
@@ -130,8 +131,10 @@ def read_atom(
             )
             return ParsedAtom(relpath, None, tuple(out.findings))
     try:
-        with full.open("rb") as fh:
-            data = fh.read(config.atom_bytes + 1)
+        data = read_regular(full, config.atom_bytes)  # never opens a FIFO or a device
+    except NotRegular as exc:
+        out.error(1, 1, "MK001", f"{exc}; an atom is a text file: remove it")
+        return ParsedAtom(relpath, None, tuple(out.findings))
     except OSError as exc:
         out.error(1, 1, "MK001", f"cannot read file: {exc.strerror or exc}")
         return ParsedAtom(relpath, None, tuple(out.findings))
@@ -156,7 +159,7 @@ def parse_atom_bytes(
     if text is None:
         return ParsedAtom(relpath, None, tuple(out.findings))
     atom = _parse_text(relpath, text, config, out, fast=fast)
-    return ParsedAtom(relpath, atom, tuple(out.findings))
+    return ParsedAtom(relpath, atom, tuple(out.findings), text)
 
 
 def _decode(data: bytes, out: _Collector) -> str | None:
@@ -384,6 +387,7 @@ def _parse_text(
             continue
         values[key] = scalar.strip()
 
+    _check_triggers(lists.get("triggers", ()), at("triggers"), config, out)
     for key in REQUIRED_KEYS:
         if key not in meta:
             out.error(split.yaml_line, 1, "MK005", f"missing required key `{key}`{_HINTS[key]}")
@@ -509,6 +513,33 @@ def _parse_text(
         key_lines=MappingProxyType({k: v[0] for k, v in where.items()}),
         extra=MappingProxyType(extra),
     )
+
+
+def _check_triggers(
+    triggers: tuple[str, ...], where: tuple[int, int], config: Config, out: _Collector
+) -> None:
+    """MK021 a trigger that would match nearly every prompt; MK022 too many of them."""
+    from memkit.triggers import trigger_problem  # noqa: PLC0415
+
+    line, col = where
+    for trigger in triggers:
+        problem = trigger_problem(trigger)
+        if problem:
+            out.error(
+                line,
+                col,
+                "MK021",
+                f"trigger `{trigger}` {problem}; use words that say what this atom is "
+                "about (`websocket heartbeat`, not `the`)",
+            )
+    if len(triggers) > config.triggers:
+        out.error(
+            line,
+            col,
+            "MK022",
+            f"{len(triggers)} triggers, more than the limit of {config.triggers} "
+            "(limits.triggers); keep the few words a prompt about this atom would use",
+        )
 
 
 _HINTS: Mapping[str, str] = {

@@ -19,6 +19,7 @@ class Config:
     memory_md_lines: int = 30
     # Read no more than this from one file: a 5 MB paste is refused before it is parsed.
     atom_bytes: int = 262_144
+    triggers: int = 20  # per atom (MK022): more is a list of keywords, not triggers
     embedding_model: str = "default"
     # Sections owned by later features (gate, roles, audit, ci) are kept raw for them.
     raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -61,6 +62,7 @@ def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
         atom_lines=_positive_int(limits, "atom_lines", 200, where),
         memory_md_lines=_positive_int(limits, "memory_md_lines", 30, where),
         atom_bytes=_positive_int(limits, "atom_bytes", 262_144, where),
+        triggers=_positive_int(limits, "triggers", 20, where),
         embedding_model=model.strip(),
         raw=MappingProxyType(data),
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -78,3 +79,32 @@ def memkit_dir(root: Path) -> Path:
     except OSError:
         pass  # a read-only or foreign .memkit: readers decide what to do with it
     return folder
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFDIR: "a directory",
+}
+
+
+class NotRegular(OSError):
+    """A path that is not a regular file: reading it could wait forever (a FIFO) or do
+    something (a device)."""
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at `path` (a symlink is followed), at most `limit` + 1
+    of them. Anything else raises NotRegular without being opened; the open itself cannot
+    block, should the file be swapped for a FIFO in between."""
+    kind = _KINDS.get(stat.S_IFMT(path.stat().st_mode))
+    if kind is not None:
+        raise NotRegular(f"not a regular file but {kind}")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        kind = _KINDS.get(stat.S_IFMT(os.fstat(fd).st_mode))
+        if kind is not None:
+            raise NotRegular(f"not a regular file but {kind}")
+        return fh.read() if limit is None else fh.read(limit + 1)

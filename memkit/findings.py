@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -35,3 +36,15 @@ class Finding:
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
+
+
+def describe_refused(refused: Mapping[str, Sequence[str]], limit: int = 3) -> str:
+    """`shared/a.md (MK110), shared/b.md (MK003), …`: files validation refuses, named by path
+    and codes only, never by what they say (a secret in a file name is masked)."""
+    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
+
+    shown = [
+        f"{redact_secrets(path)} ({', '.join(codes) or 'invalid'})"
+        for path, codes in sorted(refused.items())
+    ]
+    return ", ".join(shown[:limit]) + (", …" if len(shown) > limit else "")

@@ -63,13 +63,14 @@ def check_index(root: Path) -> Iterator[Check]:
         )
     else:
         yield Check(OK, "index", f"{atoms} atoms, current ({reader.generation})")
-    skipped = reader.skipped
-    if skipped:
-        shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
+    refused = reader.refusals
+    if refused:
+        from memkit.findings import describe_refused  # noqa: PLC0415
+
         yield Check(
             WARN,
             "invalid atoms",
-            f"{len(skipped)} left out of the index ({shown})",
+            f"{len(refused)} left out of the index ({describe_refused(refused)})",
             "memkit validate",
         )
 

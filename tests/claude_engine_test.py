@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,18 @@ def start_engine(repo: Path, *args: str) -> subprocess.Popen[bytes]:
     )
     wait_for((repo / ".memkit/engine.sock").exists)
     return engine
+
+
+@contextlib.contextmanager
+def engine_running(repo: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """`memkit serve` for `repo` while the block runs; stopped (and waited for) after it."""
+    engine = start_engine(repo, *args)
+    try:
+        yield engine
+    finally:
+        memkit("serve", "--stop", cwd=repo)
+        engine.wait(timeout=30)
+        engine.communicate()
 
 
 KAFKA = atom_text(

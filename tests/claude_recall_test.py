@@ -316,7 +316,9 @@ def test_session_start_names_pending_reviews_and_conflicts(team: Path) -> None:
     payload = {"session_id": "s", "cwd": str(team), "source": "startup"}
     text = context(hook("session-start", payload, team))
     assert "1 atom(s) wait for review" in text
-    assert "1 atom file(s) are invalid and not served (shared/draft.md)" in text
+    assert (
+        "1 atom file(s) are refused by validation and not served (shared/draft.md (MK006))" in text
+    )
     assert "Unresolved contradicts: ws-heartbeat vs ws-heartbeat-60 (30 s vs 60 s)" in text
     assert "ws-old" not in text
     assert "db-choice" not in text  # not reviewed yet: not served

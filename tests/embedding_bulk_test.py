@@ -14,7 +14,6 @@ import pytest
 from memkit.atomfile import parse_atom_bytes
 from memkit.embedding import Encoder, load_encoder
 from memkit.embedding.bulk import _OLD_ENOUGH, Normaliser
-from memkit.gate.text import plain_text
 from memkit.index import embed as embed_module
 from memkit.index import prepare as prepare_module
 from memkit.index.embed import embed
@@ -89,7 +88,7 @@ def test_the_python_normaliser_agrees_on_every_character_it_accepts(encoder: Enc
 
 
 @pytest.mark.parametrize("bulk_chars", [0, 10**9])  # the part cache; the tokenizer as it is
-def test_atom_vectors_are_the_gates_and_sections_are_close(
+def test_atom_vectors_are_the_gates(
     encoder: Encoder, bulk_chars: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bodies = [
@@ -106,28 +105,8 @@ def test_atom_vectors_are_the_gates_and_sections_are_close(
         assert atom is not None
         atoms.append(atom)
     monkeypatch.setattr(embed_module, "BULK_CHARS", bulk_chars)
-    vectors, sections = embed(encoder, atoms)
+    vectors = embed(encoder, atoms)
     assert np.array_equal(vectors, encoder.encode([atom_text(a) for a in atoms]))
-    assert len(sections) == sum(len(a.sections) for a in atoms)
-    # A section is its plain text, after the title's when it is under another heading.
-    expected = encoder.encode(
-        [
-            plain_text("", s.text if s.heading == a.title else f"{a.title}\n{s.text}")
-            for a in atoms
-            for s in a.sections
-        ]
-    )
-    assert np.allclose(sections, expected, atol=1e-6)
-    # Before issue 18 it was encoded from its Markdown (`## Fix`, `1.`) with the title ahead:
-    # close for most, not for a short section whose markup was half its tokens.
-    before = encoder.encode(
-        [
-            f"{a.title}\n{s.heading}\n{s.text}" if s.heading != a.title else s.text
-            for a in atoms
-            for s in a.sections
-        ]
-    )
-    assert float(np.median(np.sum(before * sections, axis=1))) > 0.95
 
 
 def test_the_child_process_prepares_what_one_process_would(
@@ -160,4 +139,3 @@ def test_the_child_process_prepares_what_one_process_would(
     both = run()
     assert both.entries == alone.entries and both.skipped == alone.skipped == ["shared/b-7.md"]
     assert np.array_equal(np.concatenate(both.vectors), np.concatenate(alone.vectors))
-    assert np.array_equal(np.concatenate(both.sections), np.concatenate(alone.sections))

@@ -291,7 +291,7 @@ def test_an_invalid_atom_is_left_out_until_it_is_fixed(repo: Path) -> None:
     again = refresh(repo)
     assert (again.changed, again.generation) == (False, stats.generation)
     out = memkit("index", cwd=repo)
-    assert "left out 1 invalid atom(s) (shared/draft-note.md)" in out.stdout
+    assert "left out 1 invalid atom(s) (shared/draft-note.md (MK006))" in out.stdout
     draft.write_text(draft.read_text(encoding="utf-8").replace("pitfal", "pitfall"), "utf-8")
     fixed = refresh(repo)
     assert (fixed.indexed, fixed.skipped) == (1, ())

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import Atom
-from memkit.atomfile import read_atom
 from memkit.audit.candidates import AuditSettings, find
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, UNRELATED, classify
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, unresolved_now
 from memkit.audit.text import statement_text
+from memkit.checks.admission import read_admitted
 from memkit.config import Config
 from memkit.files import write_atomic
 
@@ -122,6 +122,7 @@ class _Loader:
         self.root = root
         self.config = config
         self.reader = reader
+        self.refused = set(reader.skipped) if reader is not None else set()
         self.parsed: dict[str, Any] = {}
 
     def __call__(self, path: str) -> Any:
@@ -149,8 +150,15 @@ class _Loader:
         )
 
     def _read(self, path: str) -> Atom | None:
+        """A file the index does not hold: only when validation admits it (a refused one is
+        never compared, so no report quotes it)."""
+        if path in self.refused:
+            return None
         full = self.root / path
-        return read_atom(self.root, path, self.config, fast=True).atom if full.is_file() else None
+        if not full.is_file():
+            return None
+        parsed, codes = read_admitted(self.root, path, self.config, fast=True)
+        return None if codes else parsed.atom
 
 
 def compare(

@@ -17,6 +17,9 @@ ContentCheck = Callable[[Atom, str, Config], Iterable[Finding]]
 """(parsed atom, the file's full text, config) -> findings."""
 
 CONTENT_CHECKS: list[ContentCheck] = []
+# For each check that only ever warns under some settings: whether it may refuse (report an
+# error) under these. Admission, which needs errors only, skips it otherwise.
+MAY_REFUSE: dict[ContentCheck, Callable[[Config], bool]] = {}
 _loaded = False
 
 
@@ -30,17 +33,30 @@ def _load_builtin() -> None:
     from memkit.gate.secrets import secret_findings  # noqa: PLC0415
 
     register(secret_findings)
-    register(injection_findings)
+    register(
+        injection_findings,
+        may_refuse=lambda config: config.section("gate").get("injection", "warn") == "fail",
+    )
 
 
-def register(check: ContentCheck) -> ContentCheck:
+def register(
+    check: ContentCheck, *, may_refuse: Callable[[Config], bool] | None = None
+) -> ContentCheck:
     CONTENT_CHECKS.append(check)
+    if may_refuse is not None:
+        MAY_REFUSE[check] = may_refuse
     return check
 
 
-def run_content_checks(atom: Atom, text: str, config: Config) -> list[Finding]:
+def run_content_checks(
+    atom: Atom, text: str, config: Config, *, errors_only: bool = False
+) -> list[Finding]:
+    """Every registered check's findings; `errors_only` skips the checks that can only warn
+    under `config` (the index build asks only what refuses an atom)."""
     _load_builtin()
     findings: list[Finding] = []
     for check in CONTENT_CHECKS:
+        if errors_only and check in MAY_REFUSE and not MAY_REFUSE[check](config):
+            continue
         findings.extend(check(atom, text, config))
     return findings

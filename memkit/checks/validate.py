@@ -15,13 +15,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from memkit.atom import REFERENCE_KEYS, Atom, id_from_path, is_atom_path
+from memkit.atom import Atom, id_from_path, is_atom_path
 from memkit.atomfile import ParsedAtom, read_atom
 from memkit.checks import run_hook
-from memkit.checks.content import run_content_checks
+from memkit.checks.admission import file_findings, reference_findings, supersede_cycle
 from memkit.config import Config, load_config
-from memkit.errors import UsageError
+from memkit.errors import MemkitError, UsageError
 from memkit.findings import Finding, Severity
+from memkit.gate.secrets import redact_secrets
 from memkit.parallel import in_halves
 from memkit.repo import find_root, list_atom_files, relpath_in
 
@@ -51,7 +52,7 @@ class _Repo:
             done = []
             for relpath in part:
                 parsed = self.parse(relpath)
-                content = _content_findings(self, relpath, parsed)
+                content = _content_findings(self, parsed)
                 # An Atom's read-only mappings do not pickle; its sections are not needed.
                 done.append((relpath, _portable(parsed) if in_child else parsed, content))
             return done
@@ -88,60 +89,41 @@ def validate(
     return sorted(set(findings))
 
 
+def admitted_text(root: Path, relpath: str) -> str:
+    """The file's text when validation admits it (what `memkit show` and `memkit review show`
+    print: Claude runs them, so their output is a prompt). Otherwise MemkitError naming the
+    file and its findings, never its text."""
+    repo = _Repo(root, load_config(root))
+    findings = _check_atom(repo, relpath)
+    errors = [f.format() for f in sorted(findings) if f.is_error]
+    if errors:
+        raise MemkitError(
+            f"{redact_secrets(relpath)} is refused by validation and not shown:\n"
+            + "\n".join(errors)
+        )
+    return repo.parse(relpath).text
+
+
 def _check_atom(repo: _Repo, relpath: str) -> list[Finding]:
     parsed = repo.parse(relpath)
-    findings = list(parsed.findings)
+    content = repo.content.get(relpath)  # done ahead, maybe in a second process
+    if content is None:
+        findings = file_findings(parsed, repo.config)
+    else:
+        findings = [*parsed.findings, *content]
     atom = parsed.atom
     if atom is None:
         return findings
-    others = [p for p in repo.by_id.get(atom.id, []) if p != relpath]
-    if others:
-        findings.append(
-            Finding(
-                relpath,
-                atom.line_of("id"),
-                1,
-                "MK009",
-                f"id `{atom.id}` is also used by {', '.join(others)}; "
-                "ids must be unique across the repository",
-            )
-        )
-    for key in REFERENCE_KEYS:
-        for ref in getattr(atom, key):
-            if ref == atom.id:
-                findings.append(
-                    Finding(
-                        relpath, atom.line_of(key), 1, "MK010", f"`{key}` names this atom itself"
-                    )
-                )
-            elif ref not in repo.by_id:
-                findings.append(
-                    Finding(
-                        relpath,
-                        atom.line_of(key),
-                        1,
-                        "MK010",
-                        f"`{key}` names `{ref}`, which is not an atom in this "
-                        "repository; fix the id or remove it",
-                    )
-                )
-    findings.extend(_unmarked_supersedes(repo, atom))
-    cycle = _supersede_cycle(repo, atom)
-    if cycle:
-        findings.append(
-            Finding(
-                relpath,
-                atom.line_of("supersedes"),
-                1,
-                "MK011",
-                "supersede cycle: "
-                + " -> ".join(cycle)
-                + "; an atom cannot (indirectly) supersede itself",
-            )
-        )
-    content = repo.content.get(relpath)
-    findings.extend(content if content is not None else _content_findings(repo, relpath, parsed))
-    return findings
+    cycle: list[str] = []
+    if atom.supersedes or atom.superseded_by:
+        if repo.graph is None:
+            repo.graph = _supersede_graph(repo)
+        cycle = supersede_cycle(atom.id, repo.graph)
+    return [
+        *findings,
+        *_unmarked_supersedes(repo, atom),
+        *reference_findings(atom, repo.by_id, cycle),
+    ]
 
 
 def _unmarked_supersedes(repo: _Repo, atom: Atom) -> list[Finding]:
@@ -167,11 +149,9 @@ def _unmarked_supersedes(repo: _Repo, atom: Atom) -> list[Finding]:
     return out
 
 
-def _content_findings(repo: _Repo, relpath: str, parsed: ParsedAtom) -> list[Finding]:
-    if not parsed.ok or parsed.atom is None:
-        return []
-    text = (repo.root / relpath).read_text(encoding="utf-8", errors="replace")
-    return run_content_checks(parsed.atom, text, repo.config)
+def _content_findings(repo: _Repo, parsed: ParsedAtom) -> list[Finding]:
+    """What `file_findings` adds to the parse's own findings: the content checks."""
+    return file_findings(parsed, repo.config)[len(parsed.findings) :]
 
 
 def _portable(parsed: ParsedAtom) -> Any:
@@ -211,26 +191,6 @@ def _supersede_graph(repo: _Repo) -> dict[str, set[str]]:
         for newer in atom.superseded_by:
             graph[newer].add(atom.id)
     return graph
-
-
-def _supersede_cycle(repo: _Repo, start: Atom) -> list[str]:
-    """A path start -> ... -> start, or [] when there is none."""
-    if not start.supersedes and not start.superseded_by:
-        return []
-    if repo.graph is None:
-        repo.graph = _supersede_graph(repo)
-    graph = repo.graph
-    stack: list[tuple[str, list[str]]] = [(start.id, [start.id])]
-    seen: set[str] = set()
-    while stack:
-        node, path = stack.pop()
-        for nxt in sorted(graph.get(node, ())):
-            if nxt == start.id:
-                return [*path, nxt]
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, [*path, nxt]))
-    return []
 
 
 def _check_memory_index(root: Path, config: Config) -> list[Finding]:

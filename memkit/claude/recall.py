@@ -1,15 +1,29 @@
 """The recall pipeline (DESIGN.md §7): from a prompt to the memory worth injecting.
 
-`candidates`, per repository: triggers + BM25 [+ vectors] -> live atoms only, drop those
-superseded by another candidate, scope filter -> re-rank by ACT-R activation and confidence ->
-related atoms, depth 1. `pack`, over all repositories: best first -> nothing twice in a session
--> sections of long atoms -> token budget. Each atom keeps a one-line reason.
+`candidates`, per repository: triggers + BM25 [+ vectors] -> what may be served at all
+(`visible`) -> what is relevant on an absolute scale (`relevant`) -> close enough to the best
+match -> re-rank by ACT-R activation and confidence -> related atoms, depth 1, under the same
+rules. `pack`, over all repositories: best first -> nothing twice in a session -> the matching
+sections of long atoms -> token budget. Each atom keeps a one-line reason.
+
+Nothing is a valid answer: a prompt no atom is about gets nothing. The floors are absolute
+and were chosen on the development sets of `benchmarks/noise_bench.py` (docs/benchmarks.md):
+- an atom must cover TEXT_FLOOR of the prompt's weighed terms in one passage, and two of
+  them when the prompt has two or more (`memkit.index.relevance`);
+- one whose trigger the prompt names must still cover TRIGGER_FLOOR of it (a lower check: a
+  trigger is its writer's own say, not a licence to answer every prompt with that word);
+- in the warm path a vector match may stand in for the text floor only with cosine
+  VECTOR_FLOOR and some text support (VECTOR_SUPPORT): static vectors give off-topic prompts
+  cosines as high as on-topic ones, so alone they are no evidence.
+Activation and confidence only re-rank what passed.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +36,12 @@ CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
 LONG_ATOM_CHARS = 1_500
 MIN_RELATIVE = 0.25
+TEXT_FLOOR = 0.3
+TRIGGER_FLOOR = 0.12
+VECTOR_FLOOR = 0.85
+VECTOR_SUPPORT = 0.10
+EXAMINE = 24  # candidates weighed per prompt, best fused first
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$", re.M)
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -38,12 +56,28 @@ class Recalled:
     repo: str = ""  # the memory repository it came from
 
 
-def visible(entry: dict[str, Any], scopes: frozenset[str] | None) -> bool:
+def visible(
+    entry: dict[str, Any],
+    scopes: frozenset[str] | None,
+    stale: AbstractSet[str] = frozenset(),
+    today: str | None = None,
+) -> bool:
+    """Whether an atom may be served to this person at all, however relevant: active,
+    reviewed, not archived, superseded (`stale`: ids another atom supersedes) or past its
+    `expires` date, of a scope they may read. An episodic atom is its author's alone: `scopes`
+    must hold `author:<email or user name>` (`memkit.claude.repos.scopes`)."""
     if entry["status"] != "active" or entry["pending"] or entry["scope"] == "archive":
         return False
+    if entry["id"] in stale or entry.get("superseded_by"):
+        return False
+    expires = entry.get("expires") or ""
+    if expires and expires < (today or time.strftime("%Y-%m-%d")):
+        return False
     scope = entry["scope"]
-    # Episodic summaries reach only their author, on a session's first prompt (capture).
-    return scope != "episodic" and (scopes is None or scope == "shared" or scope in scopes)
+    if scope == "episodic":
+        author = str(entry.get("author") or "").strip().lower()
+        return bool(author) and scopes is not None and f"author:{author}" in scopes
+    return scopes is None or scope == "shared" or scope in scopes
 
 
 def _sections(body: str) -> list[tuple[str, str]]:
@@ -58,21 +92,25 @@ def _sections(body: str) -> list[tuple[str, str]]:
     return out
 
 
-def _best_sections(body: str, query: str, limit_chars: int) -> str:
-    """For a long atom, the sections that share most words with the query."""
-    words = {w.lower() for w in _WORD.findall(query)}
+def _best_sections(terms: Any, body: str, limit_chars: int) -> str:
+    """For a long atom, the sections that hold some of the prompt, most first, by the same
+    weighed coverage that admitted the atom (measured against word overlap and section
+    vectors: docs/benchmarks.md), kept in their order, within `limit_chars`."""
+    from memkit.index.relevance import coverage  # noqa: PLC0415
+
     blocks = _sections(body)
-    scored = sorted(blocks, key=lambda b: -len(words & {w.lower() for w in _WORD.findall(b[1])}))
-    chosen: list[tuple[str, str]] = []
+    cover = [coverage(terms, f"{head}\n{text}") for head, text in blocks]
+    ranked = sorted((i for i in range(len(blocks)) if cover[i] > 0), key=lambda i: -cover[i])
+    chosen: list[int] = []
     used = 0
-    for block in scored:
-        if used and used + len(block[1]) > limit_chars:
+    for i in ranked or [0]:
+        if used and used + len(blocks[i][1]) > limit_chars:
             continue
-        chosen.append(block)
-        used += len(block[1])
-    order = {id(b): i for i, b in enumerate(blocks)}
-    chosen.sort(key=lambda b: order[id(b)])
-    text = "\n".join(b[1].strip() for b in chosen)
+        chosen.append(i)
+        used += len(blocks[i][1])
+    text = "\n".join(blocks[i][1].strip() for i in sorted(chosen))
+    if len(chosen) == len(blocks):
+        return text
     return text + "\n[… other sections omitted: `memkit show ID` for the whole atom]"
 
 
@@ -120,10 +158,26 @@ class Candidate:
     row: int
     score: float
     why: str
+    terms: Any = None  # the prompt's weighed terms (memkit.index.relevance.Terms)
 
     @property
     def id(self) -> str:
         return str(self.reader.atoms[self.row]["id"])
+
+
+def relevant(
+    coverage: float, held: int, asked: int, *, trigger: bool, cosine: float | None
+) -> bool:
+    """The absolute floor (see the module's docstring): `coverage` of the prompt's weight,
+    `held` of its `asked` terms."""
+    if trigger:
+        return coverage >= TRIGGER_FLOOR
+    # One word in common with a prompt of two or more is a coincidence, however rare.
+    if held < min(2, asked):
+        return False
+    if coverage >= TEXT_FLOOR:
+        return True
+    return cosine is not None and cosine >= VECTOR_FLOOR and coverage >= VECTOR_SUPPORT
 
 
 def candidates(
@@ -144,30 +198,41 @@ def candidates(
     vec = _vector_hits(reader, query) if use_vectors else []
     triggered = reader.trigger_matches(query)
     ranked = fuse(bm25, vec, triggered, mode="hybrid")
+    has_trigger = {row for row, _ in triggered}
+    cosine = dict(vec)
+    stale = reader.superseded
+    today = time.strftime("%Y-%m-%d")
+    terms = reader.query_terms(query)
+
+    # What may be served and is about the prompt, best fused first; the rest is never looked
+    # at again (activation and confidence below only re-rank these).
     # Relevance is judged on the text match alone: a trigger's bonus would otherwise push
     # every atom without a trigger below the cut, however well its text matches.
-    has_trigger = {row for row, _ in triggered}
-
     def content(row: int, score: float) -> float:
         return score - TRIGGER_BONUS if row in has_trigger else score
 
-    best = max((content(r, s) for r, s, _ in ranked), default=0.0)
+    rows: list[tuple[int, float, str, float]] = []
+    best = 0.0
+    # No atom covers more than the share of the prompt's weight the index holds at all.
+    reachable = terms.best_possible >= min(TRIGGER_FLOOR, VECTOR_SUPPORT)
+    for row, score, why in ranked[:EXAMINE] if reachable else []:
+        if row not in has_trigger and score < MIN_RELATIVE * best:
+            break  # ranked best first: the cut below drops this one and every one after it
+        if not visible(reader.atoms[row], scopes, stale, today):
+            continue
+        cover, held = reader.coverage(terms, row)
+        if relevant(cover, held, terms.count, trigger=row in has_trigger, cosine=cosine.get(row)):
+            rows.append((row, score, f"{why}; covers {cover:.0%} of the prompt", cover))
+            best = max(best, content(row, score))
+
     # A prompt gets only atoms close to the best match: one word in common is not relevance.
-    rows = [
-        (row, score, why)
-        for row, score, why in ranked
-        if visible(reader.atoms[row], scopes)
-        and (row in has_trigger or content(row, score) >= MIN_RELATIVE * best)
-    ]
-    # An atom superseded by another candidate is stale: keep the newer one only.
-    ids = {reader.atoms[r]["id"] for r, _, _ in rows}
-    stale = {old for r, _, _ in rows for old in reader.atoms[r]["supersedes"] if old in ids}
-    rows = [x for x in rows if reader.atoms[x[0]]["id"] not in stale][:limit]
-    act = activation([reader.atoms[r]["id"] for r, _, _ in rows]) if activation else {}
+    rows = [x for x in rows if x[0] in has_trigger or content(x[0], x[1]) >= MIN_RELATIVE * best]
+    rows = rows[:limit]
+    act = activation([reader.atoms[r]["id"] for r, *_ in rows]) if activation else {}
     top = rows[0][1] if rows else 1.0
 
     out: list[Candidate] = []
-    for row, score, why in rows:
+    for row, score, why, _cover in rows:
         entry = reader.atoms[row]
         base = score / top if top > 0 else 0.0
         bonus = CONFIDENCE_BONUS.get(str(entry["confidence"]), 0.0)
@@ -176,10 +241,11 @@ def candidates(
         reason = f"{why}; score {final:.2f}"
         if level > NO_HISTORY:
             reason += f"; used before (activation {level:.1f})"
-        out.append(Candidate(reader, row, final, reason))
+        out.append(Candidate(reader, row, final, reason, terms))
     out.sort(key=lambda c: -c.score)
 
-    # Related atoms of the best few, depth 1, after every direct match.
+    # Related atoms of the best few, depth 1, after every direct match: under the same rules
+    # of what may be served (a superseded or expired atom is not brought back this way).
     by_id = _rows_by_id(reader)
     taken = {c.row for c in out}
     for parent in list(out[:3]):
@@ -188,12 +254,11 @@ def candidates(
             if (
                 rel_row is not None
                 and rel_row not in taken
-                and visible(reader.atoms[rel_row], scopes)
+                and visible(reader.atoms[rel_row], scopes, stale, today)
             ):
                 taken.add(rel_row)
-                out.append(
-                    Candidate(reader, rel_row, parent.score - 100.0, f"related to {parent.id}")
-                )
+                why = f"related to {parent.id}"
+                out.append(Candidate(reader, rel_row, parent.score - 100.0, why, terms))
     return out
 
 
@@ -215,7 +280,8 @@ def pack(found: list[Candidate], query: str, *, given: set[str], budget: int) ->
             continue
         body = cand.reader.body(entry["path"])
         if len(body) > LONG_ATOM_CHARS:
-            body = _best_sections(body, strip_private(query), LONG_ATOM_CHARS)
+            terms = cand.terms or cand.reader.query_terms(strip_private(query))
+            body = _best_sections(terms, body, LONG_ATOM_CHARS)
         tokens = estimate_tokens(body) + 30
         if used + tokens > budget:
             continue

@@ -138,7 +138,11 @@ def scopes(root: Path) -> frozenset[str] | None:
     if cached is not None and time.monotonic() - cached[0] < SCOPE_TTL:
         return cached[1]
     try:
-        scopes: frozenset[str] | None = identify(root).readable_scopes()
+        who = identify(root)
+        # `author:` entries: the episodic atoms this person wrote are theirs to be served.
+        names = (who.email, who.user) if who.email else ()  # no identity: nobody's
+        authors = {f"author:{name.lower()}" for name in names if name}
+        scopes: frozenset[str] | None = who.readable_scopes() | authors
     except OSError:
         scopes = None
     _SCOPES[root] = (time.monotonic(), scopes)

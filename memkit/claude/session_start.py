@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from memkit.claude.repos import find_repos
 from memkit.claude.usage import NO_HISTORY, usage_log
 
 SESSION_INDEX_TOKENS = 1_000
+_LIVE: dict[Path, tuple[Any, Any, list[dict[str, Any]]]] = {}
 
 
 def session_start(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
@@ -67,8 +69,17 @@ def _session_index(
 ) -> list[str]:
     from memkit.claude.recall import on_disk, visible  # noqa: PLC0415
 
-    # The same atoms recall may serve: active, reviewed, of scopes this person may read.
-    live = [a for a in reader.atoms if visible(a, scopes)]
+    # The same atoms recall may serve: active, reviewed, of scopes this person may read; in
+    # the warm engine worked out once per index generation, person and day.
+    today = time.strftime("%Y-%m-%d")
+    key = (id(reader), scopes, today)
+    cached = _LIVE.get(root)
+    if cached is not None and cached[0] == key and cached[1] is reader:
+        live = cached[2]
+    else:
+        stale = reader.superseded
+        live = [a for a in reader.atoms if visible(a, scopes, stale, today)]
+        _LIVE[root] = (key, reader, live)
 
     def worth(a: dict[str, Any]) -> float:
         return (
@@ -102,12 +113,13 @@ def _session_index(
     pending = sum(1 for a in reader.atoms if a["pending"])
     if pending:
         out.append(f"{pending} atom(s) wait for review (`memkit review`).")
-    skipped = reader.skipped
-    if skipped:
-        shown = ", ".join(skipped[:3]) + (", …" if len(skipped) > 3 else "")
+    refused = reader.refusals
+    if refused:
+        from memkit.findings import describe_refused  # noqa: PLC0415
+
         out.append(
-            f"{len(skipped)} atom file(s) are invalid and not served ({shown}); "
-            "`memkit validate` says what to fix."
+            f"{len(refused)} atom file(s) are refused by validation and not served "
+            f"({describe_refused(refused)}); `memkit validate` says what to fix."
         )
     from memkit.audit.status import open_conflicts  # noqa: PLC0415
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,11 @@ def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any
         with usage_log(root, keep=_repos.WARM) as usage:
             given = usage.given(session)
             scopes = _repos.scopes(root)
+            stale, today = reader.superseded, time.strftime("%Y-%m-%d")
             for entry in reader.atoms:
-                if not entry["paths"] or entry["id"] in given or not visible(entry, scopes):
+                if not entry["paths"] or entry["id"] in given:
+                    continue
+                if not visible(entry, scopes, stale, today):
                     continue
                 glob = next((g for g in entry["paths"] if _glob_re(g).match(rel)), None)
                 if glob is None or not on_disk(root, entry["path"]):

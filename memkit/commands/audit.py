@@ -65,6 +65,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
+def _refused(root: Path, paths: list[str] | None) -> dict[str, list[str]]:
+    """The incoming files (all with None) that validation refuses: the audit never compares
+    them, so nothing it prints quotes them; they are named by path and codes."""
+    from memkit.index import IndexUnavailable  # noqa: PLC0415
+    from memkit.index.lite import open_light  # noqa: PLC0415
+
+    try:
+        refusals = open_light(root).refusals
+    except (IndexUnavailable, OSError):  # no index to ask: nothing to add
+        return {}
+    return {p: c for p, c in refusals.items() if paths is None or p in paths}
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.hook and os.environ.get("PRE_COMMIT_REWRITE_COMMAND") == "amend":
         return 0  # post-rewrite after `git commit --amend`: nothing came in
@@ -84,16 +97,18 @@ def _run(args: argparse.Namespace) -> int:
     results = audit(root, paths, config, everything=args.all)
     incoming = len({r.incoming_path for r in results}) if args.all else len(paths)
     save_report(root, results, incoming, refs, audited=None if args.all else paths)
+    refused = _refused(root, None if args.all else paths)
     # File names are printed redacted: one named after a token must not print it.
     if args.json:
-        print(
-            redact_secrets(
-                json.dumps(
-                    {"refs": refs, "incoming": incoming, "results": [asdict(r) for r in results]},
-                    ensure_ascii=False,
-                )
-            )
-        )
-    elif problems(results) or not args.hook:
+        data = {"refs": refs, "incoming": incoming, "results": [asdict(r) for r in results]}
+        print(redact_secrets(json.dumps({**data, "refused": refused}, ensure_ascii=False)))
+    elif problems(results) or refused or not args.hook:
         print(redact_secrets(format_report(results, incoming)))
+        if refused:
+            from memkit.findings import describe_refused  # noqa: PLC0415
+
+            print(
+                f"  not audited, refused by validation ({len(refused)}): "
+                f"{describe_refused(refused, 10)}; `memkit validate` says why"
+            )
     return 0 if args.hook or not problems(results) else 1

@@ -100,9 +100,11 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"memkit index: {stats.atoms} atom(s), {what} ({stats.seconds:.2f} s)")
         if stats.skipped:
-            shown = ", ".join(stats.skipped[:5]) + (", ..." if len(stats.skipped) > 5 else "")
+            from memkit.findings import describe_refused  # noqa: PLC0415
+
+            refused = {p: stats.refused.get(p, ()) for p in stats.skipped}
             print(
-                f"memkit index: left out {len(stats.skipped)} invalid atom(s) ({shown}); "
-                "`memkit validate` says what to fix"
+                f"memkit index: left out {len(stats.skipped)} invalid atom(s) "
+                f"({describe_refused(refused, 5)}); `memkit validate` says what to fix"
             )
     return 0

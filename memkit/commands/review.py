@@ -9,8 +9,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from memkit.atomfile import read_atom, update_frontmatter
+from memkit.atomfile import update_frontmatter
+from memkit.checks.admission import read_admitted
 from memkit.checks.roles import REVIEW_LOG
+from memkit.checks.validate import admitted_text
+from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
 from memkit.repo import find_root, git_output, list_atom_files
@@ -55,8 +58,13 @@ def run(args: argparse.Namespace) -> int:
         if not paths:
             print("nothing is waiting for review")
         for relpath in paths:
-            atom = read_atom(root, relpath).atom
-            title = atom.title if atom else "(unparseable: run memkit validate)"
+            parsed, codes = read_admitted(root, relpath, load_config(root))
+            atom = parsed.atom
+            title = (
+                atom.title
+                if atom and not codes
+                else f"(refused by validation: {', '.join(codes)}; run memkit validate)"
+            )
             author = atom.author if atom and atom.author else _committed_by(root, relpath)
             print(f"{relpath.removeprefix(PENDING).removesuffix('.md')}\t{title}\t{author}")
         return 0
@@ -67,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise MemkitError(f"no atom `{args.id}` is waiting in {PENDING}")
     relpath = found[0]
     if args.action == "show":
-        print((root / relpath).read_text(encoding="utf-8"), end="")
+        print(admitted_text(root, relpath), end="")  # never a refused atom's text
         return 0
     who = identify(root)
     if not who.is_management:

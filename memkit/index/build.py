@@ -10,9 +10,9 @@ import os
 import shutil
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,7 @@ class BuildStats:
     generation: str
     changed: bool
     skipped: tuple[str, ...] = ()  # atoms left out because `memkit validate` refuses them
+    refused: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # path -> codes
 
 
 def _os_error(exc: ValueError) -> OSError | None:
@@ -94,6 +95,7 @@ def _unchanged(root: Path, manifest: dict[str, str], model: str, deep: bool) -> 
     ):
         return None
     skipped = tuple(info.get("skipped") or ())
+    codes = info.get("refused") or {}
     return BuildStats(
         int(info.get("atoms", 0)),
         0,
@@ -103,6 +105,7 @@ def _unchanged(root: Path, manifest: dict[str, str], model: str, deep: bool) -> 
         gen.name,
         False,
         skipped,
+        {p: tuple(codes.get(p, ())) for p in skipped},
     )
 
 
@@ -132,6 +135,9 @@ def _open_previous(root: Path, model: str, deep: bool) -> tuple[Path, dict[str, 
         vectors = np.load(gen / "vectors.npy", mmap_mode="r")
         if vectors.shape[0] != len(meta["atoms"]) or meta.get("model") != model:
             return None
+    except store.OutdatedIndex:
+        log.info("index generation %s was built by another memkit version; rebuilding", gen)
+        return None
     except (OSError, ValueError, KeyError):
         log.warning("index generation %s is unreadable; rebuilding from scratch", gen)
         return None
@@ -189,31 +195,45 @@ def _build(
 
     old_atoms: dict[str, dict[str, Any]] = {}
     old_skipped: dict[str, str] = {}
+    old_refused: dict[str, list[str]] = {}
+    old_held: set[str] = set()
     if previous is not None:
         old_atoms = {a["path"]: a for a in previous[1]["atoms"]}
         old_skipped = previous[1].get("skipped", {})
+        old_refused = previous[1].get("refused", {})
+        old_held = set(previous[1].get("held", ()))
     kept = {p for p in manifest if p in old_atoms and old_atoms[p]["blob"] == manifest[p]}
     # Invalid atoms are remembered by blob too, so an unchanged bad file is not re-read
     # and does not make every refresh publish a new generation.
     skipped = {p: b for p, b in manifest.items() if old_skipped.get(p) == b}
-    todo = [p for p in manifest if p not in kept and p not in skipped]
     removed = [p for p in old_atoms if p not in kept]
-    if previous is not None and not todo and not removed and len(skipped) == len(old_skipped):
+    if (
+        previous is not None
+        and len(kept) + len(skipped) == len(manifest)
+        and not removed
+        and len(skipped) == len(old_skipped)
+    ):
+        refused = {p: list(old_refused.get(p, ())) for p in skipped}
         return _same_again(
             previous[0],
             manifest,
             model_path=model_path,
             kept=kept,
             skipped=skipped,
+            refused=refused,
             started=started,
         )
+    # Refused for what another file says (a reference, an id): looked at again.
+    skipped = {p: b for p, b in skipped.items() if p not in old_held}
+    refused = {p: list(old_refused.get(p, ())) for p in skipped}
+    todo = [p for p in manifest if p not in kept and p not in skipped]
     with progress_bar(len(todo), enabled=not quiet) as bar:
         gen = store.new_generation(root)
         try:
             count, indexed = _write(
                 root,
                 gen,
-                plan=(manifest, kept, removed, todo, skipped),
+                plan=(manifest, kept, removed, todo, skipped, refused),
                 previous=previous,
                 config=config,
                 model_path=model_path,
@@ -240,6 +260,7 @@ def _build(
         gen.name,
         True,
         tuple(sorted(skipped)),
+        {p: tuple(refused.get(p, ())) for p in sorted(skipped)},
     )
 
 
@@ -250,6 +271,7 @@ def _same_again(
     model_path: str,
     kept: set[str],
     skipped: dict[str, str],
+    refused: dict[str, list[str]],
     started: float,
 ) -> BuildStats:
     """Nothing to index (the digest or build info was missing: a generation from before
@@ -257,7 +279,7 @@ def _same_again(
     if not (gen / DIGEST).is_file():
         store.write_text_atomic(gen / DIGEST, digest(manifest))
     if not (gen / BUILD_INFO).is_file():
-        _write_info(gen, model_path, len(kept), skipped)
+        _write_info(gen, model_path, len(kept), skipped, refused)
     return BuildStats(
         len(kept),
         0,
@@ -267,11 +289,19 @@ def _same_again(
         gen.name,
         False,
         tuple(sorted(skipped)),
+        {p: tuple(refused.get(p, ())) for p in sorted(skipped)},
     )
 
 
-def _write_info(gen: Path, model: str, atoms: int, skipped: dict[str, str]) -> None:
-    info = {"model": model, "atoms": atoms, "skipped": sorted(skipped)}
+def _write_info(
+    gen: Path, model: str, atoms: int, skipped: dict[str, str], refused: dict[str, list[str]]
+) -> None:
+    info = {
+        "model": model,
+        "atoms": atoms,
+        "skipped": sorted(skipped),
+        "refused": {p: refused.get(p, []) for p in sorted(skipped)},
+    }
     store.write_text_atomic(gen / BUILD_INFO, json.dumps(info, ensure_ascii=False))
 
 
@@ -320,15 +350,18 @@ def _write(
     root: Path,
     gen: Path,
     *,
-    plan: tuple[dict[str, str], set[str], list[str], list[str], dict[str, str]],
+    plan: tuple[
+        dict[str, str], set[str], list[str], list[str], dict[str, str], dict[str, list[str]]
+    ],
     previous: tuple[Path, dict[str, Any]] | None,
     config: Any,
     model_path: str,
     bar: Callable[[int], None],
 ) -> tuple[int, int]:
     """Fill `gen`: tantivy, vectors, meta, digest, build info, seal. `plan`: the manifest,
-    the paths kept from `previous`, those removed, those to index, those left out.
-    Returns the atom count and how many were indexed now."""
+    the paths kept from `previous`, those removed, those to index, those left out and the
+    codes that refuse them (both filled in here too). Returns the atom count and how many
+    were indexed now."""
     import numpy as np  # noqa: PLC0415
     import tantivy  # noqa: PLC0415
 
@@ -337,7 +370,7 @@ def _write(
     from memkit.index.prepare import prepare  # noqa: PLC0415
     from memkit.index.schema import build_schema  # noqa: PLC0415
 
-    manifest, kept, removed, todo, skipped = plan
+    manifest, kept, removed, todo, skipped, refused = plan
     known: dict[str, list[int]] = {}
     if previous is not None:
         known.update(_link_tantivy(previous[0], gen))
@@ -365,36 +398,35 @@ def _write(
 
     done = prepare(root, todo, manifest, config, encoder, progress=bar, on_first=to_tantivy)
     to_tantivy(done)
-    writer.commit()
-    writer.wait_merging_threads()
     for path in done.skipped:
         skipped[path] = manifest[path]
+        refused[path] = done.refused.get(path, [])
+    entries: list[dict[str, Any]] = []
+    if previous is not None:
+        entries = [e for e in previous[1]["atoms"] if e["path"] in kept]
+    held = _refused_across([*entries, *done.entries], manifest)
+    for path, codes in held.items():
+        skipped[path] = manifest[path]
+        refused[path] = codes
+        writer.delete_documents_by_term("path", path)  # added above, or kept from before
+    writer.commit()
+    writer.wait_merging_threads()
 
     dim = encoder().dim
-    entries: list[dict[str, Any]] = []
-    old_rows: list[int] = []
-    old_sections: list[int] = []
-    if previous is not None:
-        for i, entry in enumerate(previous[1]["atoms"]):
-            if entry["path"] in kept:
-                entries.append(entry)
-                old_rows.append(i)
-                start = entry["section_row"]
-                old_sections.extend(range(start, start + len(entry["sections"])))
-        old_vecs = np.load(previous[0] / "vectors.npy", mmap_mode="r")
-        old_secs = np.load(previous[0] / "sections.npy", mmap_mode="r")
-        vector_blocks = [np.asarray(old_vecs[old_rows]), *done.vectors]
-        section_blocks = [np.asarray(old_secs[old_sections]), *done.sections]
-    else:
-        vector_blocks, section_blocks = list(done.vectors), list(done.sections)
-    entries += done.entries
-    offset = 0
-    for entry in entries:
-        entry["section_row"] = offset
-        offset += len(entry["sections"])
     empty = np.zeros((0, dim), dtype=np.float32)
-    _save_npy(gen / "vectors.npy", np.concatenate([empty, *vector_blocks]), known, "vectors.npy")
-    _save_npy(gen / "sections.npy", np.concatenate([empty, *section_blocks]), known, "sections.npy")
+    new = np.concatenate([empty, *done.vectors])
+    if previous is not None:
+        old_vecs = np.load(previous[0] / "vectors.npy", mmap_mode="r")
+        old_rows = [i for i, e in enumerate(previous[1]["atoms"]) if e["path"] in kept]
+        vectors = np.concatenate([np.asarray(old_vecs[old_rows]), new])
+    else:
+        vectors = new
+    entries += done.entries
+    if held:
+        live = [i for i, e in enumerate(entries) if e["path"] not in held]
+        entries = [entries[i] for i in live]
+        vectors = vectors[live]
+    _save_npy(gen / "vectors.npy", vectors, known, "vectors.npy")
     meta = {
         "format": store.FORMAT,
         "model": model_path,
@@ -402,11 +434,67 @@ def _write(
         "built": time.time(),
         "atoms": entries,
         "skipped": skipped,
+        "refused": {p: refused.get(p, []) for p in skipped},  # path -> the codes
+        "held": sorted(held),  # refused for what another file says
     }
     data = store.json_bytes(meta)
     known["meta.json"] = [len(data), zlib.crc32(data)]
     store.write_bytes_atomic(gen / "meta.json", data)
     store.write_text_atomic(gen / DIGEST, digest(manifest))
-    _write_info(gen, model_path, len(entries), skipped)
+    _write_info(gen, model_path, len(entries), skipped, refused)
     store.write_checksums(gen, known=known)  # last: a generation without it is not finished
-    return len(entries), len(done.entries)
+    return len(entries), len(done.entries) - len(held.keys() & {e["path"] for e in done.entries})
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    """An atom's meta entry, as the reference checks read it."""
+
+    path: str
+    id: str
+    related: tuple[str, ...]
+    supersedes: tuple[str, ...]
+    superseded_by: tuple[str, ...]
+
+    def line_of(self, key: str) -> int:
+        del key
+        return 1
+
+
+def _refused_across(
+    entries: list[dict[str, Any]], manifest: Mapping[str, str]
+) -> dict[str, list[str]]:
+    """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
+    those the index would keep: path -> codes. Ids come from every atom file's name, as
+    validate takes them; supersede cycles are looked for among the atoms admitted so far."""
+    from collections import defaultdict  # noqa: PLC0415
+
+    from memkit.atom import id_from_path  # noqa: PLC0415
+    from memkit.checks.admission import reference_findings, supersede_cycle  # noqa: PLC0415
+
+    paths_of: dict[str, list[str]] = defaultdict(list)
+    for path in manifest:
+        paths_of[id_from_path(path)].append(path)
+    every = [
+        _Indexed(
+            e["path"],
+            e["id"],
+            tuple(e["related"]),
+            tuple(e["supersedes"]),
+            tuple(e["superseded_by"]),
+        )
+        for e in entries
+    ]
+    graph: dict[str, set[str]] = defaultdict(set)
+    for atom in every:
+        graph[atom.id].update(atom.supersedes)
+        for newer in atom.superseded_by:
+            graph[newer].add(atom.id)
+    held: dict[str, list[str]] = {}
+    for atom in every:
+        linked = atom.supersedes or atom.superseded_by
+        cycle = supersede_cycle(atom.id, graph) if linked else []
+        codes = sorted({f.code for f in reference_findings(atom, paths_of, cycle)})
+        if codes:
+            held[atom.path] = codes
+    return held

@@ -24,9 +24,28 @@ from typing import Any
 from memkit.files import memkit_dir, write_atomic
 from memkit.index import IndexReader, open_index
 from memkit.index.search import IndexDamaged
-from memkit.index.store import CHECKSUMS, current_generation, describe, read_checksums, verify
+from memkit.index.store import (
+    CHECKSUMS,
+    FORMAT,
+    current_generation,
+    describe,
+    read_checksums,
+    verify,
+)
 
-SCALARS = ("id", "path", "title", "type", "scope", "status", "confidence", "pending", "chars")
+SCALARS = (
+    "id",
+    "path",
+    "title",
+    "type",
+    "scope",
+    "status",
+    "confidence",
+    "pending",
+    "chars",
+    "expires",
+    "author",
+)
 LISTS = ("triggers", "paths", "related", "supersedes", "superseded_by")
 FOLDER = "columns"
 _EMPTY: list[str] = []
@@ -76,14 +95,27 @@ class LightReader(IndexReader):
             "model": columns["model"],
             "atoms": None,
             "skipped": columns["skipped"],
+            "refused": columns.get("refused", {}),
             "dim": columns.get("dim"),
         }
+        self.columns = columns
         self.atoms = Atoms(columns)  # type: ignore[assignment]
         self.row_of = {path: row for row, path in enumerate(columns["path"])}
         self._open_rest()
         by_word, by_char = columns["trigger_index"]
         self._trigger_rows = (by_word, by_char)
         self._triggers = []  # what the full reader indexes them from: ready-made here
+
+    @property
+    def superseded(self) -> frozenset[str]:
+        # From the sparse columns: only the rows that have such a list are looked at.
+        if self._superseded is None:
+            ids = self.columns["id"]
+            self._superseded = frozenset(
+                [old for olds in self.columns["supersedes"].values() for old in olds]
+                + [ids[row] for row in self.columns["superseded_by"]]
+            )
+        return self._superseded
 
 
 def cache_path(root: Path, build: str) -> Path:
@@ -102,10 +134,12 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
     columns["model"] = reader.meta["model"]
     columns["dim"] = reader.meta.get("dim")
     columns["skipped"] = reader.skipped
+    columns["refused"] = reader.refusals
     columns["build"] = reader.build
     # The trigger look-up, ready: a fresh hook or search would otherwise build it (or scan
     # every atom's triggers) for its one prompt.
     columns["trigger_index"] = reader.trigger_index()
+    columns["format"] = FORMAT
     return columns
 
 
@@ -120,7 +154,11 @@ def open_light(root: Path) -> IndexReader:
             # Only a cache this user wrote: marshal is not safe against crafted input.
             if path.stat().st_uid == os.geteuid():
                 columns = marshal.loads(path.read_bytes())  # noqa: S302
-                if columns.get("build") == seal["build"] and "trigger_index" in columns:
+                if (
+                    columns.get("build") == seal["build"]
+                    and columns.get("format") == FORMAT
+                    and "trigger_index" in columns
+                ):
                     return LightReader(root, gen, columns, seal)
         except (OSError, ValueError, EOFError, TypeError, KeyError, AttributeError):
             pass  # no cache yet, or not one this Python can read

@@ -15,7 +15,10 @@ import subprocess
 from pathlib import Path
 
 from memkit.atom import SCOPE_DIRS, atom_paths
+from memkit.files import NotRegular, read_regular
 from memkit.repo import list_atom_files
+
+NOT_A_FILE = "0" * 40  # the "blob" of a FIFO, socket or device named *.md
 
 
 def blob_sha(data: bytes) -> str:
@@ -86,7 +89,9 @@ def current_manifest(root: Path, running: Running | None = None) -> dict[str, st
         sha = tracked.get(path)
         if sha is None:
             try:
-                sha = blob_sha((root / path).read_bytes())
+                sha = blob_sha(read_regular(root / path))
+            except NotRegular:
+                sha = NOT_A_FILE  # never opened; the build refuses it with a finding (MK001)
             except OSError:
                 continue
         manifest[path] = sha

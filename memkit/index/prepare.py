@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memkit.atomfile import read_atom
+from memkit.checks.admission import read_admitted
 from memkit.index.analysis import cjk_text
 from memkit.parallel import in_halves
 
@@ -34,8 +34,8 @@ class Prepared:
     entries: list[dict[str, Any]] = field(default_factory=list)
     fields: list[dict[str, str]] = field(default_factory=list)  # tantivy document fields
     vectors: list[np.ndarray] = field(default_factory=list)  # blocks of atom rows
-    sections: list[np.ndarray] = field(default_factory=list)  # blocks of section rows
     skipped: list[str] = field(default_factory=list)  # paths validation refuses
+    refused: dict[str, list[str]] = field(default_factory=dict)  # path -> the codes
 
 
 def entry(atom: Atom, blob: str) -> dict[str, Any]:
@@ -54,6 +54,8 @@ def entry(atom: Atom, blob: str) -> dict[str, Any]:
         "supersedes": list(atom.supersedes),
         "superseded_by": list(atom.superseded_by),
         "created": atom.created,
+        "expires": atom.expires,
+        "author": atom.author,
         "blob": blob,
         "chars": len(atom.body),
         "sections": [
@@ -99,21 +101,21 @@ def _prepare(
     out = Prepared()
     atoms: list[Atom] = []
     for n, path in enumerate(paths, 1):
-        parsed = read_atom(root, path, config, fast=True)
-        # What a commit would refuse is not served: a half-written draft in the working
-        # tree must not reach every prompt. `memkit validate` says what is wrong.
-        if parsed.ok and parsed.atom is not None:
+        # What a commit would refuse is not served: a half-written draft, or a teammate's
+        # commit that skipped the hooks, must not reach every prompt (`admission`).
+        parsed, codes = read_admitted(root, path, config, fast=True)
+        if not codes and parsed.atom is not None:
             atoms.append(parsed.atom)
         else:
             out.skipped.append(path)
+            out.refused[path] = codes
         if progress is not None and n % 100 == 0:
             progress(100)
     if progress is not None:
         progress(len(paths) % 100)
     out.entries = [entry(a, blobs[a.path]) for a in atoms]
     out.fields = [document_fields(a) for a in atoms]
-    vectors, sections = embed(encoder(), atoms)
-    out.vectors, out.sections = [vectors], [sections]
+    out.vectors = [embed(encoder(), atoms)]
     return out
 
 
@@ -152,6 +154,6 @@ def prepare(
         mine.entries + other.entries,
         mine.fields + other.fields,
         mine.vectors + other.vectors,
-        mine.sections + other.sections,
         mine.skipped + other.skipped,
+        {**mine.refused, **other.refused},
     )

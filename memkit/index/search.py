@@ -19,6 +19,7 @@ from memkit.index.schema import BOOSTS, TEXT_FIELDS
 
 MODES = ("hybrid", "bm25", "vector")
 POOL = 50  # candidates taken from each list before fusion
+STEM_CACHE = 4_096  # atoms whose stems a reader keeps (~0.5 MB per 1,000 short atoms)
 
 
 class IndexUnavailable(RuntimeError):
@@ -30,6 +31,7 @@ class IndexDamaged(IndexUnavailable):
 
 
 Callback = Any  # Callable[[str], None]; typing's Callable would cost the hook path nothing
+Terms = Any  # memkit.index.relevance.Terms, imported only when a query is weighed
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,10 @@ class IndexReader:
 
     def _open_rest(self) -> None:
         """What both readers share after their atom table: tantivy, lazily the vectors."""
+        self._superseded: frozenset[str] | None = None
+        self._found: dict[int, Any] = {}  # the last BM25 query's documents, by row
+        # Each weighed atom's passages and their stems, by row.
+        self._passages: dict[int, list[tuple[str, frozenset[str]]]] = {}
         self.damage = ""
         self.on_damage: Callback = None
         self._vectors: Any = None
@@ -127,6 +133,24 @@ class IndexReader:
         return sorted(self.meta.get("skipped") or ())
 
     @property
+    def refusals(self) -> dict[str, list[str]]:
+        """Each skipped file and the codes that refuse it (a generation built by an older
+        memkit knows no codes)."""
+        codes = self.meta.get("refused") or {}
+        return {path: list(codes.get(path, ())) for path in self.skipped}
+
+    @property
+    def superseded(self) -> frozenset[str]:
+        """Ids of atoms that another indexed atom supersedes, or that name a newer one
+        themselves: whatever their own `status:` says, they are never served."""
+        if self._superseded is None:
+            self._superseded = frozenset(
+                [old for a in self.atoms for old in a["supersedes"]]
+                + [a["id"] for a in self.atoms if a["superseded_by"]]
+            )
+        return self._superseded
+
+    @property
     def vectors(self) -> Any:
         """The atom vectors, loaded on first use: a BM25-only caller never imports numpy.
         Damaged (or not one row per atom): none, and the generation is reported damaged."""
@@ -144,12 +168,6 @@ class IndexReader:
                 vectors = np.zeros((0, int(self.meta.get("dim") or 1)), dtype=np.float32)
             self._vectors = vectors
         return self._vectors
-
-    @property
-    def sections(self) -> Any:
-        import numpy as np  # noqa: PLC0415
-
-        return np.load(self.gen / "sections.npy", mmap_mode="r")
 
     @property
     def encoder(self) -> Any:
@@ -195,11 +213,13 @@ class IndexReader:
             return []
         result = self.searcher.search(tantivy.Query.boolean_query(parts), limit)
         out = []
+        self._found = {}
         for score, address in result.hits:
             doc = self.searcher.doc(address)
             row = self.row_of.get(doc.get_first("path"))
             if row is not None:
                 out.append((row, float(score)))
+                self._found[row] = doc  # its body is weighed next (`coverage`): no re-read
         return out
 
     def vector(self, query: str, limit: int = POOL) -> list[tuple[int, float]]:
@@ -210,6 +230,35 @@ class IndexReader:
         sims = np.asarray(self.vectors @ self.encode(query))
         top = np.argsort(-sims)[:limit]
         return [(int(i), float(sims[i])) for i in top]
+
+    def query_terms(self, query: str) -> Terms:
+        """The words of `query` that say what it is about, each weighed by how rare it is
+        among the atoms (BM25's idf): English stems, and CJK bigrams (a lone CJK character
+        when that is all a run has). Stop words carry no topic and are left out."""
+        from memkit.index.relevance import query_terms  # noqa: PLC0415
+
+        return query_terms(query, self.searcher)
+
+    def coverage(self, terms: Terms, row: int, body: str | None = None) -> tuple[float, int]:
+        """How much of the query an atom holds: the idf-weighted share of the query's terms
+        found in its title and triggers and one passage of its body (0 to 1), and how many of
+        them. Unlike a BM25 score it does not grow with the prompt's length or the atom's, so
+        one absolute floor serves every prompt."""
+        from memkit.index.relevance import cover, passages, stems_of  # noqa: PLC0415
+
+        entry = self.atoms[row]
+        parts = self._passages.get(row)
+        if parts is None:
+            if body is None:
+                found = self._found.get(row)
+                body = str(found.get_first("body") or "") if found else self.body(entry["path"])
+            head = f"{entry['title']}\n{' '.join(entry['triggers'])}\n"
+            parts = [(text, stems_of(text)) for text in (head + p for p in passages(body))]
+            # Kept while the reader lives (the warm engine's: one per index generation).
+            if len(self._passages) >= STEM_CACHE:
+                self._passages.clear()
+            self._passages[row] = parts
+        return max(cover(terms, text, stems) for text, stems in parts)
 
     def trigger_matches(self, query: str) -> list[tuple[int, str]]:
         """Atoms with a trigger in the query: a whole word, or a CJK substring (or a phrase).
@@ -277,7 +326,7 @@ class IndexReader:
                 return str(self.searcher.doc(result.hits[0][1]).get_first("body") or "")
             except (ValueError, OSError) as exc:
                 self._damaged(f"tantivy cannot read a stored body ({exc})")
-        return body_from_file(self.root / path)
+        return body_from_file(self.root, path)
 
 
 def trigger_index(
@@ -298,18 +347,19 @@ def trigger_index(
     return by_word, by_char
 
 
-def body_from_file(path: Path) -> str:
+def body_from_file(root: Path, relpath: str) -> str:
     """An atom's body read from its file (after the frontmatter): when the index cannot
-    give it, what is on disk now is the truth anyway."""
+    give it, what is on disk now is the truth anyway, once validation admits it (the file
+    may have changed since it was indexed: a secret pasted into it is not served)."""
+    from memkit.checks.admission import read_admitted  # noqa: PLC0415  (damaged index only)
+    from memkit.config import load_config  # noqa: PLC0415
+    from memkit.errors import MemkitError  # noqa: PLC0415
+
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        parsed, codes = read_admitted(root, relpath, load_config(root), fast=True)
+    except MemkitError:  # memkit.yaml unreadable now: nothing is admitted
         return ""
-    if text.startswith("---"):
-        _head, sep, rest = text[3:].partition("\n---")
-        if sep:
-            return rest.partition("\n")[2].strip("\n") + "\n"
-    return text
+    return "" if codes or parsed.atom is None else parsed.atom.body
 
 
 def open_index(root: Path, *, deep: bool = False) -> IndexReader:
@@ -319,6 +369,8 @@ def open_index(root: Path, *, deep: bool = False) -> IndexReader:
         raise IndexUnavailable(f"no index under {store.index_dir(root)}; run `memkit index`")
     try:
         return IndexReader(root, gen, deep=deep)
+    except store.OutdatedIndex as exc:
+        raise IndexUnavailable(f"{exc}; `memkit index` rebuilds it") from exc
     except IndexDamaged as exc:
         raise IndexDamaged(f"index {exc} is damaged; `memkit index` rebuilds it") from exc
     except (OSError, ValueError, KeyError) as exc:

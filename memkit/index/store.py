@@ -27,7 +27,9 @@ from typing import IO, Any
 
 from memkit.files import memkit_dir, write_atomic
 
-FORMAT = 1
+# 2: entries carry `expires` and `author`, and meta `refused`/`held` (issue 13). A generation of
+# another format is rebuilt, never read: an older memkit indexed what validation now refuses.
+FORMAT = 2
 CHECKSUMS = "checksums.json"
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
 
@@ -147,10 +149,14 @@ def json_load(path: Path) -> Any:
     return orjson.loads(path.read_bytes())
 
 
+class OutdatedIndex(ValueError):
+    """A generation built by another version of memkit: rebuilt, not damaged."""
+
+
 def read_meta(gen: Path) -> dict[str, Any]:
     data: dict[str, Any] = json_load(gen / "meta.json")
     if data.get("format") != FORMAT:
-        raise ValueError(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
+        raise OutdatedIndex(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
     # A few distinct values each, one object apiece (~25 MB less at 100,000 atoms).
     for entry in data.get("atoms") or ():
         for key in ("type", "scope", "status", "confidence", "created"):
