@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit.atomfile import parse_atom_bytes, read_atom, update_frontmatter
+from memkit.atom.read import parse_atom_bytes, read_atom
+from memkit.atom.write import update_frontmatter
 from memkit.files import write_atomic
 
 GOOD = """\

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memkit.atomfile import parse_atom_bytes
+from memkit.atom.read import parse_atom_bytes
 from memkit.embedding import Encoder, load_encoder
 from memkit.embedding.bulk import _OLD_ENOUGH, Normaliser
 from memkit.index import embed as embed_module

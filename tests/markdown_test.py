@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit import markdown
-from memkit.markdown import parse_sections
+from memkit.atom import markdown
+from memkit.atom.markdown import parse_sections
 
 # Lines of the kinds atoms hold, and lines of every kind the plain reader must hand on to
 # mistune (quotes, HTML, indentation, setext underlines, fences it would misread, …).

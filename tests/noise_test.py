@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memkit.atomfile import parse_atom_bytes
+from memkit.atom.read import parse_atom_bytes
 from tests.claude_engine_test import start_engine
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 

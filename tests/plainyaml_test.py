@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memkit import plainyaml
-from memkit.atomfile import ParsedAtom, parse_atom_bytes
+from memkit.atom.read import ParsedAtom, parse_atom_bytes
 from memkit.checks import validate as validate_module
 from memkit.checks.validate import validate
 from tests.helpers import make_memory_repo

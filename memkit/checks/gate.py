@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memkit.atom import Atom
-from memkit.atomfile import read_atom
+from memkit.atom.read import read_atom
 from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memkit.atom import Atom, scope_from_path
-from memkit.atomfile import parse_atom_bytes
+from memkit.atom.read import parse_atom_bytes
 from memkit.changeset import SYMLINK_MODE, Change, read_blobs, staged_changes
 from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets

@@ -17,7 +17,7 @@ from memkit.claude.protocol import context_output
 
 
 def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
-    from memkit.atomfile import read_atom  # noqa: PLC0415
+    from memkit.atom.read import read_atom  # noqa: PLC0415
     from memkit.audit.write import PENDING, conflicts  # noqa: PLC0415
     from memkit.config import load_config  # noqa: PLC0415
 

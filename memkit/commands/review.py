@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from memkit.atomfile import update_frontmatter
+from memkit.atom.write import update_frontmatter
 from memkit.checks.admission import read_admitted
 from memkit.checks.roles import REVIEW_LOG
 from memkit.checks.validate import admitted_text

@@ -106,7 +106,7 @@ def select(
     today: dt.date | None = None,
 ) -> Selection:
     """The atoms an export may write, best first, and why the others were left out."""
-    from memkit.atomfile import read_atom  # noqa: PLC0415
+    from memkit.atom.read import read_atom  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
     from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
     from memkit.repo import list_atom_files  # noqa: PLC0415

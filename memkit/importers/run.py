@@ -91,7 +91,7 @@ class _Existing:
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Existing:
-        from memkit.atomfile import read_atom  # noqa: PLC0415
+        from memkit.atom.read import read_atom  # noqa: PLC0415
         from memkit.repo import list_atom_files  # noqa: PLC0415
 
         out = cls()

@@ -143,7 +143,7 @@ def _exclude(root: Path, line: str, *, add: bool) -> None:
 
 def archive_atom(root: Path, entry: Entry, reason: str) -> str:
     """Move one atom to the archive; returns its new path."""
-    from memkit.atomfile import update_frontmatter  # noqa: PLC0415
+    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     if entry.scope == "archive":
         raise MemkitError(f"`{entry.id}` is already archived ({entry.path})")
@@ -164,7 +164,7 @@ def archive_atom(root: Path, entry: Entry, reason: str) -> str:
 
 def restore_atom(root: Path, entry: Entry) -> str:
     """Bring an archived atom back where it was; returns its path."""
-    from memkit.atomfile import update_frontmatter  # noqa: PLC0415
+    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     if entry.scope != "archive":
         raise MemkitError(f"`{entry.id}` is not archived ({entry.path})")
