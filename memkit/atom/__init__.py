@@ -7,6 +7,8 @@ package reads and writes atom files, one concern a module:
 
 - `read`: bytes → checked text → frontmatter + body → `Atom` (`read_atom`, `ParsedAtom`);
 - `yaml`: the frontmatter block as a mapping with key lines (plain subset or ruamel);
+- `plain`: the plain subset of YAML read without a YAML library, as ruamel reads it
+  (validation, the index) or every value a string (scans of every atom, the hook path);
 - `checks`: the per-key and per-file format rules, one function a rule (MK002-MK022);
 - `markdown`: the body as sections and bullets with their lines;
 - `write`: frontmatter changed in place, comments and quoting kept.

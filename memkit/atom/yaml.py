@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from io import StringIO
 from typing import Any
 
-from memkit import plainyaml
+from memkit.atom import plain
 from memkit.atom.checks import Collector, is_date
 
 MAX_YAML_DEPTH = 8
@@ -41,7 +41,7 @@ Where = dict[str, tuple[int, int]]  # key -> (line, column) in the file
 def round_trip_handler() -> Any:
     """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML (a
     class made on first use: importing ruamel and python-frontmatter costs ~50 ms, and most
-    atoms need neither, see plainyaml)."""
+    atoms need neither, see `memkit.atom.plain`)."""
     from frontmatter.default_handlers import YAMLHandler  # noqa: PLC0415
 
     class RoundTripYAMLHandler(YAMLHandler):
@@ -79,11 +79,11 @@ def load_frontmatter(
 ) -> tuple[dict[str, Any], Where] | None:
     """The frontmatter mapping and each key's place, or None after reporting why not.
     `fast` (indexing) does without the places."""
-    plain = plainyaml.read(block.yaml_text)
-    if plain is not None:  # the plain subset most atoms use: no YAML library needed
+    found = plain.read(block.yaml_text)
+    if found is not None:  # the plain subset most atoms use: no YAML library needed
         if fast:
-            return plain[0], {}
-        return plain[0], {key: (block.yaml_line + n, 1) for key, n in plain[1].items()}
+            return found[0], {}
+        return found[0], {key: (block.yaml_line + n, 1) for key, n in found[1].items()}
     try:
         loaded = _load_with_ruamel(block, out, fast=fast)
     except ValueError as exc:
