@@ -10,8 +10,8 @@ Nothing is a valid answer: a prompt no atom is about gets nothing. The floors ar
 and were chosen on the development sets of `benchmarks/noise_bench.py` (docs/benchmarks.md):
 - an atom must cover TEXT_FLOOR of the prompt's weighed terms in one passage, and two of
   them when two or more of them occur in memory at all (`memkit.index.relevance`): "how do
-  we deploy this service to production" may bring "we deploy with Argo CD" from a memory
-  that never mentions services or production;
+  we deploy to production" may bring "we deploy with Argo CD" from a memory that never
+  mentions production;
 - one whose trigger the prompt names must still cover TRIGGER_FLOOR of it (a lower check: a
   trigger is its writer's own say, not a licence to answer every prompt with that word);
 - in the warm path a vector match may stand in for the text floor only with cosine
