@@ -129,16 +129,16 @@ def test_openai_compatible_and_anthropic_endpoints(
 
 
 def test_the_session_budget_counts_cjk_and_stops_the_model(repo: Path, fake: str) -> None:
-    # 32 CJK characters cost at least 32 tokens: with 70, one candidate gets L1 and L2 (~66),
-    # the next none (it would pass the budget).
-    configure(repo, model(fake, token_budget=70))
+    # 32 CJK characters cost ~1.5 tokens each (~49): with 105, one candidate gets L1 and L2
+    # (~98), the next none (it would pass the budget).
+    configure(repo, model(fake, token_budget=105))
     first = offer(repo, "記住以後部署一律用統一的流程走，不要再手動部署到正式環境裡面去了喔")
     second = offer(repo, "以後所有的環境變數都要寫進範例檔案裡面，大家都要遵守這條規定才行喔")
     worker.run(repo, 30)
     found = by_id(repo)
     assert sorted([found[first].level, found[second].level]) == ["L0", "L2"]
     assert len(_Model.seen) == 2
-    assert 64 <= states.load(repo, "s1").tokens <= 70
+    assert 96 <= states.load(repo, "s1").tokens <= 105
     # Past l1_only_above, L1 runs and L2 does not.
     configure(repo, model(fake, token_budget=240, l1_only_above=10))
     third = offer(repo, "Always run the migrations before the deploy job.", session="s3")

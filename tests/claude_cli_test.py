@@ -319,13 +319,13 @@ def test_a_decision_said_in_a_session_becomes_memory_and_can_be_taken_back(
         assert commit.returncode == 0, commit.stdout + commit.stderr  # the real pre-commit
 
         api.requests.clear()
-        run_claude(project, url, "How do we deploy this service to production?", tmp_path)
+        run_claude(project, url, "How do we deploy to production?", tmp_path)
         assert f"## {ARGO_ATOM} · decision" in "\n".join(api.messages_text())
 
         undone = memkit("undo", ARGO_ATOM, "--reason", "we deploy with Flux now", cwd=project)
         assert undone.returncode == 0, undone.stderr
         api.requests.clear()
-        run_claude(project, url, "How do we deploy this service to production?", tmp_path)
+        run_claude(project, url, "How do we deploy to production?", tmp_path)
         after = "\n".join(api.messages_text())
         # Gone from memory (the last session's summary may still name it as used).
         assert after and f"## {ARGO_ATOM} ·" not in after

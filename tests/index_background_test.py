@@ -10,7 +10,9 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,9 +34,10 @@ def _atoms(repo: Path, count: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = make_memory_repo(tmp_path_factory.mktemp("big") / "team")
-    _atoms(repo, SHOW_FROM + 20)
+def big(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
+    with module_home():
+        repo = make_memory_repo(tmp_path_factory.mktemp("big") / "team")
+        _atoms(repo, SHOW_FROM + 20)
     return repo
 
 
@@ -52,6 +55,7 @@ def test_a_large_first_build_after_checkout_goes_to_the_background(
         started = time.monotonic()
         checkout = git(repo, "checkout", "-q", "-b", "feature")  # post-checkout hook
         took = time.monotonic() - started
+        time.sleep(1)  # the background build reaches the lock while it is held: it waits
         assert checkout.returncode == 0, checkout.stderr
         assert current_generation(repo) is None
         fcntl.flock(lock, fcntl.LOCK_UN)

@@ -164,6 +164,8 @@ def test_an_unrelated_prompt_gets_nothing(request: pytest.FixtureRequest, warm: 
         ("when should the consumer commit kafka offsets", "kafka-offsets"),
         ("which column type should prices use", "money-cents"),
         ("晚上的報表幾點執行？", "schedule-zh"),
+        # One word in common is enough when it is the only word of the prompt memory knows.
+        ("before I touch our Dockerfiles, what should I know?", "image-digests"),
     ],
 )
 def test_a_related_prompt_still_gets_its_atom(

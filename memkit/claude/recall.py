@@ -9,7 +9,9 @@ sections of long atoms -> token budget. Each atom keeps a one-line reason.
 Nothing is a valid answer: a prompt no atom is about gets nothing. The floors are absolute
 and were chosen on the development sets of `benchmarks/noise_bench.py` (docs/benchmarks.md):
 - an atom must cover TEXT_FLOOR of the prompt's weighed terms in one passage, and two of
-  them when the prompt has two or more (`memkit.index.relevance`);
+  them when two or more of them occur in memory at all (`memkit.index.relevance`): "how do
+  we deploy to production" may bring "we deploy with Argo CD" from a memory that never
+  mentions production;
 - one whose trigger the prompt names must still cover TRIGGER_FLOOR of it (a lower check: a
   trigger is its writer's own say, not a licence to answer every prompt with that word);
 - in the warm path a vector match may stand in for the text floor only with cosine
@@ -172,7 +174,8 @@ def relevant(
     `held` of its `asked` terms."""
     if trigger:
         return coverage >= TRIGGER_FLOOR
-    # One word in common with a prompt of two or more is a coincidence, however rare.
+    # One word in common is a coincidence, however rare, when memory knows two or more of the
+    # prompt's words (`asked`): then an atom about the prompt holds more than one.
     if held < min(2, asked):
         return False
     if coverage >= TEXT_FLOOR:
@@ -221,7 +224,7 @@ def candidates(
         if not visible(reader.atoms[row], scopes, stale, today):
             continue
         cover, held = reader.coverage(terms, row)
-        if relevant(cover, held, terms.count, trigger=row in has_trigger, cosine=cosine.get(row)):
+        if relevant(cover, held, terms.known, trigger=row in has_trigger, cosine=cosine.get(row)):
             rows.append((row, score, f"{why}; covers {cover:.0%} of the prompt", cover))
             best = max(best, content(row, score))
 

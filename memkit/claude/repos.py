@@ -92,12 +92,12 @@ def rebuild(root: Path, problem: str) -> None:
 
 
 def start_index(
-    root: Path, *, detached: bool, full: bool = False, foreground: bool = False
+    root: Path, *, detached: bool, full: bool = False, foreground: bool = False, wait: bool = False
 ) -> subprocess.Popen[bytes] | None:
     """`memkit index --quiet` for `root` in a child process, not waited for. `detached`: in a
     session of its own, for a hook process that exits before the build ends. `foreground`:
-    the child builds itself (passes --foreground). None when `.memkit/` cannot be written
-    (a read-only checkout): nothing could be built."""
+    the child builds itself (passes --foreground). `wait`: for a build already running. None
+    when `.memkit/` cannot be written (a read-only checkout): nothing could be built."""
     folder = root / ".memkit"
     if folder.exists() and not os.access(folder, os.W_OK):
         return None
@@ -110,6 +110,7 @@ def start_index(
             "--quiet",
             *(["--full"] if full else []),
             *(["--foreground"] if foreground else []),
+            *(["--wait"] if wait else []),
             "--repo",
             str(root),
         ],

@@ -78,7 +78,11 @@ def _session_index(
         live = cached[2]
     else:
         stale = reader.superseded
-        live = [a for a in reader.atoms if visible(a, scopes, stale, today)]
+        # A session summary reaches its author on the next session's first prompt (capture),
+        # not as a line of every session's index.
+        live = [
+            a for a in reader.atoms if a["scope"] != "episodic" and visible(a, scopes, stale, today)
+        ]
         _LIVE[root] = (key, reader, live)
 
     def worth(a: dict[str, Any]) -> float:

@@ -34,6 +34,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--foreground", action="store_true", help="with --quiet: build here, however large"
     )
+    # The background build of a first index is the one build that must happen: it waits for
+    # the lock where a hook would leave a running build alone.
+    parser.add_argument("--wait", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 
@@ -68,12 +71,16 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet and not args.foreground and _first_build_is_large(root):
         from memkit.claude.repos import start_index  # noqa: PLC0415
 
-        if start_index(root, detached=True, foreground=True) is not None:
+        if start_index(root, detached=True, foreground=True, wait=True) is not None:
             log.info("memkit index: the first build of %s runs in the background", root)
             return 0
     try:
         stats = refresh(
-            root, full=args.full, quiet=args.quiet, wait=not args.quiet, running=running
+            root,
+            full=args.full,
+            quiet=args.quiet,
+            wait=args.wait or not args.quiet,
+            running=running,
         )
     except Busy:  # a hook while a (background) build runs: it will be current soon enough
         log.info("memkit index: a build is already running for %s", root)

@@ -50,6 +50,7 @@ class Terms:
     # The weight of the terms some atom holds at all: no atom can cover more than this share
     # (a prompt of words the index has never seen is answered at once: nothing).
     reachable: float = 0.0
+    known: int = 0  # how many of the terms some atom holds
 
     @property
     def count(self) -> int:
@@ -120,22 +121,25 @@ def query_terms(query: str, searcher: Any) -> Terms:
     n = max(MIN_ATOMS, searcher.num_docs) if searcher is not None else 0
 
     reachable = 0.0
+    known = 0
 
     def idf(fields: tuple[str, ...], term: str) -> float:
-        nonlocal reachable
+        nonlocal reachable, known
         if searcher is None:
             reachable += 1.0
+            known += 1
             return 1.0
         df = searcher.doc_freq(fields[0], term)
         weight = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
         if df or any(searcher.doc_freq(f, term) for f in fields[1:]):
             reachable += weight
+            known += 1
         return weight
 
     weighed_words = {t: idf(("body", "title", "triggers", "tags"), t) for t in words}
     weighed_grams = {g: idf(("cjk",), g) for g in grams}
     total = sum(weighed_words.values()) + sum(weighed_grams.values())
-    return Terms(weighed_words, weighed_grams, total, reachable)
+    return Terms(weighed_words, weighed_grams, total, reachable, known)
 
 
 WINDOW = 300  # characters: a passage of two or three sentences
