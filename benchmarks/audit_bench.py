@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from _common import PYTHON, ROOT, p50_p95, read_jsonl, side_by_side
 from facts import facts
@@ -126,7 +127,7 @@ def _atom(atom_id: str, text: str, triggers: list[str]) -> str:
     )
 
 
-def build_pull(root: Path, n: int, pairs: list[dict]) -> dict[str, str]:
+def build_pull(root: Path, n: int, pairs: list[dict[str, Any]]) -> dict[str, str]:
     """The repository before the pull, committed and indexed, and the pull's commit.
     Returns the expected partner (a-side id) of each incoming atom labelled a contradiction."""
     shared = root / "shared"
@@ -157,7 +158,9 @@ def build_pull(root: Path, n: int, pairs: list[dict]) -> dict[str, str]:
     return expected
 
 
-def score(results: list[dict], expected: dict[str, str], incoming: int) -> dict[str, object]:
+def score(
+    results: list[dict[str, Any]], expected: dict[str, str], incoming: int
+) -> dict[str, object]:
     """Recall of the labelled contradictions; false alarms (a contradiction reported with a
     generated fact, or for an incoming atom labelled compatible) per incoming atom; and other
     pairs within the labelled set (they may be real: reported apart)."""

@@ -80,7 +80,7 @@ def measure(fmt: str, paths: list[str], work: Path) -> dict[str, object]:
     )
     assert export.returncode == 0, export.stderr
     unimported = Counter(u["reason"] for u in report["unimported"])
-    refused: dict[str, int] = report["refused"]  # type: ignore[assignment]
+    refused: dict[str, int] = report["refused"]
     return {
         "format": fmt,
         "files": report["files"],

@@ -43,7 +43,8 @@ CONTRADICTED = {"useful": 0.03, "wrong": 0.5, "dying": 0.05, "rare": 0.1, "dead"
 
 
 def make_atoms(n: int, days: int, rng: random.Random) -> list[dict[str, object]]:
-    names, weights = zip(*CLASSES, strict=True)
+    names = [name for name, _ in CLASSES]
+    weights = [weight for _, weight in CLASSES]
     atoms = []
     for i in range(n):
         kind = rng.choices(names, weights)[0]

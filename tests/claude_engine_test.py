@@ -9,7 +9,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ def repo(tmp_path: Path) -> Path:
     return heartbeat_repo(tmp_path / "team")
 
 
-def hook(repo: Path, event: str, payload: dict[str, object], *repos: Path) -> str:
+def hook(repo: Path, event: str, payload: Mapping[str, object], *repos: Path) -> str:
     env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
     hook_bin = str(Path(sys.executable).parent / "memkit-hook")
     result = subprocess.run(

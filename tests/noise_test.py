@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 
@@ -100,7 +100,7 @@ def engine(team: Path, module_home: Isolated) -> Iterator[Path]:
 def hook(
     repo: Path,
     event: str,
-    payload: dict[str, object],
+    payload: Mapping[str, object],
     *,
     warm: bool,
     env: dict[str, str] | None = None,
