@@ -387,7 +387,9 @@ def test_a_stale_index_of_an_older_memkit_is_rebuilt_not_read(team: Path, tmp_pa
 
     copy = tmp_path / "team"
     shutil.copytree(team, copy, ignore=shutil.ignore_patterns("engine.sock"))
-    meta = current_generation(copy) / "meta.json"  # type: ignore[operator]
+    generation = current_generation(copy)
+    assert generation is not None
+    meta = generation / "meta.json"
     data = json.loads(meta.read_text(encoding="utf-8"))
     meta.write_text(json.dumps({**data, "format": 1}), encoding="utf-8")
     for opener in (open_index, open_light):
