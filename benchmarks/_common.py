@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
@@ -21,7 +22,8 @@ def data_dir(arg: str | None) -> Path | None:
     return path if path.is_dir() else None
 
 
-def read_jsonl(path: Path) -> list[dict]:
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """One JSON object a line; the rows' fields differ from one data set to the next."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 

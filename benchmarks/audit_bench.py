@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any, TypedDict
 
 from _common import PYTHON, ROOT, p50_p95, read_jsonl, side_by_side
 from facts import facts
@@ -126,7 +127,7 @@ def _atom(atom_id: str, text: str, triggers: list[str]) -> str:
     )
 
 
-def build_pull(root: Path, n: int, pairs: list[dict]) -> dict[str, str]:
+def build_pull(root: Path, n: int, pairs: list[dict[str, Any]]) -> dict[str, str]:
     """The repository before the pull, committed and indexed, and the pull's commit.
     Returns the expected partner (a-side id) of each incoming atom labelled a contradiction."""
     shared = root / "shared"
@@ -157,7 +158,16 @@ def build_pull(root: Path, n: int, pairs: list[dict]) -> dict[str, str]:
     return expected
 
 
-def score(results: list[dict], expected: dict[str, str], incoming: int) -> dict[str, object]:
+class Score(TypedDict):
+    recall: float
+    alarms: float  # per incoming atom
+    cross: float  # per incoming atom
+    tp: int
+    n: int
+    alarm_pairs: list[tuple[str, str]]  # (incoming, other)
+
+
+def score(results: list[dict[str, Any]], expected: dict[str, str], incoming: int) -> Score:
     """Recall of the labelled contradictions; false alarms (a contradiction reported with a
     generated fact, or for an incoming atom labelled compatible) per incoming atom; and other
     pairs within the labelled set (they may be real: reported apart)."""
@@ -208,7 +218,7 @@ def pull(n: int, name: str, runs: int, before: str | None) -> list[str]:
                 f"| {label} | {n:,} | {s['recall']:.2f} ({s['tp']}/{s['n']}) | "
                 f"{s['alarms']:.2f} | {s['cross']:.2f} | {p50 / 1000:.2f} s | {p95 / 1000:.2f} s |"
             )
-            for pair in s["alarm_pairs"][:10]:  # type: ignore[index]
+            for pair in s["alarm_pairs"][:10]:
                 print(f"  false alarm ({label}, {n}): {pair}")
         base = p50_p95(times["python -c pass"])
         out += rows

@@ -16,6 +16,7 @@ import argparse
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from _common import PYTHON, ROOT, p50_p95, read_jsonl, side_by_side
 from index_bench import synthetic
@@ -43,7 +44,7 @@ def gate_quality() -> list[str]:
     return out
 
 
-def _gate_rows(name: str, rows: list[dict]) -> list[str]:
+def _gate_rows(name: str, rows: list[dict[str, Any]]) -> list[str]:
     out = []
     for lang in ("en", "zh"):
         sub = [r for r in rows if r["lang"] == lang]
@@ -90,7 +91,7 @@ def conflict_quality() -> list[str]:
     return out
 
 
-def _conflict_rows(name: str, rows: list[dict]) -> list[str]:
+def _conflict_rows(name: str, rows: list[dict[str, Any]]) -> list[str]:
     encoder = load_encoder()
     out = []
     for lang in ("en", "zh"):

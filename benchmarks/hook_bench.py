@@ -23,6 +23,7 @@ import os
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from _common import PYTHON, p50_p95, write_repo
@@ -98,7 +99,8 @@ def main() -> int:
             # Stop after the prompt's atoms were given: the lifecycle compares the answer with
             # them (issue 16).
             stop = {"last_assistant_message": "We rotate the cache every 10 min now."}
-            runs: list[tuple[str, str, str, dict[str, object], bool]] = [
+            # (name, setup, event, the payload's fields, through the warm engine)
+            runs: list[tuple[str, str, str, Mapping[str, object], bool]] = [
                 ("pass", "", "", {}, False),
                 ("prompt", "on", "user-prompt-submit", prompt, False),
                 ("start", "on", "session-start", {"source": "startup"}, False),

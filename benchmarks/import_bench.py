@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TypedDict
 
 from _common import ROOT
 
@@ -52,7 +53,27 @@ def memkit(
     return result, time.perf_counter() - started
 
 
-def measure(fmt: str, paths: list[str], work: Path) -> dict[str, object]:
+class Measured(TypedDict):
+    """One collection: what the import read, wrote and refused, and how long each step took."""
+
+    format: str
+    files: int
+    candidates: int
+    written: int
+    for_review: int
+    refused: dict[str, int]  # reason -> candidates
+    duplicates: int
+    unimported: dict[str, int]  # reason -> files
+    dry_run_s: float
+    import_s: float
+    second_written: int
+    second_s: float
+    validate_errors: int
+    export_s: float
+    export: str  # the last line `memkit export claude-rules` printed
+
+
+def measure(fmt: str, paths: list[str], work: Path) -> Measured:
     home = work / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **IDENTITY, "HOME": str(home), "MEMKIT_LOG_DIR": str(home / "logs")}
@@ -80,7 +101,7 @@ def measure(fmt: str, paths: list[str], work: Path) -> dict[str, object]:
     )
     assert export.returncode == 0, export.stderr
     unimported = Counter(u["reason"] for u in report["unimported"])
-    refused: dict[str, int] = report["refused"]  # type: ignore[assignment]
+    refused: dict[str, int] = report["refused"]
     return {
         "format": fmt,
         "files": report["files"],
@@ -128,8 +149,8 @@ def main() -> None:
     for r in rows:
         print(
             f"| {r['format']} | {r['files']} | {r['candidates']} | {r['written']} "
-            f"({r['for_review']}) | {counted(r['refused'])} | {r['duplicates']} "  # type: ignore[arg-type]
-            f"| {counted(r['unimported'])} | {r['dry_run_s']:.1f} s | {r['import_s']:.1f} s "  # type: ignore[arg-type]
+            f"({r['for_review']}) | {counted(r['refused'])} | {r['duplicates']} "
+            f"| {counted(r['unimported'])} | {r['dry_run_s']:.1f} s | {r['import_s']:.1f} s "
             f"| {r['second_s']:.1f} s ({r['second_written']}) | {r['export_s']:.1f} s |"
         )
     for r in rows:

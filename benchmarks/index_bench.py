@@ -20,7 +20,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from _common import (
     PYTHON,
@@ -43,6 +45,11 @@ from memkit.index.fusion import FusionParams, fuse
 
 WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 
+# A quality measure of one ranking against one query's relevant ids (and their grades).
+Metric = Callable[[list[str], dict[str, int]], float]
+# One retriever's candidates: (row, score), best first.
+Hits = list[tuple[int, float]]
+
 
 def rrf(bm25: list[tuple[int, float]], vec: list[tuple[int, float]], k: int = 60) -> list[int]:
     scores: dict[int, float] = {}
@@ -64,9 +71,9 @@ class Set:
         refresh(self.root, full=True)
         self.build_seconds = time.perf_counter() - start
         self.reader = open_index(self.root)
-        self.cache: dict[str, tuple[list, list]] = {}
+        self.cache: dict[str, tuple[Hits, Hits]] = {}
 
-    def lists(self, query: str) -> tuple[list, list]:
+    def lists(self, query: str) -> tuple[Hits, Hits]:
         if query not in self.cache:
             self.cache[query] = (self.reader.bm25(query), self.reader.vector(query))
         return self.cache[query]
@@ -109,12 +116,18 @@ def fts5_ranked(db: sqlite3.Connection, query: str) -> list[str]:
 
 
 def evaluate(
-    s: Set, queries: list[tuple[str, dict[str, int]]], metric, method: str, weight: float = 0.3
+    s: Set,
+    queries: list[tuple[str, dict[str, int]]],
+    metric: Metric,
+    method: str,
+    weight: float = 0.3,
 ) -> float:
     return statistics.mean(metric(s.ranked(q, method, weight), rel) for q, rel in queries)
 
 
-def tune(s: Set, queries: list[tuple[str, dict[str, int]]], metric) -> tuple[float, dict]:
+def tune(
+    s: Set, queries: list[tuple[str, dict[str, int]]], metric: Metric
+) -> tuple[float, dict[float, float]]:
     scores = {w: evaluate(s, queries, metric, "hybrid", w) for w in WEIGHTS}
     best = max(scores, key=lambda w: (round(scores[w], 4), -w))
     return best, scores
@@ -191,7 +204,7 @@ def quality(data: Path | None, workdir: Path) -> list[str]:
     return out
 
 
-def paraphrase_rows(label: str, rows: list[dict], w: float, workdir: Path) -> list[str]:
+def paraphrase_rows(label: str, rows: list[dict[str, Any]], w: float, workdir: Path) -> list[str]:
     out = []
     atoms = [r for r in rows if r["kind"] == "atom"]
     key = {a["id"]: f"p{i}" for i, a in enumerate(atoms)}
@@ -203,7 +216,7 @@ def paraphrase_rows(label: str, rows: list[dict], w: float, workdir: Path) -> li
             for r in rows
             if r["kind"] == "query" and r["lang"] == lang
         ]
-        metric = lambda r, rel: recall_at(r, rel, 1)
+        metric: Metric = lambda r, rel: recall_at(r, rel, 1)
         vals = [evaluate(s, qs, metric, m) for m in ("bm25", "vector", "rrf")]
         hybrid = evaluate(s, qs, metric, "hybrid", w)
         fts = statistics.mean(metric(fts5_ranked(db, q), rel) for q, rel in qs)

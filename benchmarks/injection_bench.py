@@ -10,6 +10,7 @@ never tuned on. An item counts as flagged when `injection_hits` finds anything i
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from _common import ROOT, read_jsonl
 
@@ -19,7 +20,7 @@ DATA = ROOT / "benchmarks" / "data"
 SETS = (("tuned on", "injection_labels.jsonl"), ("held out", "injection_heldout.jsonl"))
 
 
-def measure(rows: list[dict], show: bool) -> tuple[int, int, int, int]:
+def measure(rows: list[dict[str, Any]], show: bool) -> tuple[int, int, int, int]:
     tp = fp = fn = tn = 0
     for row in rows:
         flagged = any(True for _ in injection_hits(row["text"]))

@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TypedDict
 
 from _common import PYTHON, commit_all
 from index_bench import synthetic
@@ -42,9 +43,28 @@ RATE = {"useful": 30.0, "wrong": 30.0, "dying": 30.0, "rare": 0.4, "dead": 0.0}
 CONTRADICTED = {"useful": 0.03, "wrong": 0.5, "dying": 0.05, "rare": 0.1, "dead": 0.0}
 
 
-def make_atoms(n: int, days: int, rng: random.Random) -> list[dict[str, object]]:
-    names, weights = zip(*CLASSES, strict=True)
-    atoms = []
+class SimAtom(TypedDict):
+    id: str
+    kind: str  # the hidden class: useful, wrong, dying, rare, dead
+    born: int  # the day it was written, relative to the trace's first day
+    tier: str  # its confidence when the trace starts
+    death: int | None  # the day it stops being useful (dying atoms only)
+
+
+class Simulation(TypedDict):
+    atoms: list[SimAtom]
+    promoted: dict[str, tuple[int, str]]  # id -> (first day promoted, tier reached)
+    archived: dict[str, int]  # id -> day first suggested
+    events: Counter[str]
+    timeline: list[tuple[int, int, int]]  # (day, promotions applied, new suggestions)
+    wanted: dict[str, int]
+    missed: set[str]
+
+
+def make_atoms(n: int, days: int, rng: random.Random) -> list[SimAtom]:
+    names = [name for name, _ in CLASSES]
+    weights = [weight for _, weight in CLASSES]
+    atoms: list[SimAtom] = []
     for i in range(n):
         kind = rng.choices(names, weights)[0]
         # Dead atoms were written long before; the others before or during the trace.
@@ -58,13 +78,13 @@ def make_atoms(n: int, days: int, rng: random.Random) -> list[dict[str, object]]
     return atoms
 
 
-def write_atoms(root: Path, atoms: list[dict[str, object]], day0: dt.date) -> None:
+def write_atoms(root: Path, atoms: list[SimAtom], day0: dt.date) -> None:
     """The atoms as files: index_bench's synthetic text, this trace's tiers and dates."""
     (root / "shared").mkdir(parents=True)
     (root / "memkit.yaml").write_text("version: 1\n", encoding="utf-8")
     (root / ".gitignore").write_text(".memkit/\n", encoding="utf-8")
     for atom, (_, title, text) in zip(atoms, synthetic(len(atoms)), strict=True):
-        created = day0 + dt.timedelta(days=int(atom["born"]))  # type: ignore[call-overload]
+        created = day0 + dt.timedelta(days=atom["born"])
         (root / "shared" / f"{atom['id']}.md").write_text(
             f"---\nid: {atom['id']}\ntype: fact\n"
             f"confidence: {atom['tier']}   # kept by promote --apply\n"
@@ -73,7 +93,7 @@ def write_atoms(root: Path, atoms: list[dict[str, object]], day0: dt.date) -> No
         )
 
 
-def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> dict[str, object]:
+def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> Simulation:
     from memkit.claude.usage import UsageLog
     from memkit.config import load_config
     from memkit.lifecycle.archive import suggestions
@@ -100,7 +120,7 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> dict[str, objec
     promoted: dict[str, tuple[int, str]] = {}  # id -> (first day promoted, tier reached)
     archived: dict[str, int] = {}
     events = Counter[str]()
-    timeline = []
+    timeline: list[tuple[int, int, int]] = []
 
     def checkpoint(day: int) -> None:
         for user, log in logs.items():
@@ -137,7 +157,7 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> dict[str, objec
             weights = []
             for a in pool:
                 born, death = a["born"], a["death"]
-                alive = born <= day and (death is None or day < death)  # type: ignore[operator]
+                alive = born <= day and (death is None or day < death)
                 weights.append(RATE[str(a["kind"])] if alive else 0.0)
             if not any(weights):
                 continue
@@ -175,12 +195,13 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> dict[str, objec
     }
 
 
-def truth(atoms: list[dict[str, object]], days: int) -> tuple[set[str], set[str]]:
+def truth(atoms: list[SimAtom], days: int) -> tuple[set[str], set[str]]:
     useful = {str(a["id"]) for a in atoms if a["kind"] in ("useful", "dying")}
     dead = {
         str(a["id"])
         for a in atoms
-        if a["kind"] == "dead" or (a["kind"] == "dying" and int(a["death"]) <= days - 90)  # type: ignore[call-overload]
+        if a["kind"] == "dead"
+        or (a["kind"] == "dying" and a["death"] is not None and a["death"] <= days - 90)
     }
     return useful, dead
 
@@ -224,14 +245,14 @@ def main() -> int:
             # Cold: no frontmatter cache (a fresh clone); warm: the second run reads it.
             (root / ".memkit/lifecycle-catalog.json").unlink(missing_ok=True)
             times[name] = (timed(root, *argv), timed(root, *argv))
-    atoms: list[dict[str, object]] = result["atoms"]  # type: ignore[assignment]
-    promoted: dict[str, tuple[int, str]] = result["promoted"]  # type: ignore[assignment]
-    archived: dict[str, int] = result["archived"]  # type: ignore[assignment]
-    missed: set[str] = result["missed"]  # type: ignore[assignment]
+    atoms = result["atoms"]
+    promoted = result["promoted"]
+    archived = result["archived"]
+    missed = result["missed"]
     useful, dead = truth(atoms, args.days)
     kinds = Counter(str(a["kind"]) for a in atoms)
     movable = {str(a["id"]) for a in atoms if a["tier"] != "fixed"}  # fixed: archived by hand
-    events = dict(result["events"])  # type: ignore[call-overload]
+    events = dict(result["events"])
     print(
         f"{args.atoms:,} atoms ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}), "
         f"{args.users} users, {args.days} days, seed {args.seed}; {events}; "
@@ -240,8 +261,8 @@ def main() -> int:
     print()
     print("| day | promotions applied | new archive suggestions |")
     print("|---|---|---|")
-    for day, ups, found in result["timeline"]:  # type: ignore[attr-defined]
-        print(f"| {day} | {ups} | {found} |")
+    for day, ups, suggested in result["timeline"]:
+        print(f"| {day} | {ups} | {suggested} |")
     print()
     fixed = {i for i, (_, tier) in promoted.items() if tier == "fixed"}
     rows = (
@@ -273,7 +294,7 @@ def main() -> int:
     return 0
 
 
-def by_kind(atoms: list[dict[str, object]], atom_id: str) -> object:
+def by_kind(atoms: list[SimAtom], atom_id: str) -> str:
     return atoms[int(atom_id.removeprefix("atom-"))]["kind"]
 
 

@@ -25,6 +25,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import TextIO
 
 import anyio
 from _common import PYTHON, p50_p95, write_repo
@@ -38,7 +39,7 @@ WARMUP = 5
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 
-def server(root: Path, errlog: object) -> Client:
+def server(root: Path, errlog: TextIO) -> Client:
     params = StdioServerParameters(
         command=PYTHON,
         args=["-m", "memkit", "mcp", "--repo", str(root)],
@@ -46,7 +47,7 @@ def server(root: Path, errlog: object) -> Client:
         cwd=str(root),
     )
     # The initialize handshake, as Claude Code 2.1.197 speaks it (and `ping` exists there).
-    return Client(stdio_client(params, errlog=errlog), mode="legacy")  # type: ignore[arg-type]
+    return Client(stdio_client(params, errlog=errlog), mode="legacy")
 
 
 async def measure(root: Path, runs: int) -> dict[str, list[float]]:

@@ -40,6 +40,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from _common import ROOT, commit_all, data_dir, read_jsonl, read_qrels, slug, write_repo
 
@@ -73,7 +74,8 @@ def _pieces(text: str, n: int) -> list[str]:
         return [text]
     n = min(n, len(sentences))
     target = len(text) / n
-    out, cur = [], ""
+    out: list[str] = []
+    cur = ""
     for s in sentences:
         cur += s
         if len(cur) >= target and len(out) < n - 1:
@@ -84,7 +86,7 @@ def _pieces(text: str, n: int) -> list[str]:
     return out
 
 
-def build(name: str, docs: list[dict], parts: int, work: Path) -> Repo:
+def build(name: str, docs: list[dict[str, Any]], parts: int, work: Path) -> Repo:
     root = work / name
     repo = Repo(name, root, 0)
     rows = []
@@ -109,7 +111,7 @@ def repos(data: Path, size: int, work: Path, rng: random.Random) -> tuple[Repo, 
     sci_docs = read_jsonl(data / "scifact" / "corpus.jsonl")
     cmrc_docs = read_jsonl(data / "cmrc2018" / "corpus.jsonl")
     if size <= 2500:
-        wanted = set()
+        wanted: set[str] = set()
         for split in ("train", "test"):
             for rel in read_qrels(data / "scifact" / "qrels" / f"{split}.tsv").values():
                 wanted |= rel.keys()
@@ -285,10 +287,9 @@ def section_choice(data: Path, split: str, sci: Repo, cmrc: Repo, n: int = 300) 
     return rows
 
 
-GRID = {
-    "TEXT_FLOOR": (0.2, 0.25, 0.27, 0.3, 0.33, 0.35),
-    "VECTOR": ((0.8, 0.05), (0.8, 0.1), (0.85, 0.05), (0.85, 0.1), (0.85, 0.15), (0.9, 0.1)),
-}
+# The settings swept: TEXT_FLOOR values, and (VECTOR_FLOOR, VECTOR_SUPPORT) pairs.
+GRID_TEXT_FLOOR = (0.2, 0.25, 0.27, 0.3, 0.33, 0.35)
+GRID_VECTOR = ((0.8, 0.05), (0.8, 0.1), (0.85, 0.05), (0.85, 0.1), (0.85, 0.15), (0.9, 0.1))
 
 
 def sweep(sets: dict[str, list[Prompt]], roots: dict[str, Path], size: int, sample: int) -> None:
@@ -310,12 +311,12 @@ def sweep(sets: dict[str, list[Prompt]], roots: dict[str, Path], size: int, samp
             flush=True,
         )
 
-    for floor in GRID["TEXT_FLOOR"]:
+    for floor in GRID_TEXT_FLOOR:
         recall.TEXT_FLOOR = floor
         for mode in ("warm", "cold"):
             line(f"TEXT_FLOOR={floor}", mode)
     recall.TEXT_FLOOR = defaults[0]
-    for cos, support in GRID["VECTOR"]:
+    for cos, support in GRID_VECTOR:
         recall.VECTOR_FLOOR, recall.VECTOR_SUPPORT = cos, support
         line(f"VECTOR_FLOOR={cos} VECTOR_SUPPORT={support}", "warm")
     recall.VECTOR_FLOOR, recall.VECTOR_SUPPORT = defaults[1:]

@@ -61,9 +61,9 @@ class Variant:
         if tree is not None:
             self.env["PYTHONPATH"] = str(tree)
 
-    def run(self, args: list[str], cwd: Path, **kw: object) -> tuple[float, float]:
+    def run(self, args: list[str], cwd: Path) -> tuple[float, float]:
         """(wall, CPU) seconds of `python -m memkit ARGS`, children's CPU included."""
-        return timed([PYTHON, "-m", "memkit", *args], cwd, self.env, **kw)
+        return timed([PYTHON, "-m", "memkit", *args], cwd, self.env)
 
 
 def timed(
@@ -142,7 +142,9 @@ def small_sizes(
             f"full index run {run + 1}: " + ", ".join(f"{k} {w[-1]:.2f} s" for k, w in full.items())
         )
     env = variants[0].env
-    rows = {k: [] for k in ("pass", "imports", *(f"inc {v.name}" for v in variants))}
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("pass", "imports", *(f"inc {v.name}" for v in variants))
+    }
     rows.update({f"noop {v.name}": [] for v in variants})
     rows.update({f"validate {v.name}": [] for v in variants})
     for run in range(args.runs * 3):

@@ -174,7 +174,7 @@ def add_atom(
 ) -> AddOutcome:
     """Check `draft` as a commit would and write it unless something refuses it. `reserved`
     ids are treated as taken (drafts checked together and written afterwards)."""
-    from memkit.atomfile import parse_atom_bytes  # noqa: PLC0415
+    from memkit.atom.read import parse_atom_bytes  # noqa: PLC0415
     from memkit.checks.content import run_content_checks  # noqa: PLC0415
     from memkit.checks.gate import gate_atoms  # noqa: PLC0415
 

@@ -8,12 +8,12 @@ names pre-commit passes (which never include deletions or symlinks).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memkit.errors import MemkitError
+from memkit.git import rev_exists
+from memkit.git import run as run_git
 
 SYMLINK_MODE = "120000"
 
@@ -45,14 +45,6 @@ class Change:
         return self.new_mode == SYMLINK_MODE
 
 
-def _run_git(root: Path, *args: str) -> bytes:
-    result = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
-    if result.returncode != 0:
-        err = result.stderr.decode("utf-8", "replace").strip()
-        raise MemkitError(f"git {' '.join(args)} failed: {err}")
-    return result.stdout
-
-
 def parse_raw(out: bytes) -> list[Change]:
     """`git diff --raw -z --no-abbrev` output as changes."""
     fields = out.decode("utf-8", "surrogateescape").split("\0")
@@ -81,23 +73,17 @@ def staged_changes(root: Path) -> list[Change]:
 
     Finishing a merge, what the other side brought was its authors' change, judged when they
     made it: only files that differ from both parents are the person merging's own."""
-    changes = parse_raw(_run_git(root, "diff", "--cached", *_RAW, "--"))
-    merging = subprocess.run(
-        ["git", "rev-parse", "--quiet", "--verify", "MERGE_HEAD"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    if merging.returncode != 0:
+    changes = parse_raw(run_git(root, "diff", "--cached", *_RAW, "--"))
+    if not rev_exists(root, "MERGE_HEAD"):
         return changes
-    theirs = parse_raw(_run_git(root, "diff", "--cached", *_RAW, "MERGE_HEAD", "--"))
+    theirs = parse_raw(run_git(root, "diff", "--cached", *_RAW, "MERGE_HEAD", "--"))
     touched = {p for c in theirs for p in (c.path, c.old_path) if p}
     return [c for c in changes if c.path in touched or (c.old_path and c.old_path in touched)]
 
 
 def changes_between(root: Path, base: str, head: str) -> list[Change]:
     """What `head` changes since `base` (a commit, e.g. the merge base of a pull request)."""
-    return parse_raw(_run_git(root, "diff", *_RAW, base, head, "--"))
+    return parse_raw(run_git(root, "diff", *_RAW, base, head, "--"))
 
 
 def read_blobs(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:
@@ -105,13 +91,7 @@ def read_blobs(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:
     wanted = [b for b in dict.fromkeys(blobs) if b and b.strip("0")]
     if not wanted:
         return {}
-    out = subprocess.run(
-        ["git", "cat-file", "--batch"],
-        cwd=root,
-        input=("\n".join(wanted) + "\n").encode(),
-        capture_output=True,
-        check=False,
-    ).stdout
+    out = run_git(root, "cat-file", "--batch", stdin=("\n".join(wanted) + "\n").encode())
     found: dict[str, bytes] = {}
     pos = 0
     for blob in wanted:

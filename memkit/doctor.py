@@ -31,9 +31,9 @@ class Check:
 
 
 def _hooks_dir(root: Path) -> Path | None:
-    from memkit.repo import git_output  # noqa: PLC0415
+    from memkit.git import output  # noqa: PLC0415
 
-    found = git_output(root, "rev-parse", "--git-path", "hooks")
+    found = output(root, "rev-parse", "--git-path", "hooks")
     if found is None:
         return None
     path = Path(found)

@@ -18,6 +18,7 @@ from pathlib import Path
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
+from memkit.git import run
 from memkit.repo import git_toplevel
 from memkit.roles import MANAGEMENT, Author, git_author, identify, slug
 from memkit.template import copy_template, top_level_names
@@ -77,7 +78,7 @@ def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bo
     path.mkdir(parents=True, exist_ok=True)
     top = git_toplevel(path)
     if top is None:
-        _git(path, "init", "--quiet")
+        run(path, "init", "--quiet")
         top = path
     user = user_name(author)
     copy_template(path, {"{user}": user, "{email}": author.email})
@@ -95,9 +96,9 @@ def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bo
         install_git_hooks(path)
     if not commit:
         return False
-    _git(path, "add", "-A")
+    run(path, "add", "-A")
     # Through the hooks just installed: the first commit is checked like every other one.
-    _git(path, "commit", "--quiet", "-m", "memkit init: new memory repository", env=hook_env())
+    run(path, "commit", "--quiet", "-m", "memkit init: new memory repository", env=hook_env())
     return True
 
 
@@ -161,11 +162,3 @@ def hook_env() -> dict[str, str]:
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     return env
-
-
-def _git(path: Path, *args: str, env: dict[str, str] | None = None) -> None:
-    result = subprocess.run(
-        ["git", *args], cwd=path, capture_output=True, text=True, check=False, env=env
-    )
-    if result.returncode != 0:
-        raise MemkitError(f"git {args[0]} failed: {(result.stdout + result.stderr).strip()}")

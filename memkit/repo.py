@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from memkit.atom import SCOPE_DIRS, atom_paths
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError
+from memkit.git import output
 
 
 def nearest_repo(start: Path) -> Path | None:
@@ -38,17 +38,8 @@ def find_root(start: Path | None = None) -> Path:
     )
 
 
-def git_output(cwd: Path, *args: str) -> str | None:
-    """What `git ARGS` prints in `cwd`, stripped; None when git fails or is missing."""
-    try:
-        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    except OSError:
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
 def git_toplevel(path: Path) -> Path | None:
-    top = git_output(path if path.is_dir() else path.parent, "rev-parse", "--show-toplevel")
+    top = output(path if path.is_dir() else path.parent, "rev-parse", "--show-toplevel")
     return Path(top) if top is not None else None
 
 

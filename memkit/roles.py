@@ -10,10 +10,11 @@ from the working tree: a commit cannot grant its own author a role.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from memkit.git import output, show
 
 ROLES_FILE = "shared/_roles.md"
 MANAGEMENT = "management"
@@ -138,26 +139,6 @@ class Identity:
         return frozenset(scopes)
 
 
-def committed_text(root: Path, rev: str, relpath: str) -> str | None:
-    """A file as committed at `rev`, or None when it (or the revision) does not exist."""
-    result = subprocess.run(
-        ["git", "show", f"{rev}:{relpath}"], cwd=root, capture_output=True, check=False
-    )
-    if result.returncode != 0:
-        return None
-    return result.stdout.decode("utf-8", "replace")
-
-
-def has_commits(root: Path) -> bool:
-    result = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    return result.returncode == 0
-
-
 @dataclass(frozen=True)
 class Author:
     name: str
@@ -172,19 +153,10 @@ def git_author(root: Path, *, explicit: bool = False) -> Author | None:
     exactly as `git commit` does, so memkit and git never disagree. `explicit` refuses an
     identity git would only guess from the host name (`user.useConfigOnly`).
     """
-    args = ["git", "-c", "user.useConfigOnly=true"] if explicit else ["git"]
-    try:
-        result = subprocess.run(
-            [*args, "var", "GIT_AUTHOR_IDENT"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return None
-    match = re.match(r"(.*?)\s*<([^>]*)>", result.stdout)
-    if result.returncode != 0 or match is None or not match.group(2).strip():
+    strict = ("-c", "user.useConfigOnly=true") if explicit else ()
+    ident = output(root, *strict, "var", "GIT_AUTHOR_IDENT")
+    match = re.match(r"(.*?)\s*<([^>]*)>", ident or "")
+    if match is None or not match.group(2).strip():
         return None
     return Author(match.group(1).strip(), match.group(2).strip().lower())
 
@@ -206,7 +178,7 @@ def identify(root: Path, who: str | None = None, *, rev: str | None = "HEAD") ->
         path = root / ROLES_FILE
         text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
     else:
-        text = committed_text(root, rev, ROLES_FILE) or ""
+        text = show(root, rev, ROLES_FILE) or ""
     table = parse_roles(text)
     member = table.find(who)
     if member is not None:

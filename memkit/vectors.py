@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memkit.gate.text import plain_text
+from memkit.atom.text import atom_text
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +28,6 @@ class Neighbour:
     path: str
     similarity: float
     entry: dict[str, Any]
-
-
-def atom_text(atom: Atom) -> str:
-    return plain_text(atom.title, atom.body)
 
 
 def atom_vectors(root: Path, atoms: Sequence[Atom], model: str = "default") -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memkit.atomfile import read_atom
+from memkit.atom.read import read_atom
 from memkit.audit.candidates import AuditSettings, find
 from memkit.index import open_index
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom

@@ -118,7 +118,7 @@ def test_management_may_state_a_plain_fact_but_not_a_decision_without_review(tea
     assert "MK106 contradicts `payments-owner`" in refused.stdout + refused.stderr
 
 
-def add_as_bob(team: Path, *args: str) -> dict[str, object]:
+def add_as_bob(team: Path, *args: str) -> dict[str, Any]:
     result = subprocess.run(
         [sys.executable, "-m", "memkit", "add", *args, "--json"],
         cwd=team,
@@ -128,7 +128,7 @@ def add_as_bob(team: Path, *args: str) -> dict[str, object]:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    outcome: dict[str, object] = json.loads(result.stdout)
+    outcome: dict[str, Any] = json.loads(result.stdout)  # `memkit add --json`
     return outcome
 
 
@@ -138,7 +138,7 @@ def test_memkit_add_writes_a_contradiction_to_pending_review(team: Path) -> None
     assert outcome["pending_review"] and outcome["contradicts"] == ["payments-owner"]
     path = str(outcome["path"])
     assert path.startswith("shared/_pending/") and (team / path).is_file()
-    assert any("contradicts `payments-owner`" in f for f in outcome["findings"])  # type: ignore[attr-defined]
+    assert any("contradicts `payments-owner`" in f for f in outcome["findings"])
 
     settled = add_as_bob(
         team,

@@ -110,7 +110,8 @@ def run_claude(
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(result.stdout)
+    reply: dict[str, object] = json.loads(result.stdout)  # `--output-format json`: an object
+    return reply
 
 
 def test_settings_are_merged_idempotently(project: Path) -> None:

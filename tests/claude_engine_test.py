@@ -9,7 +9,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ def repo(tmp_path: Path) -> Path:
     return heartbeat_repo(tmp_path / "team")
 
 
-def hook(repo: Path, event: str, payload: dict[str, object], *repos: Path) -> str:
+def hook(repo: Path, event: str, payload: Mapping[str, object], *repos: Path) -> str:
     env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
     hook_bin = str(Path(sys.executable).parent / "memkit-hook")
     result = subprocess.run(
@@ -39,10 +39,10 @@ def hook(repo: Path, event: str, payload: dict[str, object], *repos: Path) -> st
     return result.stdout
 
 
-def wait_for(predicate: object, seconds: float = 30) -> None:
+def wait_for(predicate: Callable[[], object], seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
+        if predicate():
             return
         time.sleep(0.1)
     raise AssertionError("timed out")

@@ -214,6 +214,7 @@ def test_activation_rewards_recent_and_frequent_use(tmp_path: Path) -> None:
     log = UsageLog(tmp_path)
     now = time.time()
     try:
+        assert log.db is not None  # a fresh folder: the log opened
         log.db.executemany(
             "INSERT INTO uses VALUES (?, ?, 'inject')",
             [("often", now - 3600 * h) for h in (1, 2, 3)]

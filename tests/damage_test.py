@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, me
 HOOK = str(Path(sys.executable).parent / "memkit-hook")
 
 
-def hook(event: str, payload: dict[str, object], repo: Path) -> subprocess.CompletedProcess[str]:
+def hook(event: str, payload: Mapping[str, object], repo: Path) -> subprocess.CompletedProcess[str]:
     """A hook without an engine: the state a fresh session meets."""
     return subprocess.run(
         [HOOK, event, f"--repo={repo}"],

@@ -55,3 +55,21 @@ def test_the_readme_s_example_finding_is_what_memkit_prints(tmp_path: Path) -> N
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "ws-heartbeat.md").write_text(atom.group(1) + "\n", encoding="utf-8")
     assert [f.format() for f in validate(tmp_path)] == [example.group(1)]
+
+
+def test_the_architecture_page_names_what_exists_and_every_room() -> None:
+    """docs/architecture.md: every path it names exists, every package has a row in Rooms."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:memkit|tests)/[\w/.]*)`", page))
+    named |= set(re.findall(r"\b(tests/\w+\.py)\b", page))
+    assert len(named) > 40
+    missing = sorted(p for p in named if not (ROOT / p.rstrip("/")).exists())
+    assert not missing, f"docs/architecture.md names what is not there: {missing}"
+    rooms = page.split("## Rooms", 1)[1].split("\n## ", 1)[0]
+    packages = sorted(
+        p.parent.relative_to(ROOT).as_posix() + "/"
+        for p in (ROOT / "memkit").glob("*/__init__.py")
+        if p.parent.name != "models"
+    )
+    unlisted = [p for p in packages if f"`{p}`" not in rooms]
+    assert not unlisted, f"packages without a room in docs/architecture.md: {unlisted}"

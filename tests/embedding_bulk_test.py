@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memkit.atomfile import parse_atom_bytes
+from memkit.atom.read import parse_atom_bytes
+from memkit.atom.text import atom_text
 from memkit.embedding import Encoder, load_encoder
 from memkit.embedding.bulk import _OLD_ENOUGH, Normaliser
 from memkit.index import embed as embed_module
 from memkit.index import prepare as prepare_module
 from memkit.index.embed import embed
-from memkit.vectors import atom_text
 
 ROOT = Path(__file__).resolve().parents[1]
 EDGES = [

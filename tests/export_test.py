@@ -70,6 +70,20 @@ def test_only_valid_live_reviewed_atoms_leave_the_repository(memory: Path, tmp_p
     assert "MARK-PATHS" not in grouped  # a path rule loads only with its files
 
 
+def test_an_edit_not_yet_committed_stays_home(memory: Path, tmp_path: Path) -> None:
+    """A committed atom edited in the working tree (git lists it first, as ` M path`) is a
+    draft again: what the edit says has not been reviewed."""
+    path = memory / "shared/deploy-freeze.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("MARK-SHARED", "MARK-EDITED"))
+    project = tmp_path / "project"
+    project.mkdir()
+    result = memkit("export", "claude-rules", "--project", str(project), cwd=memory)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = exported_text(project)
+    assert "MARK-EDITED" not in text
+    assert "MARK-PATHS" in text
+
+
 def test_scopes_add_roles_and_only_ones_own_personal_atoms(memory: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,9 @@ def repo(tmp_path: Path) -> Path:
     return repo
 
 
-def many(repo: Path, n: int, event: str, payload: dict[str, object], **env: str) -> list:
+def many(
+    repo: Path, n: int, event: str, payload: Mapping[str, object], **env: str
+) -> list[tuple[int, str, float]]:
     full_env = {**os.environ, "MEMKIT_NO_ENGINE": "0", **env}
     started = time.monotonic()
     procs = [

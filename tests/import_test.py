@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 import pytest
 
@@ -47,7 +49,38 @@ and returns 422 with the field errors; never return 500 for bad input.
 """
 
 
-def source_project(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+class OutcomeJSON(TypedDict):
+    """One candidate's outcome in `memkit import --json` (memkit.importers.run.Outcome)."""
+
+    source: str
+    action: str
+    reason: NotRequired[str]
+    message: NotRequired[str]
+    path: NotRequired[str]
+    id: NotRequired[str]
+    title: NotRequired[str]
+    type: NotRequired[str]
+    notes: NotRequired[list[str]]
+    warnings: NotRequired[list[str]]
+
+
+class ImportJSON(TypedDict):
+    """`memkit import --json` (memkit.importers.run.ImportReport.as_json)."""
+
+    format: str
+    dry_run: bool
+    files: int
+    candidates: int
+    written: int
+    for_review: int
+    refused: dict[str, int]
+    skipped: dict[str, int]
+    unimported: list[dict[str, str]]
+    seconds: float
+    outcomes: list[OutcomeJSON]
+
+
+def source_project(tmp_path: Path, files: Mapping[str, str | bytes]) -> Path:
     """A code project (its own git repository, as users have) holding `files`."""
     project = tmp_path / "app"
     project.mkdir(parents=True)
@@ -62,14 +95,15 @@ def source_project(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
     return project
 
 
-def run_json(repo: Path, *args: str) -> dict[str, object]:
+def run_json(repo: Path, *args: str) -> ImportJSON:
     result = memkit("import", *args, "--json", cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(result.stdout)
+    report: ImportJSON = json.loads(result.stdout)
+    return report
 
 
-def outcomes(report: dict[str, object]) -> list[dict[str, str]]:
-    return report["outcomes"]  # type: ignore[return-value]
+def outcomes(report: ImportJSON) -> list[OutcomeJSON]:
+    return report["outcomes"]
 
 
 def frontmatter(path: Path) -> str:
@@ -137,7 +171,7 @@ def test_dry_run_writes_nothing_and_shows_what_the_real_run_does(
     assert "would write: shared/" in text and "<- app/CLAUDE.md:7" in text
     real = run_json(repo, "claude-md", str(project))
 
-    def plan(report: dict[str, object]) -> list[tuple[str, str, str, str]]:
+    def plan(report: ImportJSON) -> list[tuple[str, str, str, str]]:
         return [
             (o["source"], o["action"], o.get("path", ""), o.get("reason", ""))
             for o in outcomes(report)
@@ -390,7 +424,7 @@ We will not add a GraphQL gateway in front of the REST APIs; the two client team
 }
 
 
-def adr_atoms(repo: Path, report: dict[str, object]) -> dict[str, str]:
+def adr_atoms(repo: Path, report: ImportJSON) -> dict[str, str]:
     """Record file name → the atom's text."""
     return {
         o["source"].split("/")[-1].split(":")[0]: (repo / o["path"]).read_text(encoding="utf-8")
@@ -414,7 +448,9 @@ def test_adrs_map_status_date_and_supersession(repo: Path, tmp_path: Path) -> No
     assert "# ADR 1: Record architecture decisions" in first
     old, new = atoms["0002-use-mysql.md"], atoms["0003-use-postgresql.md"]
     assert "status: superseded" in old
-    old_id = re.search(r"^id: (.*)$", old, re.M).group(1)  # type: ignore[union-attr]
+    old_id_line = re.search(r"^id: (.*)$", old, re.M)
+    assert old_id_line is not None
+    old_id = old_id_line.group(1)
     assert f'supersedes: ["{old_id}"]' in new
     # The decision comes first in the body, then its context.
     assert new.index("We will run PostgreSQL 16") < new.index("MySQL 5.7 reached end of life")

@@ -46,8 +46,10 @@ def test_light_reader_answers_like_the_full_one(tmp_path: Path) -> None:
         for a in full.atoms
     ]
     for query in ("websocket ping", "心跳", "backoff reconnect", "nothing relevant here"):
-        args = {"given": set(), "budget": 3_000}
-        assert recall(light, query, **args) == recall(full, query, **args)
+        given: set[str] = set()
+        assert recall(light, query, given=given, budget=3_000) == recall(
+            full, query, given=given, budget=3_000
+        )
 
     cached = cache_path(repo, light.build)
     write_atom(

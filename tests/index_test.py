@@ -46,8 +46,9 @@ ATOMS = {
 }
 
 
-def ids(root: Path, query: str, **kwargs: object) -> list[str]:
-    return [h.id for h in open_index(root).search(query, **kwargs)]  # type: ignore[arg-type]
+def ids(root: Path, query: str, *, limit: int = 10, include_inactive: bool = False) -> list[str]:
+    hits = open_index(root).search(query, limit=limit, include_inactive=include_inactive)
+    return [h.id for h in hits]
 
 
 @pytest.fixture

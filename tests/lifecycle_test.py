@@ -10,7 +10,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +49,7 @@ OLD_SERVER = atom_text(
 )
 
 
-def hook(event: str, payload: dict[str, object], cwd: Path) -> str:
+def hook(event: str, payload: Mapping[str, object], cwd: Path) -> str:
     """A Claude Code hook in a fresh process, without the engine (conftest)."""
     result = subprocess.run(
         [sys.executable, "-m", "memkit.claude.main", event],
@@ -70,10 +72,11 @@ def session(repo: Path, sid: str, prompt: str, answer: str) -> str:
     return given
 
 
-def run_json(repo: Path, *args: str) -> dict[str, object]:
+def run_json(repo: Path, *args: str) -> dict[str, Any]:
+    """`memkit ARGS --json`: each command's own report (promote, archive, health)."""
     result = memkit(*args, "--json", cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
-    data: dict[str, object] = json.loads(result.stdout)
+    data: dict[str, Any] = json.loads(result.stdout)
     return data
 
 
@@ -107,7 +110,7 @@ def test_a_trace_of_confirmations_promotes_and_apply_keeps_comments(team: Path) 
     assert "ws-heartbeat" in session(team, "s1", ping, ok)
     assert run_json(team, "promote")["promotions"] == []  # one session proves little
     session(team, "s2", ping, ok)
-    (found,) = run_json(team, "promote")["promotions"]  # type: ignore[misc]
+    (found,) = run_json(team, "promote")["promotions"]
     assert (found["id"], found["from"], found["to"], found["confirmed"]) == (
         "ws-heartbeat",
         "tentative",
@@ -162,7 +165,7 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
     with usage_log(team) as log:
         log.record("long-ago", ["ws-heartbeat"], now=time.time() - 200 * 86400)
         log.record("today", ["deploy-window"])
-    found = {s["id"]: s for s in run_json(team, "archive")["suggestions"]}  # type: ignore[union-attr]
+    found = {s["id"]: s for s in run_json(team, "archive")["suggestions"]}
     assert sorted(found) == ["old-build-server", "ws-heartbeat"]
     item = found["old-build-server"]
     assert item["kind"] == "decayed" and item["unused_days"] == 200
@@ -260,8 +263,7 @@ def test_expired_atoms_are_swept_and_personal_ones_stay_private(team: Path) -> N
     out = hook("user-prompt-submit", prompt, team)
     assert "session-2026-01-03" not in out and "standup-room" not in out
     assert run_json(team, "archive")["suggestions"] == [] or all(
-        s["kind"] != "expired"
-        for s in run_json(team, "archive")["suggestions"]  # type: ignore[union-attr]
+        s["kind"] != "expired" for s in run_json(team, "archive")["suggestions"]
     )
     back = memkit("archive", "--restore", "standup-room", cwd=team)
     assert back.returncode == 0, back.stderr
@@ -347,7 +349,8 @@ def added(team: Path, *args: str) -> str:
     """`memkit add ARGS`: the confidence the new atom was written with."""
     result = memkit("add", *args, "--json", cwd=team)
     assert result.returncode == 0, result.stdout
-    text = (team / json.loads(result.stdout)["path"]).read_text(encoding="utf-8")
+    path: str = json.loads(result.stdout)["path"]
+    text = (team / path).read_text(encoding="utf-8")
     return text.split("\nconfidence: ", 1)[1].split("\n", 1)[0]
 
 
@@ -400,10 +403,10 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     with usage_log(team) as log:
         for sid in ("a1", "a2"):
             log.record(sid, ["ws-heartbeat"])
-    (alone,) = run_json(team, "promote")["promotions"]  # type: ignore[misc]
+    (alone,) = run_json(team, "promote")["promotions"]
     assert (alone["to"], alone["confirmed"], alone["users"]) == ("observed", 2, 1)
     git(team, "pull", "-q", "--no-rebase", str(bob), "HEAD")  # Alice merges Bob's commit
-    (merged,) = run_json(team, "promote")["promotions"]  # type: ignore[misc]
+    (merged,) = run_json(team, "promote")["promotions"]
     assert (merged["to"], merged["confirmed"], merged["users"]) == ("fixed", 4, 2)
 
     # Bob's second clone adds its own entry; his first one's is kept.
@@ -418,7 +421,7 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     # A damaged export is named, not fatal.
     (team / "usage/carol.json").write_text("{not json", encoding="utf-8")
     health = run_json(team, "health")
-    checks: list[dict[str, object]] = health["checks"]  # type: ignore[assignment]
+    checks: list[dict[str, object]] = health["checks"]
     usage_check = next(c for c in checks if c["kind"] == "usage")
     assert usage_check["items"] == [
         "usage/carol.json: not JSON (line 1: Expecting property name enclosed in double quotes)"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit import markdown
-from memkit.markdown import parse_sections
+from memkit.atom import markdown
+from memkit.atom.markdown import parse_sections
 
 # Lines of the kinds atoms hold, and lines of every kind the plain reader must hand on to
 # mistune (quotes, HTML, indentation, setext underlines, fences it would misread, …).
@@ -111,7 +111,7 @@ OTHER = [
 def _mistune(body: str, first_line: int = 7) -> tuple[object, ...]:
     """parse_sections as it was: mistune for the structure, whatever the body."""
     original = markdown._plain_walk
-    markdown._plain_walk = lambda body, lines: None  # type: ignore[assignment]
+    markdown._plain_walk = lambda body, lines: None
     try:
         return parse_sections(body, first_line)
     finally:
@@ -168,8 +168,8 @@ def test_the_benchmark_atoms_read_alike(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(root / "benchmarks"))
     try:
-        from _common import data_dir  # type: ignore[import-not-found]
-        from realsize import Corpus, atoms  # type: ignore[import-not-found]
+        from _common import data_dir
+        from realsize import Corpus, atoms
     finally:
         sys.path.pop(0)
     data = data_dir(None)

@@ -541,7 +541,8 @@ def test_install_registers_the_server_and_uninstall_removes_only_it(tmp_path: Pa
     project = tmp_path / "project"
     inside = make_memory_repo(project / "memory")
     outside = make_memory_repo(tmp_path / "personal memory")
-    mine = {"mcpServers": {"docs": {"command": "docs-server", "args": []}}, "x-note": 1}
+    docs_server = {"command": "docs-server", "args": []}  # a server of the user's own
+    mine = {"mcpServers": {"docs": docs_server}, "x-note": 1}
     (project / ".mcp.json").write_text(json.dumps(mine), encoding="utf-8")
     args = ("install", "claude", "--project", str(project), "--repo", str(inside))
     for said in ("registered memkit's MCP server in", "memkit's MCP server is already in"):
@@ -549,7 +550,7 @@ def test_install_registers_the_server_and_uninstall_removes_only_it(tmp_path: Pa
         assert result.returncode == 0, result.stderr
         assert said in result.stdout
     config = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
-    assert config["x-note"] == 1 and config["mcpServers"]["docs"] == mine["mcpServers"]["docs"]
+    assert config["x-note"] == 1 and config["mcpServers"]["docs"] == docs_server
     assert config["mcpServers"]["memkit"] == {
         "type": "stdio",
         "command": "memkit",

@@ -10,13 +10,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
-from memkit.atomfile import parse_atom_bytes
+from memkit.atom.read import parse_atom_bytes
 from tests.claude_engine_test import start_engine
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 
@@ -100,7 +100,7 @@ def engine(team: Path, module_home: Isolated) -> Iterator[Path]:
 def hook(
     repo: Path,
     event: str,
-    payload: dict[str, object],
+    payload: Mapping[str, object],
     *,
     warm: bool,
     env: dict[str, str] | None = None,
@@ -389,7 +389,9 @@ def test_a_stale_index_of_an_older_memkit_is_rebuilt_not_read(team: Path, tmp_pa
 
     copy = tmp_path / "team"
     shutil.copytree(team, copy, ignore=shutil.ignore_patterns("engine.sock"))
-    meta = current_generation(copy) / "meta.json"  # type: ignore[operator]
+    generation = current_generation(copy)
+    assert generation is not None
+    meta = generation / "meta.json"
     data = json.loads(meta.read_text(encoding="utf-8"))
     meta.write_text(json.dumps({**data, "format": 1}), encoding="utf-8")
     for opener in (open_index, open_light):

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit import plainyaml
-from memkit.atomfile import ParsedAtom, parse_atom_bytes
+from memkit.atom import plain
+from memkit.atom.read import ParsedAtom, parse_atom_bytes
 from memkit.checks import validate as validate_module
 from memkit.checks.validate import validate
 from tests.helpers import make_memory_repo
@@ -49,6 +49,10 @@ GOOD = [
     "x-y_z",
     "a\u00a0b",
     "é",
+    "-x",
+    "'a # b'",
+    "'q'  # c",
+    "[a, b, ]",
 ]
 TRICKY = [
     "2026-13-01",
@@ -96,6 +100,13 @@ TRICKY = [
     ",x",
     "a\u2028b",
     "a\x85b",
+    "--x",
+    "-",
+    "- x",
+    "'a'#b",
+    "'a' b",
+    "[ , ]",
+    "[a, , ]",
 ]
 KEYS = ["triggers", "tags", "related", "title", "paths", "status", "scope", "author"]
 KEYS += ["updated", "expires", "extra_key", "true", "on", "y", "Enabled", "_x", "x-y"]
@@ -132,12 +143,12 @@ def frontmatter(rng: random.Random) -> str:
 @contextmanager
 def ruamel_only() -> Iterator[None]:
     """Every frontmatter through ruamel, as before issue 18."""
-    real = plainyaml.read
-    plainyaml.read = lambda _text: None  # type: ignore[assignment]
+    real = plain.read
+    plain.read = lambda yaml_text: None
     try:
         yield
     finally:
-        plainyaml.read = real
+        plain.read = real
 
 
 def without_lines(parsed: ParsedAtom) -> ParsedAtom:
@@ -153,12 +164,12 @@ def test_generated_frontmatter_reads_as_ruamel_reads_it(seed: int) -> None:
     for _ in range(400):
         text = frontmatter(rng)
         data = f"---\n{text}---\n# Title\n\n- a bullet\n".encode()
-        plain = parse_atom_bytes("shared/x.md", data)
+        read_plain = parse_atom_bytes("shared/x.md", data)
         fast = parse_atom_bytes("shared/x.md", data, fast=True)
         with ruamel_only():
             slow = parse_atom_bytes("shared/x.md", data)
-        read_plainly += plainyaml.read(text) is not None
-        assert plain == slow, text  # atom, key lines, findings with their lines
+        read_plainly += plain.read(text) is not None
+        assert read_plain == slow, text  # atom, key lines, findings with their lines
         # Indexing reads the same atom as validation (it does without key lines).
         assert without_lines(fast) == without_lines(slow), text
     assert read_plainly > 40
@@ -174,7 +185,7 @@ def test_generated_frontmatter_reads_as_ruamel_reads_it(seed: int) -> None:
     ],
 )
 def test_what_the_plain_subset_reads(text: str, expected: dict[str, object]) -> None:
-    read = plainyaml.read(text)
+    read = plain.read(text)
     assert read is not None
     values = {k: "date" if type(v).__name__ == "date" else v for k, v in read[0].items()}
     assert values == expected
@@ -199,7 +210,7 @@ def test_what_the_plain_subset_reads(text: str, expected: dict[str, object]) -> 
     ],
 )
 def test_what_only_ruamel_reads(text: str) -> None:
-    assert plainyaml.read(text) is None
+    assert plain.read(text) is None
 
 
 def test_whole_repository_validate_output_is_unchanged(

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
@@ -19,7 +20,8 @@ def load(path: Path) -> object:
     return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
 
 
-def manifest() -> dict[str, dict[str, object]]:
+def manifest() -> dict[str, dict[str, Any]]:
+    """The hooks of .pre-commit-hooks.yaml by id (each a YAML mapping of any values)."""
     hooks = load(ROOT / ".pre-commit-hooks.yaml")
     assert isinstance(hooks, list)
     return {hook["id"]: hook for hook in hooks}
@@ -43,7 +45,7 @@ def test_hook_stages() -> None:
     post = hooks["memkit-index"]
     assert post["always_run"] is True
     assert post["pass_filenames"] is False
-    assert set(post["stages"]) == {"post-checkout", "post-merge", "post-rewrite"}  # type: ignore[arg-type]
+    assert set(post["stages"]) == {"post-checkout", "post-merge", "post-rewrite"}
 
 
 def test_template_config_matches_the_manifest() -> None:

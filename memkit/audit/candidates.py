@@ -19,8 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memkit.atom.text import atom_text
 from memkit.gate.duplicates import DEFAULT_DUPLICATE
-from memkit.vectors import atom_text, is_live
+from memkit.vectors import is_live
 
 SOURCES = ("vector", "bm25", "trigger")
 _BLOCK = 256

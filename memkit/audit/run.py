@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from memkit.audit.text import statement_text
 from memkit.checks.admission import read_admitted
 from memkit.config import Config
 from memkit.files import write_atomic
+from memkit.git import output
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +44,8 @@ class PairResult:
 
 def changed_paths(root: Path, from_ref: str, to_ref: str) -> list[str]:
     """Atom files added, modified or renamed between two revisions (still present)."""
-    result = subprocess.run(
-        ["git", "diff", "--name-only", "--diff-filter=AMR", "-z", from_ref, to_ref, "--"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        return []
-    names = result.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out = output(root, "diff", "--name-only", "--diff-filter=AMR", "-z", from_ref, to_ref, "--")
+    names = (out or "").split("\0")
     return [n for n in names if n and (root / n).is_file()]
 
 

@@ -1,8 +1,9 @@
 """Is a pair the last audit found still unresolved? Checked against the files as they are now.
 
 The audit report is written at a pull; by the next session one atom may supersede the other,
-be archived, or be gone. This module reads only the frontmatter of the two files (libyaml,
-strings only): it is on the Claude Code hook path, which must stay light (no ruamel).
+be archived, or be gone. This module reads only the frontmatter of the two files
+(`memkit.atom.plain.read_meta`, strings only): it is on the Claude Code hook path, which must
+stay light (no ruamel).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def state(root: Path, relpath: str) -> State | None:
 
 
 def _read(path: Path, relpath: str) -> State | None:
-    from memkit.quickmeta import read_meta  # noqa: PLC0415
+    from memkit.atom.plain import read_meta  # noqa: PLC0415
 
     meta = read_meta(path)  # unreadable frontmatter: validation reports it; here it is not live
     if meta is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from memkit.gate.text import plain_text
+from memkit.atom.text import plain_text
 
 _ABBREVIATIONS = frozenset(
     (  # noqa: SIM905  (a word list reads better as text)

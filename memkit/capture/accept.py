@@ -18,6 +18,7 @@ from memkit.add import AddOutcome, Draft, add_atom
 from memkit.capture import queue
 from memkit.capture.queue import Candidate
 from memkit.errors import MemkitError
+from memkit.git import tracked
 
 log = logging.getLogger(__name__)
 
@@ -120,17 +121,11 @@ def undo(root: Path, ident: str, reason: str, *, force: bool = False) -> tuple[C
             )
         path.unlink()
         done = f"removed {rel}"
-        if _tracked(root, rel):
+        if tracked(root, rel):
             done += "; it was committed: commit its removal (`git commit -- " + rel + "`)"
     cand = queue.settle(root, cand, queue.UNDONE, reason=reason)
     refresh_index(root)
     return cand, done
-
-
-def _tracked(root: Path, rel: str) -> bool:
-    from memkit.repo import git_output  # noqa: PLC0415
-
-    return bool(git_output(root, "ls-files", "--", rel))
 
 
 def refresh_index(root: Path) -> None:

@@ -5,7 +5,7 @@ is built from these functions, and so are the index build (which the warm engine
 the cold hook's background build and `memkit search` all run), `memkit show` and the hooks'
 PostToolUse check:
 
-- per file (`file_findings`): the format checks of `memkit.atomfile` (MK001-MK008,
+- per file (`file_findings`): the format checks of `memkit.atom.read` (MK001-MK008,
   MK012-MK022) and, once the format is fine, the content checks (secrets MK110, `<private>`
   blocks MK111, prompt injection MK112 when `gate: {injection: fail}`);
 - across files (`reference_findings`): a duplicate id (MK009), a reference to no atom
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from memkit.atom import REFERENCE_KEYS
-from memkit.atomfile import ParsedAtom, read_atom
+from memkit.atom.read import ParsedAtom, read_atom
 from memkit.checks.content import run_content_checks
 from memkit.config import Config
 from memkit.findings import Finding

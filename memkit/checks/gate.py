@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memkit.atom import Atom
-from memkit.atomfile import read_atom
+from memkit.atom.read import read_atom
+from memkit.atom.text import atom_text
 from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config
@@ -25,7 +26,6 @@ from memkit.gate.score import GateScore, GateSettings, score_atom
 from memkit.gate.secrets import redact_secrets
 from memkit.index import IndexUnavailable
 from memkit.repo import find_root, list_atom_files
-from memkit.vectors import atom_text
 
 log = logging.getLogger(__name__)
 # Retired atoms are not gated: they are kept for history, not recalled. Nor are episodic

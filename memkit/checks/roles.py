@@ -24,14 +24,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memkit.atom import Atom, scope_from_path
-from memkit.atomfile import parse_atom_bytes
+from memkit.atom.read import parse_atom_bytes
 from memkit.changeset import SYMLINK_MODE, Change, read_blobs, staged_changes
 from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import CONFIG_NAME, Config, load_config, parse_config
 from memkit.findings import Finding
+from memkit.git import has_commits, show
 from memkit.repo import find_root
-from memkit.roles import ROLES_FILE, Identity, committed_text, has_commits, identify
+from memkit.roles import ROLES_FILE, Identity, identify
 
 REVIEW_LOG = "shared/_review-log.jsonl"
 DEFAULT_SENSITIVE = ("architecture", "decision")
@@ -59,7 +60,7 @@ def committed_config(root: Path, rev: str | None) -> Config:
     """The settings as committed at `rev` (None: the working tree, for a first commit)."""
     if rev is None:
         return load_config(root)
-    text = committed_text(root, rev, CONFIG_NAME)
+    text = show(root, rev, CONFIG_NAME)
     return parse_config(text, f"{CONFIG_NAME} at {rev}") if text is not None else Config()
 
 

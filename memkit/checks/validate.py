@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from memkit.atom import Atom, id_from_path, is_atom_path
-from memkit.atomfile import ParsedAtom, read_atom
+from memkit.atom.read import ParsedAtom, read_atom
 from memkit.checks import run_hook
 from memkit.checks.admission import file_findings, reference_findings, supersede_cycle
 from memkit.config import Config, load_config

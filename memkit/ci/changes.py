@@ -3,20 +3,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from memkit.changeset import Change
-from memkit.errors import MemkitError
+from memkit.git import text as git
 
 __all__ = ["Change", "git", "head_commit", "merge_base", "resolve"]
-
-
-def git(root: Path, *args: str) -> str:
-    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise MemkitError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
-    return result.stdout
 
 
 def merge_base(root: Path, base: str, head: str) -> str:

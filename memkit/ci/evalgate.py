@@ -9,7 +9,6 @@ This catches edits that make memory unfindable (a renamed trigger, a rewritten t
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from memkit.config import Config
 from memkit.errors import MemkitError
-from memkit.roles import committed_text
+from memkit.git import run, show, succeeds
 
 QUERIES = "evals/queries.yaml"
 K = 5
@@ -96,7 +95,7 @@ def run_eval_gate(
         path = root / QUERIES
         text = path.read_text(encoding="utf-8") if path.is_file() else None
     else:
-        text = committed_text(root, queries_rev, QUERIES)
+        text = show(root, queries_rev, QUERIES)
     if text is None:
         return None
     queries = load_queries(text)
@@ -107,20 +106,11 @@ def run_eval_gate(
     head_scores = recall_at_k(root, queries)
     workdir = Path(tempfile.mkdtemp(prefix="memkit-base-"))
     try:
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", "--quiet", str(workdir), base],
-            cwd=root,
-            check=True,
-            capture_output=True,
-        )
+        run(root, "worktree", "add", "--detach", "--quiet", str(workdir), base)
         base_scores = recall_at_k(workdir, queries)
     finally:
-        subprocess.run(
-            ["git", "worktree", "remove", "--force", str(workdir)],
-            cwd=root,
-            capture_output=True,
-            check=False,
-        )
+        # Best effort: the folder goes below either way; git forgets it at its next prune.
+        succeeds(root, "worktree", "remove", "--force", str(workdir))
         shutil.rmtree(workdir, ignore_errors=True)
     rows = tuple(
         QueryResult(q, e, b, h)

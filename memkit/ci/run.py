@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memkit.atom import Atom, is_atom_path
-from memkit.atomfile import read_atom
+from memkit.atom.read import read_atom
 from memkit.audit.classify import CONTRADICTS
 from memkit.audit.run import audit
 from memkit.changeset import changes_between

@@ -9,15 +9,15 @@ told which atom it contradicts and how to settle it (`supersedes:`).
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from memkit.claude.protocol import context_output
+from memkit.git import tracked
 
 
 def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
-    from memkit.atomfile import read_atom  # noqa: PLC0415
+    from memkit.atom.read import read_atom  # noqa: PLC0415
     from memkit.audit.write import PENDING, conflicts  # noqa: PLC0415
     from memkit.config import load_config  # noqa: PLC0415
 
@@ -38,7 +38,7 @@ def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
             "PostToolUse", f"memkit: {rel} changes what live memory says:\n" + "\n".join(lines)
         )
     target = f"{PENDING}/{Path(rel).name}"
-    if not _tracked(root, rel) and _move(root / rel, root / target):
+    if not tracked(root, rel) and _move(root / rel, root / target):
         head = (
             f"memkit: moved {rel} to {target} for review: it contradicts live memory, and "
             "an atom from outside management (or a decision or architecture atom) must not "
@@ -51,16 +51,6 @@ def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
             f"to {target} for review (the commit will refuse it as it is, MK106)."
         )
     return {"decision": "block", "reason": head + "\n" + "\n".join(lines)}
-
-
-def _tracked(root: Path, rel: str) -> bool:
-    result = subprocess.run(
-        ["git", "ls-files", "--error-unmatch", "--", rel],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    return result.returncode == 0
 
 
 def _move(source: Path, target: Path) -> bool:

@@ -6,7 +6,6 @@ import argparse
 import json
 import logging
 import os
-import subprocess
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from memkit.audit.run import audit, changed_paths, format_report, problems, save
 from memkit.config import load_config
 from memkit.errors import UsageError
 from memkit.gate.secrets import redact_secrets
+from memkit.git import rev_exists
 from memkit.repo import find_root
 
 log = logging.getLogger(__name__)
@@ -40,18 +40,6 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.set_defaults(func=run)
-
-
-def _rev_exists(root: Path, rev: str) -> bool:
-    return (
-        subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", rev],
-            cwd=root,
-            capture_output=True,
-            check=False,
-        ).returncode
-        == 0
-    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
         paths: list[str] = []
     else:
         from_ref = args.from_ref or "ORIG_HEAD"
-        if not _rev_exists(root, from_ref) or not _rev_exists(root, args.to_ref):
+        if not rev_exists(root, from_ref) or not rev_exists(root, args.to_ref):
             if args.hook:
                 return 0
             raise UsageError(f"unknown revision {from_ref!r} or {args.to_ref!r}")

@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from memkit.atomfile import update_frontmatter
+from memkit import git
+from memkit.atom.write import update_frontmatter
 from memkit.checks.admission import read_admitted
 from memkit.checks.roles import REVIEW_LOG
 from memkit.checks.validate import admitted_text
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
-from memkit.repo import find_root, git_output, list_atom_files
+from memkit.repo import find_root, list_atom_files
 from memkit.roles import Identity, identify
 
 PENDING = "shared/_pending/"
@@ -43,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
 
 def _committed_by(root: Path, relpath: str) -> str:
     """Who committed the file first (an atom need not name its author); "?" if nobody yet."""
-    out = git_output(root, "log", "--diff-filter=A", "--follow", "--format=%ae", "--", relpath)
+    out = git.output(root, "log", "--diff-filter=A", "--follow", "--format=%ae", "--", relpath)
     return out.split()[-1] if out else "?"
 
 
@@ -112,23 +112,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _move(root: Path, source: str, target: str) -> None:
     (root / target).parent.mkdir(parents=True, exist_ok=True)
-    tracked = (
-        subprocess.run(
-            ["git", "ls-files", "--error-unmatch", source],
-            cwd=root,
-            capture_output=True,
-            check=False,
-        ).returncode
-        == 0
-    )
-    if tracked:
-        subprocess.run(["git", "add", "--", source], cwd=root, check=True, capture_output=True)
-        subprocess.run(
-            ["git", "mv", "--", source, target], cwd=root, check=True, capture_output=True
-        )
+    if git.tracked(root, source):
+        git.run(root, "add", "--", source)
+        git.run(root, "mv", "--", source, target)
     else:
         (root / source).rename(root / target)
-        subprocess.run(["git", "add", "--", target], cwd=root, check=True, capture_output=True)
+        git.run(root, "add", "--", target)
 
 
 def _log(
@@ -154,4 +143,4 @@ def _log(
     if reason:
         entry["reason"] = reason
     write_atomic(path, old + json.dumps(entry, ensure_ascii=False) + "\n")
-    subprocess.run(["git", "add", "--", REVIEW_LOG], cwd=root, check=True, capture_output=True)
+    git.run(root, "add", "--", REVIEW_LOG)

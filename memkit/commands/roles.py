@@ -63,7 +63,8 @@ def _add(root: Path, args: argparse.Namespace) -> int:
     from memkit.checks.roles import describe  # noqa: PLC0415
     from memkit.errors import MemkitError, UsageError  # noqa: PLC0415
     from memkit.files import write_atomic  # noqa: PLC0415
-    from memkit.roles import ROLES_FILE, has_commits, identify, parse_roles  # noqa: PLC0415
+    from memkit.git import has_commits  # noqa: PLC0415
+    from memkit.roles import ROLES_FILE, identify, parse_roles  # noqa: PLC0415
     from memkit.whitelist import add_member  # noqa: PLC0415
 
     if not args.email and not args.role:

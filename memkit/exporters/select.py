@@ -81,11 +81,9 @@ def uncommitted(root: Path) -> set[str]:
     """Atom files that differ from the last commit (new, changed, staged or not): drafts
     nobody has reviewed yet. Ignored files (a person's own atoms) are not among them."""
     from memkit.atom import SCOPE_DIRS  # noqa: PLC0415
-    from memkit.repo import git_output  # noqa: PLC0415
+    from memkit.git import output  # noqa: PLC0415
 
-    out = git_output(
-        root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *SCOPE_DIRS
-    )
+    out = output(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *SCOPE_DIRS)
     if not out:
         return set()
     paths: set[str] = set()
@@ -106,7 +104,7 @@ def select(
     today: dt.date | None = None,
 ) -> Selection:
     """The atoms an export may write, best first, and why the others were left out."""
-    from memkit.atomfile import read_atom  # noqa: PLC0415
+    from memkit.atom.read import read_atom  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
     from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
     from memkit.repo import list_atom_files  # noqa: PLC0415

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from memkit.gate.text import plain_text
+from memkit.atom.text import plain_text
 
 DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType(
     {

@@ -1,4 +1,5 @@
-"""Shared text helpers for the gate: plain text of an atom, CJK detection, fast matching."""
+"""Shared text helpers for the gate: CJK detection, case folding, fast matching. An atom's
+plain text is `memkit.atom.text`."""
 
 from __future__ import annotations
 
@@ -6,15 +7,6 @@ import re
 from collections.abc import Iterable, Iterator
 
 CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_MARKUP = re.compile(r"^#{1,6}\s+|^\s*(?:[-*+]|\d+[.)])\s+|[*_`>|]", re.M)
-
-
-def plain_text(title: str, body: str) -> str:
-    """Title and body without Markdown markup, whitespace folded: what a reader reads."""
-    text = body
-    if title and title not in body:
-        text = f"{title}\n{body}"
-    return " ".join(_MARKUP.sub(" ", text).split())
 
 
 def has_cjk(text: str) -> bool:

@@ -91,7 +91,7 @@ class _Existing:
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Existing:
-        from memkit.atomfile import read_atom  # noqa: PLC0415
+        from memkit.atom.read import read_atom  # noqa: PLC0415
         from memkit.repo import list_atom_files  # noqa: PLC0415
 
         out = cls()
@@ -159,9 +159,9 @@ def _near_duplicates(
         return {}
     import numpy as np  # noqa: PLC0415
 
+    from memkit.atom.text import plain_text  # noqa: PLC0415
     from memkit.embedding import load_encoder  # noqa: PLC0415
     from memkit.gate.duplicates import DuplicateSettings, words_agree  # noqa: PLC0415
-    from memkit.gate.text import plain_text  # noqa: PLC0415
 
     threshold = DuplicateSettings.from_config(config.section("gate")).duplicate
     encoder = load_encoder(config.embedding_model, cache_dir=root / ".memkit" / "models", base=root)

@@ -1,6 +1,6 @@
 """The vectors of a build: one per atom, each distinct word tokenised once.
 
-An atom's vector is model2vec's vector of its plain text (`memkit.vectors.atom_text`), the
+An atom's vector is model2vec's vector of its plain text (`memkit.atom.text.atom_text`), the
 same as the write gate and the audit compute for it. From BULK_CHARS of text on, the encoder
 tokenises each distinct word once (`memkit.embedding.bulk`): the same token ids, the same
 rows. Vectors per section were built once and never read: a long atom's sections are chosen
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memkit.vectors import atom_text
+from memkit.atom.text import atom_text
 
 if TYPE_CHECKING:
     import numpy as np

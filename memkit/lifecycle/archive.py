@@ -11,7 +11,6 @@ is below `below` and that nobody used for `unused_days`; and every live atom pas
 from __future__ import annotations
 
 import datetime as dt
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from memkit.atom import scope_from_path
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
+from memkit.git import ignored, output, run, tracked
 from memkit.lifecycle.catalog import Entry
 from memkit.lifecycle.score import day_of, effectiveness, parse_day
 from memkit.lifecycle.settings import ArchiveSettings
@@ -96,40 +96,26 @@ def suggestions(
     return sorted(out, key=lambda s: (s.kind != EXPIRED, s.effectiveness or 0.0, s.entry.id))
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
-
-
-def _tracked(root: Path, relpath: str) -> bool:
-    return _git(root, "ls-files", "--error-unmatch", "--", relpath).returncode == 0
-
-
-def _ignored(root: Path, relpath: str) -> bool:
-    return _git(root, "check-ignore", "-q", "--", relpath).returncode == 0
-
-
 def _move(root: Path, source: str, target: str) -> None:
     """`git mv` for a tracked file (the edit staged with it); a plain rename otherwise. A file
     git ignores (a personal atom) stays ignored where it lands: listed in .git/info/exclude,
     which is this clone's alone and never committed."""
     (root / target).parent.mkdir(parents=True, exist_ok=True)
-    if _tracked(root, source):
-        for args in (("add", "--", source), ("mv", "--", source, target)):
-            done = _git(root, *args)
-            if done.returncode != 0:
-                raise MemkitError(f"git {args[0]} {source}: {done.stderr.decode().strip()}")
+    if tracked(root, source):
+        run(root, "add", "--", source)
+        run(root, "mv", "--", source, target)
         return
-    ignored = _ignored(root, source)
+    was_ignored = ignored(root, source)
     (root / source).rename(root / target)
-    if ignored and not _ignored(root, target):
+    if was_ignored and not ignored(root, target):
         _exclude(root, f"/{target}", add=True)
 
 
 def _exclude(root: Path, line: str, *, add: bool) -> None:
-    common = _git(root, "rev-parse", "--git-common-dir")
-    if common.returncode != 0:
+    common = output(root, "rev-parse", "--git-common-dir")
+    if common is None:
         return
-    path = (root / common.stdout.decode().strip() / "info" / "exclude").resolve()
+    path = (root / common / "info" / "exclude").resolve()
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     lines = text.splitlines()
     if add and line not in lines:
@@ -143,7 +129,7 @@ def _exclude(root: Path, line: str, *, add: bool) -> None:
 
 def archive_atom(root: Path, entry: Entry, reason: str) -> str:
     """Move one atom to the archive; returns its new path."""
-    from memkit.atomfile import update_frontmatter  # noqa: PLC0415
+    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     if entry.scope == "archive":
         raise MemkitError(f"`{entry.id}` is already archived ({entry.path})")
@@ -164,7 +150,7 @@ def archive_atom(root: Path, entry: Entry, reason: str) -> str:
 
 def restore_atom(root: Path, entry: Entry) -> str:
     """Bring an archived atom back where it was; returns its path."""
-    from memkit.atomfile import update_frontmatter  # noqa: PLC0415
+    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     if entry.scope != "archive":
         raise MemkitError(f"`{entry.id}` is not archived ({entry.path})")
@@ -184,6 +170,6 @@ def restore_atom(root: Path, entry: Entry) -> str:
     except (OSError, ValueError) as exc:
         raise MemkitError(f"{entry.path}: {exc}") from exc
     _move(root, entry.path, target)
-    if _ignored(root, target):
+    if ignored(root, target):
         _exclude(root, f"/{entry.path}", add=False)
     return target

@@ -1,6 +1,6 @@
 """Every atom's frontmatter, fast: what the lifecycle commands need at 10,000 atoms.
 
-Only the frontmatter is read (`memkit.quickmeta`: libyaml, every value a string),
+Only the frontmatter is read (`memkit.atom.plain.read_meta`: every value a string),
 never the body; each file's fields are cached in `.memkit/lifecycle-catalog.json` by its
 modification time and size, so a second run stats the files and reads none. The cache is
 derived: a missing or unreadable one means reading the files again.
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import CONFIDENCE_ALIASES, scope_from_path
+from memkit.atom.plain import read_meta
 from memkit.files import write_atomic
-from memkit.quickmeta import read_meta
 from memkit.repo import list_atom_files
 
 log = logging.getLogger(__name__)

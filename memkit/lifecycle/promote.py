@@ -101,7 +101,7 @@ def promotions(
 
 def apply_promotion(root: Path, promotion: Promotion) -> None:
     """Edit `confidence:` in place (ruamel round trip: comments, order, quoting kept)."""
-    from memkit.atomfile import update_frontmatter  # noqa: PLC0415
+    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     entry = promotion.entry
     value = promotion.target

@@ -47,7 +47,7 @@ def mark_superseded(root: Path, pairs: Iterable[Unmarked]) -> list[tuple[str, li
     """Apply: (path, newer ids) for each atom marked."""
     from ruamel.yaml.comments import CommentedSeq  # noqa: PLC0415
 
-    from memkit.atomfile import update_frontmatter  # noqa: PLC0415
+    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     newer_of: dict[str, list[str]] = {}
     older_of: dict[str, Entry] = {}

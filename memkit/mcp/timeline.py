@@ -9,12 +9,12 @@ not there (removed, or refused) is named by its path only. Commit subjects are m
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from memkit.atom import SCOPE_DIRS, id_from_path, scope_from_path
+from memkit.git import GitError, run
 from memkit.mcp.masking import mask
 
 MAX_EVENTS = 200
@@ -47,19 +47,11 @@ class Event:
 
 
 def _git(root: Path, *args: str) -> str:
+    """git's answer, or "" when there is none: a timeline with nothing in it is still one."""
     try:
-        out = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        return run(root, *args, timeout=GIT_TIMEOUT).decode("utf-8", "replace")
+    except GitError:
         return ""
-    return out.stdout if out.returncode == 0 else ""
 
 
 def history(root: Path, *, since: str | None = None, until: str | None = None) -> list[Event]:

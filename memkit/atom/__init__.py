@@ -1,8 +1,17 @@
 """The atom: one Markdown file with YAML frontmatter, parsed once into a frozen record.
 
-This module only defines the records and the pure rules about them; reading files lives in
-`memkit.atomfile` so that the Claude Code query path can use the records without importing
-ruamel or mistune.
+This module holds the records and the pure rules about them (the key vocabulary, which
+paths are atoms and in which scope); it imports nothing but the standard library, so the
+Claude Code query path can use the records without ruamel or mistune. The rest of the
+package reads and writes atom files, one concern a module:
+
+- `read`: bytes → checked text → frontmatter + body → `Atom` (`read_atom`, `ParsedAtom`);
+- `yaml`: the frontmatter block as a mapping with key lines (plain subset or ruamel);
+- `plain`: the plain subset of YAML read without a YAML library, as ruamel reads it
+  (validation, the index) or every value a string (scans of every atom, the hook path);
+- `checks`: the per-key and per-file format rules, one function a rule (MK002-MK022);
+- `markdown`: the body as sections and bullets with their lines;
+- `write`: frontmatter changed in place, comments and quoting kept.
 """
 
 from __future__ import annotations

@@ -1,0 +1,129 @@
+"""The rooms of docs/architecture.md keep their doors: the search index and the atom package
+depend on nothing above them, so neither is part of an import circle (issue 20)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+MEMKIT = Path(__file__).resolve().parents[1] / "memkit"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(MEMKIT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(tree: ast.AST) -> set[str]:
+    """Every module a file may import when it runs: at module level or inside a function,
+    not what it imports for type checking only."""
+    found: set[str] = set()
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                todo.extend(child.orelse)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.module and not child.level:
+                found.add(child.module)
+                found.update(f"{child.module}.{alias.name}" for alias in child.names)
+            todo.append(child)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """memkit module -> the memkit modules it imports (a module imports its packages too)."""
+    files = {_module_name(path): path for path in MEMKIT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        imported = _runtime_imports(ast.parse(path.read_text(encoding="utf-8")))
+        parents = {name.rsplit(".", n)[0] for n in range(1, name.count(".") + 1)}
+        graph[name] = {m for m in imported | parents if m in files and m != name}
+    return graph
+
+
+def reached(graph: dict[str, set[str]], starts: set[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(starts)
+    while todo:
+        for module in graph[todo.pop()]:
+            if module not in seen:
+                seen.add(module)
+                todo.append(module)
+    return seen
+
+
+def _in(package: str, module: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+# What the rooms at the bottom may reach (docs/architecture.md, "Rooms").
+ATOM_REACHES = (
+    *("memkit.atom", "memkit.config", "memkit.errors", "memkit.files", "memkit.findings"),
+    *("memkit.triggers", "memkit.gate.secrets", "memkit.gate.text"),
+)
+INDEX_REACHES = (
+    *("memkit.index", "memkit.atom", "memkit.config", "memkit.errors", "memkit.files"),
+    *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel"),
+    *("memkit.repo", "memkit.git", "memkit.checks.admission", "memkit.checks.content"),
+    *("memkit.gate.secrets", "memkit.gate.injection", "memkit.gate.text"),
+)
+PACKAGES = {"memkit", "memkit.checks", "memkit.gate"}  # their __init__ files import nothing
+
+
+def beyond(graph: dict[str, set[str]], room: str, allowed: tuple[str, ...]) -> list[str]:
+    inside = {m for m in graph if _in(room, m)}
+    outside = reached(graph, inside) - inside - PACKAGES
+    return sorted(m for m in outside if not any(_in(p, m) for p in allowed))
+
+
+def circles_through(graph: dict[str, set[str]], room: str) -> list[str]:
+    """Modules outside `room` that it imports and that import it back."""
+    inside = {m for m in graph if _in(room, m)}
+    return sorted(m for m in reached(graph, inside) - inside if reached(graph, {m}) & inside)
+
+
+def test_the_atom_record_imports_nothing_of_memkit() -> None:
+    # The hook path reads `Atom` and the path rules: standard library only.
+    graph = import_graph()
+    assert graph["memkit.atom"] <= {"memkit"}
+    assert beyond(graph, "memkit.atom", ATOM_REACHES) == []
+
+
+def test_the_index_depends_on_nothing_above_it() -> None:
+    graph = import_graph()
+    assert beyond(graph, "memkit.index", INDEX_REACHES) == []
+    assert circles_through(graph, "memkit.index") == []
+
+
+def test_the_import_graph_sees_a_circle() -> None:
+    """The check above can fail: memkit.vectors imports the index, and before issue 20 the
+    index imported memkit.vectors (for `atom_text`)."""
+    graph = import_graph()
+    assert "memkit.index" in reached(graph, {"memkit.vectors"})
+    graph["memkit.index.embed"].add("memkit.vectors")
+    assert "memkit.vectors" in circles_through(graph, "memkit.index")
+
+
+def test_every_module_of_the_index_imports_on_its_own() -> None:
+    """Each module of memkit/index first in a fresh interpreter: a circle through a module
+    imported at module level would fail here with a partly initialised module."""
+    modules = sorted(_module_name(p) for p in (MEMKIT / "index").glob("*.py"))
+    running = {
+        module: subprocess.Popen(
+            [sys.executable, "-c", f"import {module}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for module in modules
+    }
+    outputs = {module: proc.communicate()[0] for module, proc in running.items()}
+    failed = {m: outputs[m] for m, proc in running.items() if proc.returncode != 0}
+    assert failed == {}
+    assert len(modules) >= 10
