@@ -9,7 +9,7 @@ import pytest
 
 from memkit import main as main_module
 from memkit.errors import MemkitError
-from tests.helpers import memkit
+from tests.helpers import atom_text, make_memory_repo, memkit, write_atom
 
 
 def test_version_and_help(tmp_path: Path) -> None:
@@ -54,3 +54,13 @@ def test_memkit_error_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr("memkit.commands.validate.run", fail)
     assert main_module.main(["validate"]) == 1
+
+
+def test_index_takes_q_for_quiet(tmp_path: Path) -> None:
+    """`-q` as in `memkit import -q`, and as people type it."""
+    repo = make_memory_repo(tmp_path / "memory", hooks=False)
+    write_atom(repo, "shared/ws-heartbeat.md", atom_text("ws-heartbeat"))
+    result = memkit("index", "-q", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "" and result.stderr == ""
+    assert (repo / ".memkit" / "index" / "CURRENT").is_file()

@@ -25,6 +25,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.add_argument("--full", action="store_true", help="rebuild from scratch")
     parser.add_argument(
+        "-q",
         "--quiet",
         action="store_true",
         help="print nothing and never fail the git command (git hooks): a first build of "
