@@ -31,10 +31,7 @@ def test_the_agent_lists_and_accepts_candidates(tmp_path: Path) -> None:
         assert f"- {rule} · 0.80 · decision · shared · {RULE}" in text and junk in text
         error, text = await call(client, "accept", id=rule)
         assert not error, text
-        assert (
-            text.startswith("saved shared/from-now-on-we-deploy-with-argo-cd")
-            and "not staged" in text
-        )
+        assert text.startswith("saved shared/deploy-with-argo-cd") and "not staged" in text
         # A refused one keeps waiting, with the findings the model can act on.
         error, text = await call(client, "accept", id=junk)
         assert error and "refused: nothing was written" in text and "MK101" in text
@@ -43,7 +40,7 @@ def test_the_agent_lists_and_accepts_candidates(tmp_path: Path) -> None:
         error, text = await call(client, "accept", id="nothing")
         assert error and "no capture candidate `nothing`" in text
         error, text = await call(client, "search", query="how do we deploy argo cd")
-        assert "from-now-on-we-deploy-with-argo-cd" in text  # indexed at once
+        assert "deploy-with-argo-cd" in text  # indexed at once
         error, text = await call(client, "candidates")
         assert rule not in text and junk in text
 

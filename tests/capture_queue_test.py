@@ -47,9 +47,9 @@ def test_accepting_writes_an_atom_that_passes_the_commit_hooks(hooked: Path) -> 
 
     done = run(hooked, "candidates", "accept", cid)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "wrote shared/from-now-on-we-deploy-with-argo-cd-never-by-hand.md" in done.stdout
-    assert "memkit undo from-now-on-we-deploy-with-argo-cd-never-by-hand" in done.stdout
-    rel = "shared/from-now-on-we-deploy-with-argo-cd-never-by-hand.md"
+    assert "wrote shared/deploy-with-argo-cd-never-by-hand.md" in done.stdout
+    assert "memkit undo deploy-with-argo-cd-never-by-hand" in done.stdout
+    rel = "shared/deploy-with-argo-cd-never-by-hand.md"
     text = (hooked / rel).read_text(encoding="utf-8")
     assert "type: decision" in text and "author: alice@example.com" in text and RULE in text
     assert 'triggers: ["argo cd"]' in text
@@ -69,7 +69,7 @@ def test_accepting_writes_an_atom_that_passes_the_commit_hooks(hooked: Path) -> 
     undone = run(
         hooked,
         "undo",
-        "from-now-on-we-deploy-with-argo-cd-never-by-hand",
+        "deploy-with-argo-cd-never-by-hand",
         "--reason",
         "we use Flux",
     )

@@ -299,7 +299,7 @@ def test_the_installed_server_is_approved_for_the_project(project: Path, tmp_pat
 
 
 ARGO = "from now on we deploy with Argo CD, never by hand"
-ARGO_ATOM = "from-now-on-we-deploy-with-argo-cd-never-by-hand"
+ARGO_ATOM = "deploy-with-argo-cd-never-by-hand"
 
 
 def test_a_decision_said_in_a_session_becomes_memory_and_can_be_taken_back(

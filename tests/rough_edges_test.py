@@ -161,6 +161,27 @@ def test_add_cuts_a_long_title_between_words_and_at_a_real_sentence_end(repo: Pa
     assert out["id"] == "always-pin-the-postgresql-client-library-to-version-16-2"
 
 
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("From now on we deploy with Argo CD.", "Deploy with Argo CD"),
+        ("Remember that the API gateway times out at 30 s.", "The API gateway times out at 30 s"),
+        ("Going forward, you should always pin Python in CI.", "Always pin Python in CI"),
+        ("From now on we are on call in pairs.", "We are on call in pairs"),  # a description
+        ("從現在開始我們統一用 uv 管理 Python 依賴。", "統一用 uv 管理 Python 依賴"),
+        ("Remember this.", "Remember this"),  # nothing would be left
+    ],
+)
+def test_add_titles_a_rule_by_what_it_says_not_how_it_was_announced(
+    repo: Path, text: str, title: str
+) -> None:
+    """Captured decisions start alike ("From now on we…"): a title and an id made of those
+    words would say nothing. The body keeps the user's words."""
+    dry = memkit("add", text, "--dry-run", cwd=repo).stdout
+    assert next(line for line in dry.splitlines() if line.startswith("# ")) == f"# {title}"
+    assert text in dry
+
+
 def test_a_short_note_is_counted_once_and_refused_once(repo: Path) -> None:
     # 15 characters; read twice (heading and body) it would earn the 20-character rule.
     result = memkit("add", "ping every 30 s", cwd=repo)
