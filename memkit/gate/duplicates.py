@@ -113,12 +113,11 @@ def subject_swap(atom: Atom, other: Atom) -> tuple[str, str] | None:
 
 def _shown(body: str, words: set[str]) -> str:
     """`words` in the order and case they first appear in `body` (CJK characters joined)."""
-    found = [m.group() for m in _TOKEN.finditer(body) if m.group().lower() in words]
-    seen: list[str] = []
-    for word in found:
-        if word not in seen:
-            seen.append(word)
-    return "".join(w if len(w) == 1 and not w.isascii() else f" {w}" for w in seen).strip()
+    seen: dict[str, str] = {}
+    for m in _TOKEN.finditer(body):
+        if m.group().lower() in words:
+            seen.setdefault(m.group().lower(), m.group())
+    return "".join(w if len(w) == 1 and not w.isascii() else f" {w}" for w in seen.values()).strip()
 
 
 def nearest(
