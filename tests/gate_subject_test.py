@@ -13,7 +13,18 @@ from memkit.checks.gate import _match_findings
 from memkit.gate.duplicates import DuplicateSettings, Match, subject_swap
 from tests.helpers import git, make_memory_repo, memkit
 
-SERVICES = "payments search billing gateway auth ledger mailer reports images notify".split()
+SERVICES = [
+    "payments",
+    "search",
+    "billing",
+    "gateway",
+    "auth",
+    "ledger",
+    "mailer",
+    "reports",
+    "images",
+    "notify",
+]
 
 
 def _deploy(s: str) -> str:
