@@ -21,7 +21,7 @@ from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
-from memkit.gate.duplicates import DuplicateSettings, Match, nearest, words_agree
+from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap, words_agree
 from memkit.gate.score import GateScore, GateSettings, score_atom
 from memkit.gate.secrets import redact_secrets
 from memkit.index import IndexUnavailable
@@ -95,6 +95,18 @@ def _match_findings(
             # Same wording, different value: an update of the other atom, not a copy. The
             # write check (memkit.audit.write) reports it, with its routing to review.
             return []
+    swap = subject_swap(atom, other) if other is not None else None
+    if swap is not None:
+        return [
+            Finding(
+                *where,
+                "MK104",
+                f"same text as `{match.id}` ({match.path}, similarity {match.similarity:.3f}) "
+                f"about another subject ({swap[0]} here, {swap[1]} there): if it is the same "
+                f"procedure for each, add `related: [{match.id}]`, or say what differs",
+                Severity.WARNING,
+            )
+        ]
     if match.similarity >= dup.duplicate and (
         other is None or words_agree(atom_text(atom), atom_text(other))
     ):

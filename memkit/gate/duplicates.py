@@ -25,6 +25,10 @@ DEFAULT_NEAR = 0.80
 LONG_TEXT_WORDS = 60
 SHARED_WORDS = 0.5
 _WORD = re.compile(r"\w+")
+# For the subject check: Latin words and numbers whole, CJK one character at a time (a
+# Chinese name is a few characters inside a run with no spaces).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,64 @@ def words_agree(a: str, b: str) -> bool:
     if max(len(wa), len(wb)) < LONG_TEXT_WORDS:
         return True
     return len(wa & wb) >= SHARED_WORDS * len(wa | wb)
+
+
+def _tokens(text: str) -> set[str]:
+    return set(_TOKEN.findall(text.lower()))
+
+
+def _content(atom: Atom) -> str:
+    """The body without its `# title` heading."""
+    first, _, rest = atom.body.lstrip().partition("\n")
+    return rest if first.lstrip("#").strip() == atom.title.strip() else atom.body
+
+
+def _names(atom: Atom) -> set[str]:
+    """The words an atom is named by: its triggers, and its title and id unless the title is
+    only the body's first words (`memkit add TEXT` without --title), which name nothing."""
+    title = atom.title.rstrip("…").strip()
+    derived = not title or _content(atom).lstrip().startswith(title)
+    return _tokens(" ".join(atom.triggers if derived else (atom.id, atom.title, *atom.triggers)))
+
+
+def _spelling(a: set[str], b: set[str]) -> bool:
+    """Two spellings of one name (Postgres and PostgreSQL, auth and authentication): each
+    word on one side begins, or is the beginning of, a word on the other."""
+    return all(any(x.startswith(y) or y.startswith(x) for y in b) for x in a)
+
+
+def subject_swap(atom: Atom, other: Atom) -> tuple[str, str] | None:
+    """The subjects of two atoms that are one text about two subjects, or None.
+
+    One procedure per service, team or table: each body has words the other lacks, and
+    among them names the atom carries in its id, title or triggers and the other atom's
+    name lacks (its subject), with no more other words than subject words (a release name
+    or a tool that goes with the subject: `helm rollback auth` in a Chinese text, gofmt for
+    Go). A static embedding puts such texts at 0.92 and more, yet neither is a copy of the
+    other. Two spellings of one name (`_spelling`) are one subject; bodies that differ only
+    in their titles, or in words no name explains, are not a subject swap.
+    """
+    mine, theirs = _tokens(_content(atom)), _tokens(_content(other))
+    only_mine, only_theirs = mine - theirs, theirs - mine
+    names_mine, names_theirs = _names(atom), _names(other)
+    subject_mine = only_mine & (names_mine - names_theirs)
+    subject_theirs = only_theirs & (names_theirs - names_mine)
+    if not subject_mine or not subject_theirs:
+        return None
+    if len(only_mine) > 2 * len(subject_mine) or len(only_theirs) > 2 * len(subject_theirs):
+        return None
+    if _spelling(subject_mine, subject_theirs):
+        return None
+    return _shown(_content(atom), subject_mine), _shown(_content(other), subject_theirs)
+
+
+def _shown(body: str, words: set[str]) -> str:
+    """`words` in the order and case they first appear in `body` (CJK characters joined)."""
+    seen: dict[str, str] = {}
+    for m in _TOKEN.finditer(body):
+        if m.group().lower() in words:
+            seen.setdefault(m.group().lower(), m.group())
+    return "".join(w if len(w) == 1 and not w.isascii() else f" {w}" for w in seen.values()).strip()
 
 
 def nearest(
