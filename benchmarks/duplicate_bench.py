@@ -53,7 +53,12 @@ def _atom(fields: dict[str, Any], path: str) -> Any:
 
 def _from_text(text: str, n: int) -> dict[str, Any]:
     """An atom as `memkit add TEXT` makes it: the title is the first sentence."""
-    from memkit.add import id_base, title_of
+    from memkit.add import id_base
+
+    try:
+        from memkit.atom.title import title_of
+    except ImportError:  # a memkit from before titles had their own module (--before)
+        from memkit.add import title_of  # type: ignore[attr-defined]
 
     title = title_of(text)
     return {"id": f"{id_base(title, text, 'fact')}-{n}", "title": title, "body": text}

@@ -204,3 +204,21 @@ def test_one_procedure_per_service_is_added_and_committed_and_a_copy_is_refused(
     )  # fmt: skip
     assert copy.returncode == 1
     assert "MK103 duplicate of `deploying-the-billing-service`" in copy.stdout + copy.stderr
+
+
+def test_an_announced_rule_written_twice_is_still_a_copy(tmp_path: Path) -> None:
+    """`memkit add` titles "From now on we…" by what it says; such a made title names no
+    subject, so the same decision captured twice is refused as a copy, not let through as
+    "another subject"."""
+    first = "From now on we deploy the payments service with Argo CD, never by hand."
+    again = "From now on we deploy the payments service using Argo CD and never by hand."
+    a = atom("Deploy the payments service with Argo CD, never by hand", first)
+    b = atom("Deploy the payments service using Argo CD and never by hand", again)
+    assert subject_swap(a, b) is None and subject_swap(b, a) is None
+    repo = make_memory_repo(tmp_path / "memory")
+    assert memkit("add", first, cwd=repo).returncode == 0
+    refused = memkit("add", again, cwd=repo)
+    assert refused.returncode == 1, refused.stdout
+    assert "MK103 duplicate of `deploy-the-payments-service-with-argo-cd-never-by-hand`" in (
+        refused.stdout
+    )

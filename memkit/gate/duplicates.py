@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memkit.atom.title import title_of
 from memkit.vectors import neighbours
 
 if TYPE_CHECKING:
@@ -74,9 +75,11 @@ def _content(atom: Atom) -> str:
 
 def _names(atom: Atom) -> set[str]:
     """The words an atom is named by: its triggers, and its title and id unless the title is
-    only the body's first words (`memkit add TEXT` without --title), which name nothing."""
+    only made from the body (`memkit add TEXT` without --title: its first words, or its first
+    sentence without "From now on we…"), which names nothing."""
     title = atom.title.rstrip("…").strip()
-    derived = not title or _content(atom).lstrip().startswith(title)
+    content = _content(atom).lstrip()
+    derived = not title or content.startswith(title) or atom.title == title_of(content)
     return _tokens(" ".join(atom.triggers if derived else (atom.id, atom.title, *atom.triggers)))
 
 
