@@ -1,7 +1,7 @@
 """Contradictions in imperative procedures, at the three moments: Ann's procedure says to roll
 back payments with `helm rollback`; Bob's later atom says never with it. The pull audit reports
-the pair, `memkit add` of Bob's atom in Ann's clone flags it, and when both are injected into one
-prompt (cold hook and warm engine) one line says they disagree."""
+the pair, pre-commit and `memkit add` of Bob's atom in Ann's clone flag it, and when both are
+injected into one prompt (cold hook and warm engine) one line says they disagree."""
 
 from __future__ import annotations
 
@@ -116,6 +116,27 @@ def test_memkit_add_of_bobs_step_in_anns_clone_flags_it(pulled: Path) -> None:
     ), outcome["findings"]
     # Bob is not management: the step waits for review instead of a second live truth.
     assert outcome["pending_review"] and str(outcome["path"]).startswith("shared/_pending/")
+
+
+def test_pre_commit_flags_bobs_step_in_anns_clone(pulled: Path) -> None:
+    git(pulled, "rm", "-q", "shared/payments-rollback-new.md")
+    git(pulled, "commit", "-q", "--no-verify", "-m", "not yet")
+    write_atom(pulled, "shared/payments-rollback-new.md", BOB)
+    git(pulled, "add", "-A")
+    commit = subprocess.run(
+        ["git", "commit", "-m", "rollback"],
+        cwd=pulled,
+        env={**os.environ, **BOB_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out = commit.stdout + commit.stderr
+    assert (
+        "shared/payments-rollback-new.md:2:1: MK106 contradicts `deploying-the-payments-service` "
+        f"(shared/deploying-the-payments-service.md): {REASON}"
+    ) in out, out
+    assert commit.returncode == 1
 
 
 def _prompt(ann: Path, warm: bool) -> str:
