@@ -16,7 +16,15 @@ from typing import Any
 import pytest
 
 from tests.claude_engine_test import hook, start_engine
-from tests.helpers import atom_text, copy_made, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    copy_made,
+    git,
+    join_clone,
+    make_memory_repo,
+    memkit,
+    write_atom,
+)
 
 ANN_TEXT = (
     "Deploy payments with Argo CD from the release branch; roll back payments with "
@@ -64,9 +72,7 @@ def made_pulled(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[
         git(origin, "add", "-A")
         git(origin, "commit", "-q", "-m", "deploying payments")
         ann = tmp_path / "ann"
-        git(tmp_path, "clone", "--quiet", str(origin), str(ann))
-        git(ann, "config", "user.email", "ann@example.com")
-        assert memkit("init", "--join", cwd=ann).returncode == 0
+        join_clone(origin, ann, "ann@example.com")
         write_atom(origin, "shared/payments-rollback-new.md", BOB)
         git(origin, "add", "-A")
         git(origin, "commit", "-q", "--no-verify", "-m", "payments rollback")
@@ -96,9 +102,14 @@ def test_the_post_merge_audit_reports_the_opposite_instruction(made_pulled: Path
     ]
 
 
+def without_bobs_step(ann: Path) -> None:
+    """Ann's clone as it was before the pull brought Bob's step."""
+    git(ann, "rm", "-q", "shared/payments-rollback-new.md")
+    git(ann, "commit", "-q", "--no-verify", "-m", "not yet")
+
+
 def test_memkit_add_of_bobs_step_in_anns_clone_flags_it(pulled: Path) -> None:
-    git(pulled, "rm", "-q", "shared/payments-rollback-new.md")
-    git(pulled, "commit", "-q", "--no-verify", "-m", "not yet")
+    without_bobs_step(pulled)
     result = subprocess.run(
         [sys.executable, "-m", "memkit", "add", "--type", "procedure", BOB_TEXT, "--json"],
         cwd=pulled,
@@ -119,8 +130,7 @@ def test_memkit_add_of_bobs_step_in_anns_clone_flags_it(pulled: Path) -> None:
 
 
 def test_pre_commit_flags_bobs_step_in_anns_clone(pulled: Path) -> None:
-    git(pulled, "rm", "-q", "shared/payments-rollback-new.md")
-    git(pulled, "commit", "-q", "--no-verify", "-m", "not yet")
+    without_bobs_step(pulled)
     write_atom(pulled, "shared/payments-rollback-new.md", BOB)
     git(pulled, "add", "-A")
     commit = subprocess.run(

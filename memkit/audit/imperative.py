@@ -21,24 +21,23 @@ import functools
 import re
 from dataclasses import dataclass
 
+from memkit.audit.lexicon import word_set
 from memkit.audit.text import sentences
 
 # Verbs that start procedure steps. Deliberately common engineering verbs only: a clause that
 # starts with a noun ("helm rollback breaks the sync") is a statement, never an instruction.
-_VERBS = frozenset(
-    (  # noqa: SIM905  (a word list reads better as text)
-        "add apply approve archive back build bump call cancel check clean clear commit compile "
-        "configure copy create delete deploy disable downgrade drain drop enable encrypt export "
-        "fetch flush format generate import install invalidate kill launch lint load lock "
-        "merge migrate mount move pin promote provision prune publish pull purge push rebase "
-        "rebuild redeploy refresh regenerate reindex release reload remove rename renew "
-        "replace reset restart restore retry revert review roll rotate run scale schedule seed "
-        "send set ship sign snapshot squash start store switch sync tag take test trigger "
-        "truncate uninstall unlock update upgrade upload vendor wipe"
-    ).split()
+_VERBS = word_set(
+    "add apply approve archive back build bump call cancel check clean clear commit compile "
+    "configure copy create delete deploy disable downgrade drain drop enable encrypt export "
+    "fetch flush format generate import install invalidate kill launch lint load lock "
+    "merge migrate mount move pin promote provision prune publish pull purge push rebase "
+    "rebuild redeploy refresh regenerate reindex release reload remove rename renew "
+    "replace reset restart restore retry revert review roll rotate run scale schedule seed "
+    "send set ship sign snapshot squash start store switch sync tag take test trigger "
+    "truncate uninstall unlock update upgrade upload vendor wipe"
 )
-_PARTICLES = frozenset(("back", "out", "up", "down", "over", "off"))
-_LEAD = frozenset(("always", "please", "only", "first", "then", "and", "so", "just", "also"))
+_PARTICLES = word_set("back out up down over off")
+_LEAD = word_set("always please only first then and so just also")
 _NEGATION_EN = re.compile(
     r"^(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|no longer|not|"
     r"instead of|rather than|stop|avoid)\b\s*",
@@ -47,11 +46,9 @@ _NEGATION_EN = re.compile(
 _MEANS_EN = re.compile(r"\b(?:with|using|via|through|from)\b", re.I)
 _WORD_EN = re.compile(r"[A-Za-z][\w.+#'-]*[\w+#]|[A-Za-z]")
 # Words that say nothing of what is done or with what.
-_STOP_EN = frozenset(
-    (  # noqa: SIM905  (a word list reads better as text)
-        "a an the is are was be to of in on at for by and or it its this that these those "
-        "your our their my we you they each every any all then after before when if"
-    ).split()
+_STOP_EN = word_set(
+    "a an the is are was be to of in on at for by and or it its this that these those "
+    "your our their my we you they each every any all then after before when if"
 )
 
 _NEGATION_ZH = re.compile(r"不要|不准|不得|不再|不用|別|别|禁止|絕不|绝不|避免|不能|不可|切勿|勿")
