@@ -114,3 +114,88 @@ def test_a_changed_value_in_an_unchanged_frame(a: str, b: str, reason: str | Non
 def test_not_contradictions(a: str, b: str) -> None:
     verdict = classify(a, b, similarity=0.8)
     assert verdict.kind != CONTRADICTS, verdict
+
+
+# -- instructions in the imperative (contradictions in imperative procedures) ------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "reason"),
+    [
+        (
+            "Roll back payments with 'helm rollback payments' within ten minutes.",
+            "Roll back payments with Argo CD's UI history, never with helm rollback: helm "
+            "rollback payments breaks the Argo sync.",
+            "opposite instructions to roll back payments: with helm/rollback in one, never in "
+            "the other",
+        ),
+        (
+            "Run migrations with alembic.",
+            "Never run migrations with alembic; use sqitch.",
+            "opposite instructions to run migrations: with alembic in one, never in the other",
+        ),
+        (
+            "Restart the worker with systemctl.",
+            "Do not restart the worker with systemctl, use supervisorctl.",
+            "opposite instructions to restart worker: with systemctl in one, never in the other",
+        ),
+        (
+            "Format Python code with black before committing.",
+            "Format Python code with ruff format before committing, not black.",
+            "opposite instructions to format Python code: with black in one, never in the other",
+        ),
+        (
+            "用 helm 回滾。",
+            "不要用 helm 回滾。",
+            "opposite instructions (用 helm 回滾 / 不要用 helm 回滾): with helm in one, never in "
+            "the other",
+        ),
+        (
+            "用 GPG 金鑰簽署提交。",
+            "用 SSH 金鑰簽署提交，不要用 GPG。",
+            "opposite instructions (用 GPG 金鑰簽署提交 / 不要用 GPG): with gpg in one, never in "
+            "the other",
+        ),
+    ],
+)
+def test_opposite_instructions_in_the_imperative(a: str, b: str, reason: str) -> None:
+    for x, y in ((a, b), (b, a)):
+        verdict = classify(x, y, similarity=0.85)
+        assert (verdict.kind, verdict.reason) == (CONTRADICTS, reason)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # A warning that agrees with the instruction, and a statement that is no instruction.
+        ("Never use helm rollback on payments.", "helm rollback breaks the Argo sync."),
+        ("Run migrations with sqitch.", "Never run migrations with alembic."),
+        # The same template for another service or subject.
+        ("Deploy billing with Argo CD.", "Never deploy payments by hand."),
+        (
+            "Roll back billing with helm rollback billing.",
+            "Roll back payments with Argo CD's history, never with helm rollback payments.",
+        ),
+        (
+            "Tag releases of the CLI from main.",
+            "Tag releases of the server from the release branch, never from main.",
+        ),
+        (
+            "用 systemctl 重啟 mailer。",
+            "不要用 systemctl 重啟 scheduler，它跑在 supervisord 底下。",
+        ),
+        # The same tool, a warning about another action; an instruction with a detail added.
+        (
+            "Seed the local database with make seed.",
+            "make seed drops the local database first, so never run it against staging.",
+        ),
+        (
+            "Run migrations with alembic.",
+            "Run migrations with alembic upgrade head, never after the app starts.",
+        ),
+        ("用 cert-manager 輪替憑證。", "不要手動刪除 cert-manager 的 secret。"),
+    ],
+)
+def test_instructions_that_agree_are_not_contradictions(a: str, b: str) -> None:
+    for x, y in ((a, b), (b, a)):
+        assert classify(x, y, similarity=0.85).kind != CONTRADICTS

@@ -6,6 +6,8 @@ Contradiction rules, each explainable in one line:
   named thing, or different paths;
 - opposite polarity: one says always/must/use/enable/必須/要, the other never/don't/disable/
   禁止/不要, about the same object;
+- opposite instructions in the imperative (`memkit.audit.imperative`): "roll back payments
+  with helm rollback" against "…, never with helm rollback", the same step and means;
 - negation: the same statement once affirmed and once negated;
 - a changed value in an unchanged frame (`memkit.audit.frame`): the same statement with one
   person, team, tool, place, date, number or version swapped.
@@ -21,7 +23,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from memkit.audit import frame
+from memkit.audit import frame, imperative
 from memkit.audit.text import clauses
 from memkit.audit.text import sentences as _split
 
@@ -345,7 +347,8 @@ def classify(
     # The word-anchored rules were built for close pairs; a pair found only by a wide
     # candidate source (BM25, a lower cosine) needs the frame rule's structural evidence.
     loose = similarity >= loose_from or shared_triggers > 0
-    rules = (_values_per_sentence, _opposite_polarity, _negated) if loose else ()
+    word_rules = (_values_per_sentence, _opposite_polarity, imperative.opposite, _negated)
+    rules = word_rules if loose else ()
     for rule in (*rules, _same_frame):
         reason = rule(a, b) or rule(b, a)
         if reason:

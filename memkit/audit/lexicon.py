@@ -6,13 +6,13 @@ cities and cloud regions, calendar words, common Chinese surnames, tool-like low
 from __future__ import annotations
 
 
-def _set(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
 # Given names often written first in a sentence ("Lukas maintains …"), where a capital letter
 # alone does not make a name.
-FIRST_NAMES = _set(
+FIRST_NAMES = word_set(
     "aaron abdul adam adrian ahmed aisha alan albert alex alexander alexandra alice alicia "
     "ali amara amelia amir amit ana andrea andrew andrei angela anita anna anne anton "
     "antonio arjun arthur ayesha barbara beatriz ben benjamin bianca bob boris brian bruno "
@@ -33,7 +33,7 @@ FIRST_NAMES = _set(
     "yuki yusuf zara zoe"
 )
 
-PLACES = _set(
+PLACES = word_set(
     "amsterdam athens atlanta austin bangalore bangkok barcelona beijing belgrade berlin "
     "bogota boston brussels bucharest budapest cairo cape chennai chicago copenhagen "
     "dallas delhi denver dubai dublin edinburgh frankfurt geneva hamburg helsinki "
@@ -45,7 +45,7 @@ PLACES = _set(
     "brazil canada poland sweden norway finland netherlands italy"
 )
 
-PLACES_ZH = _set(
+PLACES_ZH = word_set(
     "北京 上海 深圳 廣州 广州 杭州 南京 成都 武漢 武汉 西安 蘇州 苏州 天津 重慶 重庆 廈門 厦门 "
     "青島 青岛 大連 大连 台北 臺北 新北 桃園 桃园 新竹 台中 臺中 台南 臺南 高雄 花蓮 花莲 "
     "宜蘭 香港 澳門 東京 东京 大阪 首爾 首尔 新加坡 倫敦 伦敦 巴黎 柏林 紐約 纽约 "
@@ -54,19 +54,19 @@ PLACES_ZH = _set(
 )
 
 # What comes right after a place name: "the Berlin office", "上海辦公室".
-PLACE_AFTER = _set("office offices region campus datacenter datacentre hq site")
+PLACE_AFTER = word_set("office offices region campus datacenter datacentre hq site")
 PLACE_AFTER_ZH = ("辦公室", "办公室", "區域", "区域", "機房", "机房", "市", "省", "分公司", "園區")
 
-TEAM_WORDS = _set("team teams squad squads group guild crew tribe")
+TEAM_WORDS = word_set("team teams squad squads group guild crew tribe")
 # A name after these is the thing a statement is about, not a value of it ("Project Heron").
-THING_WORDS = _set("project projects programme program initiative epic workstream codename")
+THING_WORDS = word_set("project projects programme program initiative epic workstream codename")
 TEAM_AFTER_ZH = ("團隊", "团队", "小組", "小组", "組", "组", "部門", "部门", "部", "團", "团", "隊")
 
-WEEKDAYS = _set(
+WEEKDAYS = word_set(
     "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
     "thursdays fridays saturdays sundays"
 )
-MONTHS = _set(
+MONTHS = word_set(
     "january february march april may june july august september october november "
     "december jan feb mar apr jun jul aug sep sept oct nov dec"
 )
@@ -82,7 +82,7 @@ SURNAMES_ZH = frozenset(
 )
 
 # Lowercase words that name a tool as much as a capitalised one does ("install with pnpm").
-TOOLS = _set(
+TOOLS = word_set(
     "npm pnpm yarn bun pip pipx poetry uv conda git svn hg vim neovim emacs kubectl helm "
     "kustomize docker podman nginx caddy redis memcached kafka rabbitmq celery cron "
     "systemd bash zsh fish make cmake bazel gradle maven sbt cargo go rustup nvm pyenv "
@@ -92,7 +92,7 @@ TOOLS = _set(
 )
 
 # Words that mark an update without changing what is said ("we now deploy with Flux").
-UPDATE_WORDS = _set(
+UPDATE_WORDS = word_set(
     "now currently still today nowadays henceforth meanwhile already actually presently"
 )
 UPDATE_WORDS_ZH = ("現在", "现在", "目前", "已經", "已经", "如今", "今後", "今后", "從此", "从此")

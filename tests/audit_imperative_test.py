@@ -1,0 +1,180 @@
+"""Contradictions in imperative procedures, at the three moments: Ann's procedure says to roll
+back payments with `helm rollback`; Bob's later atom says never with it. The pull audit reports
+the pair, pre-commit and `memkit add` of Bob's atom in Ann's clone flag it, and when both are
+injected into one prompt (cold hook and warm engine) one line says they disagree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.claude_engine_test import hook, start_engine
+from tests.helpers import (
+    atom_text,
+    copy_made,
+    git,
+    join_clone,
+    make_memory_repo,
+    memkit,
+    write_atom,
+)
+
+ANN_TEXT = (
+    "Deploy payments with Argo CD from the release branch; roll back payments with "
+    "'helm rollback payments' within ten minutes if its error rate doubles."
+)
+BOB_TEXT = (
+    "Roll back payments with Argo CD's UI history, never with helm rollback: helm rollback "
+    "payments breaks the Argo sync."
+)
+ANN = atom_text(
+    "deploying-the-payments-service",
+    title="Deploying the payments service",
+    body=f"- {ANN_TEXT}",
+    type_="procedure",
+)
+BOB = atom_text(
+    "payments-rollback-new",
+    title="Rolling back payments",
+    body=f"- {BOB_TEXT}",
+    type_="procedure",
+)
+# Other steps of the same memory: with two atoms only, the warm engine's vector scores are
+# normalised between those two, and the second one falls below the relative cut.
+OTHERS = {
+    "frontend-dependencies": "Install frontend dependencies with pnpm.",
+    "staging-certificates": "Rotate the staging TLS certificates with cert-manager.",
+    "on-call-handover": "Hand over the on-call pager on Mondays at 10:00.",
+}
+BOB_ENV = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
+REASON = (
+    "opposite instructions to roll back payments: with helm/rollback in one, never in the other"
+)
+
+
+@pytest.fixture(scope="module")
+def made_pulled(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
+    """Ann's clone has pulled Bob's rollback procedure, committed with --no-verify."""
+    tmp_path = tmp_path_factory.mktemp("imperative")
+    with module_home():
+        origin = make_memory_repo(tmp_path / "origin")
+        write_atom(origin, "shared/deploying-the-payments-service.md", ANN)
+        for atom_id, text in OTHERS.items():
+            body = f"- {text}"
+            write_atom(origin, f"shared/{atom_id}.md", atom_text(atom_id, body=body))
+        git(origin, "add", "-A")
+        git(origin, "commit", "-q", "-m", "deploying payments")
+        ann = tmp_path / "ann"
+        join_clone(origin, ann, "ann@example.com")
+        write_atom(origin, "shared/payments-rollback-new.md", BOB)
+        git(origin, "add", "-A")
+        git(origin, "commit", "-q", "--no-verify", "-m", "payments rollback")
+        pull = git(ann, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+        (tmp_path / "pull.out").write_text(pull.stdout + pull.stderr, encoding="utf-8")
+        assert pull.returncode == 0, pull.stdout + pull.stderr
+    return tmp_path
+
+
+@pytest.fixture
+def pulled(made_pulled: Path, tmp_path: Path) -> Path:
+    """Ann's clone, copied from what `made_pulled` made once for this module."""
+    copy_made(made_pulled, tmp_path)
+    return tmp_path / "ann"
+
+
+def test_the_post_merge_audit_reports_the_opposite_instruction(made_pulled: Path) -> None:
+    out = (made_pulled / "pull.out").read_text(encoding="utf-8")
+    assert "memkit audit: 1 unresolved contradiction(s)" in out
+    assert (
+        "CONTRADICTS shared/payments-rollback-new.md <-> "
+        f"shared/deploying-the-payments-service.md: {REASON}"
+    ) in out
+    report = json.loads((made_pulled / "ann/.memkit/audit/last.json").read_text("utf-8"))
+    assert [(r["incoming"], r["other"]) for r in report["unresolved"]] == [
+        ("payments-rollback-new", "deploying-the-payments-service")
+    ]
+
+
+def without_bobs_step(ann: Path) -> None:
+    """Ann's clone as it was before the pull brought Bob's step."""
+    git(ann, "rm", "-q", "shared/payments-rollback-new.md")
+    git(ann, "commit", "-q", "--no-verify", "-m", "not yet")
+
+
+def test_memkit_add_of_bobs_step_in_anns_clone_flags_it(pulled: Path) -> None:
+    without_bobs_step(pulled)
+    result = subprocess.run(
+        [sys.executable, "-m", "memkit", "add", "--type", "procedure", BOB_TEXT, "--json"],
+        cwd=pulled,
+        env={**os.environ, **BOB_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout)
+    assert outcome["contradicts"] == ["deploying-the-payments-service"], outcome
+    assert any(
+        "contradicts `deploying-the-payments-service`" in f and "helm/rollback" in f
+        for f in outcome["findings"]
+    ), outcome["findings"]
+    # Bob is not management: the step waits for review instead of a second live truth.
+    assert outcome["pending_review"] and str(outcome["path"]).startswith("shared/_pending/")
+
+
+def test_pre_commit_flags_bobs_step_in_anns_clone(pulled: Path) -> None:
+    without_bobs_step(pulled)
+    write_atom(pulled, "shared/payments-rollback-new.md", BOB)
+    git(pulled, "add", "-A")
+    commit = subprocess.run(
+        ["git", "commit", "-m", "rollback"],
+        cwd=pulled,
+        env={**os.environ, **BOB_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out = commit.stdout + commit.stderr
+    assert (
+        "shared/payments-rollback-new.md:2:1: MK106 contradicts `deploying-the-payments-service` "
+        f"(shared/deploying-the-payments-service.md): {REASON}"
+    ) in out, out
+    assert commit.returncode == 1
+
+
+def _prompt(ann: Path, warm: bool) -> str:
+    payload: dict[str, object] = {
+        "session_id": "s1",
+        "cwd": str(ann),
+        "prompt": "how do I roll back the payments service?",
+    }
+    if warm:
+        out = hook(ann, "user-prompt-submit", payload)
+    else:
+        out = memkit("hook", "user-prompt-submit", cwd=ann, stdin=json.dumps(payload)).stdout
+    context: str = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm-engine"])
+def test_both_steps_in_one_prompt_get_the_disagreement_line(pulled: Path, warm: bool) -> None:
+    engine = start_engine(pulled) if warm else None
+    try:
+        context = _prompt(pulled, warm)
+        assert "## deploying-the-payments-service " in context
+        assert "## payments-rollback-new " in context
+        assert "memkit: payments-rollback-new and deploying-the-payments-service disagree" in (
+            context
+        )
+    finally:
+        if engine is not None:
+            memkit("serve", "--stop", cwd=pulled)
+            engine.wait(timeout=30)
+            engine.communicate()
