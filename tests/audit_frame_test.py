@@ -194,6 +194,11 @@ def test_opposite_instructions_in_the_imperative(a: str, b: str, reason: str) ->
             "Run migrations with alembic upgrade head, never after the app starts.",
         ),
         ("用 cert-manager 輪替憑證。", "不要手動刪除 cert-manager 的 secret。"),
+        # The same rule reworded: "and never by hand" is no part of the means.
+        (
+            "Deploy the payments service with Argo CD, never by hand.",
+            "Deploy the payments service using Argo CD and never by hand.",
+        ),
     ],
 )
 def test_instructions_that_agree_are_not_contradictions(a: str, b: str) -> None:

@@ -194,6 +194,10 @@ def test_one_procedure_per_service_is_added_and_committed_and_a_copy_is_refused(
     gate = memkit("gate", cwd=repo)
     assert gate.returncode == 0, gate.stdout + gate.stderr
     assert "MK103" not in gate.stdout and "MK105" not in gate.stdout
+    # A teammate pulling them gets no "keep one; archive the other" either.
+    audit = memkit("audit", "--from", "HEAD~1", "--to", "HEAD", cwd=repo)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "0 duplicate(s)" in audit.stdout and "DUPLICATE" not in audit.stdout
 
     copy = memkit(
         "add", "--type", "procedure", "--title", "Deploying the billing service",

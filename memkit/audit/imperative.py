@@ -94,6 +94,8 @@ def _base(word: str) -> str:
 
 _CLAUSE = re.compile(
     r"[;；:：，,、]|\s[-–—]\s|\b(?:but|whereas)\b|(?=\binstead of\b)|(?=\brather than\b)"
+    # "…using Argo CD and never by hand": what follows "and never" is no part of the means.
+    r"|\b(?:and|or)\b(?=\s+(?:never|not|don't|do not|no longer)\b)"
     r"|但是|而是|改為|改为|(?=改用)"
 )
 

@@ -15,13 +15,14 @@ from typing import Any
 
 from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
-from memkit.audit.classify import CONTRADICTS, DUPLICATE, UNRELATED, classify
+from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, UNRELATED, Verdict, classify
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, unresolved_now
 from memkit.audit.text import statement_text
 from memkit.checks.admission import read_admitted
 from memkit.config import Config
 from memkit.files import write_atomic
+from memkit.gate.duplicates import subject_swap
 from memkit.git import output
 
 log = logging.getLogger(__name__)
@@ -212,6 +213,12 @@ def compare(
             )
             if judge is not None and judge.is_grey(verdict, cand.similarity):
                 verdict = judge.settle(text(atom), text(other), verdict)
+            if verdict.kind == DUPLICATE:
+                swap = subject_swap(atom, other)
+                if swap is not None:  # one procedure per service: the gate's MK104 case
+                    verdict = Verdict(
+                        EXTENDS, f"same text about another subject ({swap[0]} / {swap[1]})"
+                    )
             if verdict.kind == UNRELATED:
                 continue
             results.append(
