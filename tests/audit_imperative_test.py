@@ -46,8 +46,7 @@ BOB = atom_text(
     body=f"- {BOB_TEXT}",
     type_="procedure",
 )
-# Other steps of the same memory: with two atoms only, the warm engine's vector scores are
-# normalised between those two, and the second one falls below the relative cut.
+# Other steps of the same memory (the last test takes them away again).
 OTHERS = {
     "frontend-dependencies": "Install frontend dependencies with pnpm.",
     "staging-certificates": "Rotate the staging TLS certificates with cert-manager.",
@@ -178,3 +177,25 @@ def test_both_steps_in_one_prompt_get_the_disagreement_line(pulled: Path, warm: 
             memkit("serve", "--stop", cwd=pulled)
             engine.wait(timeout=30)
             engine.communicate()
+
+
+def test_a_memory_of_just_the_two_still_gets_both_through_the_warm_engine(pulled: Path) -> None:
+    """A new team's memory: vectors scaled between its only two atoms gave the second a score
+    of 0, under recall's relative cut, and "payments rollback" got Bob's step alone
+    (memkit.index.fusion, `min_span`)."""
+    git(pulled, "rm", "-q", *(f"shared/{atom_id}.md" for atom_id in OTHERS))
+    git(pulled, "commit", "-q", "--no-verify", "-m", "only the two")
+    assert memkit("index", cwd=pulled).returncode == 0
+    engine = start_engine(pulled)
+    try:
+        for prompt in ("payments rollback", "should I use helm to roll back?"):
+            payload = {"session_id": prompt, "cwd": str(pulled), "prompt": prompt}
+            out = json.loads(hook(pulled, "user-prompt-submit", payload))
+            context = out["hookSpecificOutput"]["additionalContext"]
+            assert "## deploying-the-payments-service " in context, prompt
+            assert "## payments-rollback-new " in context, prompt
+            assert "disagree" in context, prompt
+    finally:
+        memkit("serve", "--stop", cwd=pulled)
+        engine.wait(timeout=30)
+        engine.communicate()

@@ -38,6 +38,9 @@ CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
 LONG_ATOM_CHARS = 1_500
 MIN_RELATIVE = 0.25
+# The vectors of a memory smaller than the candidate pool: scaled from at least this cosine
+# below the best (`FusionParams.min_span`), or the second of two relevant atoms scores 0.
+SMALL_SPAN = 0.15
 TEXT_FLOOR = 0.3
 TRIGGER_FLOOR = 0.12
 VECTOR_FLOOR = 0.85
@@ -194,13 +197,13 @@ def candidates(
 ) -> list[Candidate]:
     """Ranked candidates of one repository: found, filtered, re-ranked, related added."""
     query = strip_private(query)
-    from memkit.index.fusion import TRIGGER_BONUS, fuse  # noqa: PLC0415
+    from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse  # noqa: PLC0415
 
     bm25 = reader.bm25(query)
     # Without a warm engine, vectors would cost the encoder's load: BM25 and triggers only.
     vec = _vector_hits(reader, query) if use_vectors else []
     triggered = reader.trigger_matches(query)
-    ranked = fuse(bm25, vec, triggered, mode="hybrid")
+    ranked = fuse(bm25, vec, triggered, mode="hybrid", params=FusionParams(min_span=SMALL_SPAN))
     has_trigger = {row for row, _ in triggered}
     cosine = dict(vec)
     stale = reader.superseded

@@ -3,7 +3,8 @@
 Measured here (docs/benchmarks.md): plain reciprocal-rank fusion loses to BM25 alone, because
 static vectors are much weaker than BM25 when query and atom share words. So BM25 leads:
 each list's scores are normalised within its candidate pool (BM25 by its best score, cosines
-between the pool's floor and top), and the vector score is added with a weight tuned on the
+between the pool's floor and top; for recall, a pool that is the whole of a small memory
+from at least `min_span` below its top), and the vector score is added with a weight tuned on the
 SciFact training queries. When BM25 finds nothing (a paraphrase, another wording), the vector
 list decides alone, and when BM25's best score is weak the vector weight grows (a "rescue"
 for paraphrases) while BM25's own weight shrinks by the same confidence. Defaults chosen on
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 TRIGGER_BONUS = 10.0
+POOL = 50  # candidates taken from each list before fusion
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,14 @@ class FusionParams:
     # ...and BM25's own say shrinks by the same confidence, so that one weak match (a common
     # word, a single shared character) does not outrank what the vectors found.
     discount_weak_bm25: bool = True
+    # A vector pool smaller than `full_pool` is the whole memory, and its least similar atom
+    # may be as relevant as the best (a new team's memory of two atoms on one subject): recall
+    # (`memkit.claude.recall`, which has an absolute relevance floor of its own) scales it from
+    # at least `min_span` cosine below the best, so that atom is not scored 0 and cut. Search
+    # and the CI eval gate rank without such a floor: for them 0 (the pool's own floor), or
+    # every atom of a small memory would be "found" by a static vector.
+    min_span: float = 0.0
+    full_pool: int = POOL
 
 
 def fuse(
@@ -52,6 +62,8 @@ def fuse(
     top_bm25 = max((s for _, s in bm25), default=0.0)
     cos = dict(vector)
     floor = min(cos.values(), default=0.0)
+    if len(cos) < params.full_pool:
+        floor = min(floor, max(cos.values(), default=0.0) - params.min_span)
     span = max(cos.values(), default=0.0) - floor
     confidence = min(1.0, top_bm25 / params.confident_bm25) if params.confident_bm25 > 0 else 1.0
     weight = params.vector_weight + params.rescue_weight * (1.0 - confidence)

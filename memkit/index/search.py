@@ -14,11 +14,10 @@ from typing import Any
 
 from memkit.index import store
 from memkit.index.analysis import cjk_grams, has_cjk, query_words, register
-from memkit.index.fusion import FusionParams, fuse
+from memkit.index.fusion import POOL, FusionParams, fuse
 from memkit.index.schema import BOOSTS, TEXT_FIELDS
 
 MODES = ("hybrid", "bm25", "vector")
-POOL = 50  # candidates taken from each list before fusion
 STEM_CACHE = 4_096  # atoms whose stems a reader keeps (~0.5 MB per 1,000 short atoms)
 
 
