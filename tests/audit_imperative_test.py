@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.claude_engine_test import hook, start_engine
+from tests.claude_engine_test import engine_running, hook, start_engine
 from tests.helpers import (
     atom_text,
     copy_made,
@@ -186,8 +186,7 @@ def test_a_memory_of_just_the_two_still_gets_both_through_the_warm_engine(pulled
     git(pulled, "rm", "-q", *(f"shared/{atom_id}.md" for atom_id in OTHERS))
     git(pulled, "commit", "-q", "--no-verify", "-m", "only the two")
     assert memkit("index", cwd=pulled).returncode == 0
-    engine = start_engine(pulled)
-    try:
+    with engine_running(pulled):
         for prompt in ("payments rollback", "should I use helm to roll back?"):
             payload = {"session_id": prompt, "cwd": str(pulled), "prompt": prompt}
             out = json.loads(hook(pulled, "user-prompt-submit", payload))
@@ -195,7 +194,3 @@ def test_a_memory_of_just_the_two_still_gets_both_through_the_warm_engine(pulled
             assert "## deploying-the-payments-service " in context, prompt
             assert "## payments-rollback-new " in context, prompt
             assert "disagree" in context, prompt
-    finally:
-        memkit("serve", "--stop", cwd=pulled)
-        engine.wait(timeout=30)
-        engine.communicate()
