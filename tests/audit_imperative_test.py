@@ -5,6 +5,7 @@ injected into one prompt (cold hook and warm engine) one line says they disagree
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.claude_engine_test import engine_running, hook, start_engine
+from tests.claude_engine_test import engine_running, hook
 from tests.helpers import (
     atom_text,
     copy_made,
@@ -164,19 +165,11 @@ def _prompt(ann: Path, warm: bool) -> str:
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm-engine"])
 def test_both_steps_in_one_prompt_get_the_disagreement_line(pulled: Path, warm: bool) -> None:
-    engine = start_engine(pulled) if warm else None
-    try:
+    with engine_running(pulled) if warm else contextlib.nullcontext():
         context = _prompt(pulled, warm)
-        assert "## deploying-the-payments-service " in context
-        assert "## payments-rollback-new " in context
-        assert "memkit: payments-rollback-new and deploying-the-payments-service disagree" in (
-            context
-        )
-    finally:
-        if engine is not None:
-            memkit("serve", "--stop", cwd=pulled)
-            engine.wait(timeout=30)
-            engine.communicate()
+    assert "## deploying-the-payments-service " in context
+    assert "## payments-rollback-new " in context
+    assert "memkit: payments-rollback-new and deploying-the-payments-service disagree" in context
 
 
 def test_a_memory_of_just_the_two_still_gets_both_through_the_warm_engine(pulled: Path) -> None:
