@@ -218,14 +218,21 @@ def add_atom(
     from memkit.checks.roles import judge_changes  # noqa: PLC0415
 
     findings += judge_changes(root, [Change("A", relpath)], identify(root), config)
+    let_in: list[Any] = []
     if parsed.atom is not None and not any(f.is_error for f in findings):
-        relpath, routed = _route_contradictions(root, parsed.atom, config, findings, outcome)
+        relpath, routed, let_in = _route_contradictions(
+            root, parsed.atom, config, findings, outcome
+        )
         outcome.path = relpath
         outcome.pending_review = outcome.pending_review or routed
     outcome.errors = sum(1 for f in findings if f.is_error)
     outcome.findings = [f.format() for f in findings]
     if not outcome.errors and not dry_run:
         write_outcome(root, outcome)
+        if let_in and not outcome.pending_review:
+            from memkit.audit.write import remember  # noqa: PLC0415
+
+            remember(root, let_in)
     return outcome
 
 
@@ -247,14 +254,16 @@ def _earns_observed(text: str, atom_type: str, verdict: str) -> bool:
 
 def _route_contradictions(
     root: Path, atom: Any, config: Config, findings: list[Any], outcome: AddOutcome
-) -> tuple[str, bool]:
+) -> tuple[str, bool, list[Any]]:
     """A draft that contradicts a live atom is reported; one that must not become a second
-    live truth (memkit.audit.write) is written to shared/_pending/ for review instead."""
+    live truth (memkit.audit.write) is written to shared/_pending/ for review instead.
+    Returns where it goes, whether that is review, and the contradictions found."""
     from memkit.audit.write import PENDING, conflicts  # noqa: PLC0415
     from memkit.findings import Finding, Severity  # noqa: PLC0415
 
     relpath, routed = atom.path, False
-    for conflict in conflicts(root, [atom], config):
+    found = conflicts(root, [atom], config)
+    for conflict in found:
         outcome.contradicts.append(conflict.other_id)
         if conflict.route and not routed:
             relpath, routed = f"{PENDING}/{Path(atom.path).name}", True
@@ -271,4 +280,4 @@ def _route_contradictions(
                 Severity.WARNING,
             )
         )
-    return relpath, routed
+    return relpath, routed, found

@@ -187,3 +187,33 @@ def test_a_memory_of_just_the_two_still_gets_both_through_the_warm_engine(pulled
             assert "## deploying-the-payments-service " in context, prompt
             assert "## payments-rollback-new " in context, prompt
             assert "disagree" in context, prompt
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm-engine"])
+def test_a_contradiction_let_in_at_write_is_said_in_the_writers_own_clone(
+    tmp_path: Path, warm: bool
+) -> None:
+    """Management may commit a change of what live memory says with a warning (MK105). No pull
+    audit runs in the writer's clone, yet both atoms reach the next prompt there: the write
+    itself (`memkit add`, the commit's gate) keeps the pair where recall looks."""
+    repo = make_memory_repo(tmp_path / "memory")
+    write_atom(repo, "shared/deploying-the-payments-service.md", ANN)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "deploying payments")
+    added = memkit(
+        "add", "--type", "procedure", "--title", "Rolling back payments", BOB_TEXT, cwd=repo
+    )
+    assert added.returncode == 0 and "MK105" in added.stdout, added.stdout + added.stderr
+    kept = repo / ".memkit/audit/written.json"
+    assert "deploying-the-payments-service" in kept.read_text(encoding="utf-8")
+    kept.unlink()  # the commit's gate finds and keeps it again
+    git(repo, "add", "-A")
+    committed = git(repo, "commit", "-q", "-m", "rolling back payments", check=False)
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+    assert kept.is_file()
+    assert memkit("index", cwd=repo).returncode == 0
+    with engine_running(repo) if warm else contextlib.nullcontext():
+        context = _prompt(repo, warm)
+    assert "## deploying-the-payments-service " in context
+    assert "## rolling-back-payments " in context
+    assert "rolling-back-payments and deploying-the-payments-service disagree" in context

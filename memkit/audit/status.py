@@ -17,6 +17,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 REPORT = ".memkit/audit/last.json"
+# Contradictions a writer let in (MK105, a warning): no pull audit runs in the writer's own
+# clone, yet recall may inject both atoms together there (`memkit.audit.write.remember`).
+WRITTEN = ".memkit/audit/written.json"
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,16 @@ _REPORTS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
 
 
 def reported(root: Path) -> list[dict[str, Any]]:
-    """The unresolved pairs of the last audit report (cached by the report's stamp)."""
-    path = root / REPORT
+    """The unresolved pairs of the last audit report and of the writes since (each file
+    cached by its stamp), each pair once."""
+    items: dict[tuple[str, str], dict[str, Any]] = {}
+    for name in (REPORT, WRITTEN):
+        for item in _report(root / name):
+            items.setdefault((str(item.get("incoming_path")), str(item.get("other_path"))), item)
+    return list(items.values())
+
+
+def _report(path: Path) -> list[dict[str, Any]]:
     try:
         st = path.stat()
     except OSError:

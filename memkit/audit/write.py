@@ -13,6 +13,7 @@ candidates and classifier. The answer:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from memkit.config import Config
 from memkit.findings import Finding, Severity
 
 PENDING = "shared/_pending"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,45 @@ class Conflict:
             f"changes what `{self.other_id}` ({self.other_path}) says ({self.reason}); {settle}",
             Severity.WARNING,
         )
+
+
+def remember(root: Path, found: Sequence[Conflict]) -> None:
+    """Keep the contradictions that were let in live (MK105) beside the pull audit's report,
+    so that recall says so when both atoms reach one prompt in this clone too. Pairs that no
+    longer stand (superseded, archived, gone) are dropped as the file is rewritten."""
+    import json  # noqa: PLC0415
+
+    from memkit.audit.status import WRITTEN, unresolved_now  # noqa: PLC0415
+    from memkit.files import write_atomic  # noqa: PLC0415
+
+    new = [
+        {
+            "incoming": c.atom.id,
+            "incoming_path": c.atom.path,
+            "other": c.other_id,
+            "other_path": c.other_path,
+            "kind": "contradicts",
+            "reason": c.reason,
+        }
+        for c in found
+        if not c.route
+    ]
+    if not new:
+        return
+    path = root / WRITTEN
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")).get("unresolved", [])
+    except (OSError, ValueError, AttributeError):
+        old = []
+    pairs: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in [*(old if isinstance(old, list) else []), *new]:
+        if isinstance(item, dict):
+            pairs[(str(item.get("incoming_path")), str(item.get("other_path")))] = item
+    keep = [item for item in pairs.values() if unresolved_now(root, item)]
+    try:
+        write_atomic(path, json.dumps({"unresolved": keep}, indent=1) + "\n", durable=False)
+    except OSError as exc:  # a read-only .memkit/ must not fail a commit
+        log.warning("could not keep the contradictions let in: %s", exc)
 
 
 def in_shared(path: str) -> bool:

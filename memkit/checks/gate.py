@@ -143,12 +143,14 @@ def run_gate(root: Path, files: Sequence[str] | None) -> int:
             and parsed.atom.scope not in ("", *_UNGATED_SCOPES)
         ):
             atoms.append(parsed.atom)
-    from memkit.audit.write import conflicts  # noqa: PLC0415
+    from memkit.audit.write import conflicts, remember  # noqa: PLC0415
 
     errors = 0
     found: dict[str, list[Finding]] = {}
-    for conflict in conflicts(root, atoms, config):
+    let_in = conflicts(root, atoms, config)
+    for conflict in let_in:
         found.setdefault(conflict.atom.path, []).append(conflict.finding())
+    remember(root, let_in)
     for result in gate_atoms(root, atoms, config):
         findings = [*result.findings, *found.get(result.atom.path, [])]
         if not findings:

@@ -18,7 +18,7 @@ from memkit.git import tracked
 
 def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
     from memkit.atom.read import read_atom  # noqa: PLC0415
-    from memkit.audit.write import PENDING, conflicts  # noqa: PLC0415
+    from memkit.audit.write import PENDING, conflicts, remember  # noqa: PLC0415
     from memkit.config import load_config  # noqa: PLC0415
 
     config = load_config(root)
@@ -34,6 +34,7 @@ def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
         for c in found
     ]
     if not any(c.route for c in found):
+        remember(root, found)
         return context_output(
             "PostToolUse", f"memkit: {rel} changes what live memory says:\n" + "\n".join(lines)
         )
