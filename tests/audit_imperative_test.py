@@ -217,3 +217,28 @@ def test_a_contradiction_let_in_at_write_is_said_in_the_writers_own_clone(
     assert "## deploying-the-payments-service " in context
     assert "## rolling-back-payments " in context
     assert "rolling-back-payments and deploying-the-payments-service disagree" in context
+
+
+def test_a_kept_contradiction_holds_no_secret(tmp_path: Path) -> None:
+    """The reason quotes the values that differ; a file under .memkit/ never holds a secret."""
+    from memkit.atom import Atom
+    from memkit.audit.write import Conflict, remember
+
+    for atom_id in ("deploy-key", "deploy-key-new"):
+        write_atom(tmp_path, f"shared/{atom_id}.md", atom_text(atom_id))
+    key = "AKIA" + "Q3EXAMPLE7KEY4ZB"
+    atom = Atom(
+        path="shared/deploy-key-new.md",
+        id="deploy-key-new",
+        type="fact",
+        confidence="tentative",
+        created="2026-11-25",
+        status="active",
+        scope="shared",
+        title="Deploy key",
+        body="x",
+    )
+    reason = f"different value: {key} vs the old one"
+    remember(tmp_path, [Conflict(atom, "deploy-key", "shared/deploy-key.md", reason, False)])
+    kept = (tmp_path / ".memkit/audit/written.json").read_text(encoding="utf-8")
+    assert "deploy-key-new" in kept and key not in kept and key[:4] in kept

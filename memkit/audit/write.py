@@ -63,6 +63,7 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
 
     from memkit.audit.status import WRITTEN, unresolved_now  # noqa: PLC0415
     from memkit.files import write_atomic  # noqa: PLC0415
+    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
 
     new = [
         {
@@ -71,7 +72,7 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
             "other": c.other_id,
             "other_path": c.other_path,
             "kind": "contradicts",
-            "reason": c.reason,
+            "reason": redact_secrets(c.reason),  # a file under .memkit/ holds no secret
         }
         for c in found
         if not c.route
