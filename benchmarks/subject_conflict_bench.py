@@ -1,7 +1,7 @@
 """The contradiction decision between two whole atoms (title, id, triggers, body), as the
 write check (MK105/MK106) and the pull audit make it, side by side with another memkit tree.
 
-    python benchmarks/subject_conflict_bench.py [--before SRC] [--kinds]
+    python benchmarks/subject_conflict_bench.py [--before SRC] [--kinds] [--sets NAME…]
 
 For each pair: the cosine of the two atoms' texts with the shipped model, then the audit's
 verdict for an atom and its candidate (`memkit.audit.subject.atom_verdict`: `classify`, and
@@ -16,16 +16,11 @@ leaves them as `classify` finds them: a check that it does).
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from typing import Any
 
 from _common import ROOT, read_jsonl
-from classify_bench import _cell
+from classify_bench import Counts, run
 from duplicate_bench import _atom, _from_text
 
 DATA = ROOT / "benchmarks" / "data"
@@ -38,7 +33,6 @@ TEXT_SETS = (
     "imperative_pairs",
     "imperative_heldout",
 )
-Counts = dict[str, list[int]]  # "set/lang[/kind]" -> [tp, positives, fp, negatives]
 
 
 def _verdict(a: Any, b: Any, similarity: float) -> str:
@@ -86,36 +80,7 @@ def measure() -> Counts:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--before", help="another memkit source tree to compare with")
-    parser.add_argument("--kinds", action="store_true")
-    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    after = measure()
-    if args.json:
-        print(json.dumps(after))
-        return 0
-    before: Counts = {}
-    if args.before:
-        env = {**os.environ, "PYTHONPATH": args.before}
-        argv = [sys.executable, __file__, "--json"]
-        out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
-        before = json.loads(out.stdout)
-    print(
-        "| set | lang | recall before | recall after | false alarms before | false alarms after |"
-    )
-    print("|---|---|---|---|---|---|")
-    order = [*ATOM_SETS, *TEXT_SETS]
-    for key in sorted(after, key=lambda k: (order.index(k.split("/")[0]), k)):
-        parts = key.split("/")
-        if len(parts) == 3 and not (args.kinds and parts[2]):
-            continue
-        print(
-            f"| {parts[0]} | {' / '.join(parts[1:])} | {_cell(before.get(key), True)} "
-            f"| {_cell(after[key], True)} | {_cell(before.get(key), False)} "
-            f"| {_cell(after[key], False)} |"
-        )
-    return 0
+    return run(__file__, __doc__, measure, [*ATOM_SETS, *TEXT_SETS])
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from memkit.atom import Atom
 from memkit.audit.classify import CONTRADICTS, EXTENDS, classify
 from memkit.audit.subject import atom_verdict, own_values
 from memkit.audit.text import statement_text
+from tests.gate_subject_test import atom
 from tests.helpers import git, join_clone, make_memory_repo, memkit
 
 STAGING = (
@@ -27,23 +28,6 @@ PRODUCTION = (
 )
 KENJI = ("Kenji leads payments", "The payments lead is Kenji; ask him before changing refunds.")
 AMARA = ("Amara leads payments", "The payments lead is Amara; ask her before changing refunds.")
-
-
-def atom(title: str, text: str, triggers: tuple[str, ...] = ()) -> Atom:
-    """An atom as `memkit add --title` writes it."""
-    id_ = title.lower().replace(" ", "-")
-    return Atom(
-        path=f"shared/{id_}.md",
-        id=id_,
-        type="fact",
-        confidence="tentative",
-        created="2026-11-25",
-        status="active",
-        scope="shared",
-        title=title,
-        body=f"# {title}\n\n{text}",
-        triggers=triggers,
-    )
 
 
 def verdict(a: Atom, b: Atom, similarity: float = 0.92) -> tuple[str, str]:
