@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 
 from _common import ROOT, read_jsonl
 
@@ -63,7 +64,13 @@ def _cell(c: list[int] | None, positive: bool) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    return run(__file__, __doc__, measure, [n for n, _ in SETS])
+
+
+def run(script: str, doc: str | None, measure: Callable[[], Counts], order: list[str]) -> int:
+    """The command line of a recall / false-alarm bench: `measure` in this process, and with
+    `--before SRC` the same `script` in a process that imports memkit from SRC."""
+    parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--before", help="another memkit source tree to compare with")
     parser.add_argument("--kinds", action="store_true")
     parser.add_argument("--sets", nargs="*", help="only these sets (file names without .jsonl)")
@@ -76,14 +83,14 @@ def main() -> int:
     before: Counts = {}
     if args.before:
         env = {**os.environ, "PYTHONPATH": args.before}
-        argv = [sys.executable, __file__, "--json"]
+        argv = [sys.executable, script, "--json"]
         out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
         before = json.loads(out.stdout)
     print(
         "| set | lang | recall before | recall after | false alarms before | false alarms after |"
     )
     print("|---|---|---|---|---|---|")
-    for key in sorted(after, key=lambda k: ([n for n, _ in SETS].index(k.split("/")[0]), k)):
+    for key in sorted(after, key=lambda k: (order.index(k.split("/")[0]), k)):
         parts = key.split("/")
         if (len(parts) == 3 and not (args.kinds and parts[2])) or (
             args.sets and parts[0] not in args.sets

@@ -15,9 +15,10 @@ from typing import Any
 
 from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
-from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, UNRELATED, Verdict, classify
+from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, UNRELATED, Verdict
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, unresolved_now
+from memkit.audit.subject import atom_verdict
 from memkit.audit.text import statement_text
 from memkit.checks.admission import read_admitted
 from memkit.config import Config
@@ -203,7 +204,9 @@ def compare(
             if other is None or other.id == atom.id:
                 continue
             seen.add(pair)
-            verdict = classify(
+            verdict = atom_verdict(
+                atom,
+                other,
                 text(atom),
                 text(other),
                 similarity=cand.similarity,

@@ -83,10 +83,13 @@ def _match_findings(
         return []  # this atom replaces the other: closeness is expected
     where = (atom.path, atom.line_of("id"), 1)
     if other is not None:
-        from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415
+        from memkit.audit.classify import CONTRADICTS  # noqa: PLC0415
+        from memkit.audit.subject import atom_verdict  # noqa: PLC0415
         from memkit.audit.text import statement_text  # noqa: PLC0415
 
-        verdict = classify(
+        verdict = atom_verdict(
+            atom,
+            other,
             statement_text(atom.title, atom.body),
             statement_text(other.title, other.body),
             similarity=match.similarity,

@@ -73,7 +73,7 @@ def _content(atom: Atom) -> str:
     return rest if first.lstrip("#").strip() == atom.title.strip() else atom.body
 
 
-def _names(atom: Atom) -> set[str]:
+def names(atom: Atom) -> set[str]:
     """The words an atom is named by: its triggers, and its title and id unless the title is
     only made from the body (`memkit add TEXT` without --title: its first words, or its first
     sentence without "From now on we…"), which names nothing."""
@@ -102,7 +102,7 @@ def subject_swap(atom: Atom, other: Atom) -> tuple[str, str] | None:
     """
     mine, theirs = _tokens(_content(atom)), _tokens(_content(other))
     only_mine, only_theirs = mine - theirs, theirs - mine
-    names_mine, names_theirs = _names(atom), _names(other)
+    names_mine, names_theirs = names(atom), names(other)
     subject_mine = only_mine & (names_mine - names_theirs)
     subject_theirs = only_theirs & (names_theirs - names_mine)
     if not subject_mine or not subject_theirs:

@@ -1,0 +1,97 @@
+"""Per-subject values: one atom per environment, service or region is not a contradiction.
+
+A team writes "In staging, services read credentials from secret/staging/db" and the same for
+production with secret/production/db. The text classifier sees one frame with a changed path;
+at the atom level the change is explained: each value embeds the atom's own subject, a word
+its title, id or triggers carry and the other atom's lack. The rule: take each atom's subject
+out of the values that embed it (a path, host, URL, address or identifier such as
+`pg-staging-01`; never a value that is only the name, like `Kenji` or `us-east-1`) and ask
+the classifier again; a contradiction that is gone was one per-subject value each.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memkit.audit.classify import CONTRADICTS, EXTENDS, Verdict, classify
+from memkit.gate.duplicates import names
+
+# A compound value: words joined by path, host, address or identifier separators, with an
+# optional scheme (s3://, https://) and a leading / or ~. ASCII only: paths are not Chinese.
+_COMPOUND = re.compile(
+    r"(?:[a-z][a-z0-9+.-]*://)?[~/]?[a-z0-9]+(?:[./:@_-]+[a-z0-9]+)+", re.I | re.ASCII
+)
+_PART = re.compile(r"[a-z0-9]+", re.I | re.ASCII)
+_LETTER = re.compile(r"[a-z]", re.I)
+_NUMBER = re.compile(r"v?\d+", re.I)
+# A title that names the means ("Migrations with Flyway", 用 Flyway 做迁移) is about a tool,
+# and a change of tool is an update even where its name is in a script's (flyway-migrate.sh).
+_MEANS = re.compile(
+    r"(?:\b(?:with|using|via|through)\s+|(?:使用|通过|通過|用)\s*)([a-z][\w-]*)", re.I
+)
+
+
+def _subjects(atom: Any, other: Any) -> set[str]:
+    """The Latin words that name `atom` and not `other`, but for numbers and versions
+    (`node:18-alpine` under "Node 18" is a version) and the means its title names."""
+    means = {w.lower() for w in _MEANS.findall(atom.title)}
+    return {
+        w
+        for w in names(atom) - names(other)
+        if w.isascii() and _LETTER.search(w) and not _NUMBER.fullmatch(w) and w not in means
+    }
+
+
+def _names_subject(part: str, subjects: set[str]) -> bool:
+    """`prod` in a host name spells `production` in a title: a prefix of four letters or more."""
+    low = part.lower()
+    return any(
+        low == s or (min(len(low), len(s)) >= 4 and (s.startswith(low) or low.startswith(s)))
+        for s in subjects
+    )
+
+
+def _without(value: str, subjects: set[str], removed: set[str]) -> str:
+    """`value` with the parts that name a subject cut out with their separators, unless
+    nothing with a letter would be left (then the value is the name itself)."""
+    parts = list(_PART.finditer(value))
+    seps = [value[(parts[i - 1].end() if i else 0) : p.start()] for i, p in enumerate(parts)]
+    kept = [i for i, p in enumerate(parts) if not _names_subject(p.group(), subjects)]
+    if len(kept) == len(parts) or not any(_LETTER.search(parts[i].group()) for i in kept):
+        return value
+    removed.update(p.group().lower() for i, p in enumerate(parts) if i not in kept)
+    # The first part kept takes the value's leading separator (`/etc`, none for `pg-01`).
+    return "".join((seps[0] if n == 0 else seps[i]) + parts[i].group() for n, i in enumerate(kept))
+
+
+def own_values(atom: Any, other: Any, text: str, other_text: str) -> tuple[str, str, str] | None:
+    """The two texts with each atom's subject taken out of the compound values that embed
+    it, and the subjects taken out (for the reason); None when no value embeds one."""
+    removed_mine: set[str] = set()
+    removed_theirs: set[str] = set()
+    mine, theirs = _subjects(atom, other), _subjects(other, atom)
+    if not mine and not theirs:
+        return None
+    a = _COMPOUND.sub(lambda m: _without(m.group(), mine, removed_mine), text) if mine else text
+    b = (
+        _COMPOUND.sub(lambda m: _without(m.group(), theirs, removed_theirs), other_text)
+        if theirs
+        else other_text
+    )
+    if a == text and b == other_text:
+        return None
+    shown = " / ".join(" ".join(sorted(r)) or "-" for r in (removed_mine, removed_theirs))
+    return a, b, shown
+
+
+def atom_verdict(atom: Any, other: Any, text: str, other_text: str, **kwargs: Any) -> Verdict:
+    """`classify` for two atoms whose titles, ids and triggers are known: a contradiction
+    that only per-subject values made (`own_values`) is `extends`."""
+    verdict = classify(text, other_text, **kwargs)
+    if verdict.kind != CONTRADICTS:
+        return verdict
+    masked = own_values(atom, other, text, other_text)
+    if masked is None or classify(masked[0], masked[1], **kwargs).kind == CONTRADICTS:
+        return verdict
+    return Verdict(EXTENDS, f"each value names its own subject ({masked[2]}): {verdict.reason}")

@@ -1,0 +1,198 @@
+"""One atom per environment, service or region, each value embedding its own subject
+(secret/staging/db, secret/production/db), is no contradiction at the write gate nor in the
+pull audit; a real update (the lead changes, titles naming the people) still is. Real git,
+the real hooks, the real model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memkit.atom import Atom
+from memkit.audit.classify import CONTRADICTS, EXTENDS, classify
+from memkit.audit.subject import atom_verdict, own_values
+from memkit.audit.text import statement_text
+from tests.gate_subject_test import atom
+from tests.helpers import git, join_clone, make_memory_repo, memkit
+
+STAGING = (
+    "Database credentials in staging",
+    "In staging, services read database credentials from Vault at secret/staging/db; "
+    "rotate them monthly.",
+)
+PRODUCTION = (
+    "Database credentials in production",
+    "In production, services read database credentials from Vault at secret/production/db; "
+    "rotate them monthly.",
+)
+KENJI = ("Kenji leads payments", "The payments lead is Kenji; ask him before changing refunds.")
+AMARA = ("Amara leads payments", "The payments lead is Amara; ask her before changing refunds.")
+
+
+def verdict(a: Atom, b: Atom, similarity: float = 0.92) -> tuple[str, str]:
+    found = atom_verdict(
+        a,
+        b,
+        statement_text(a.title, a.body),
+        statement_text(b.title, b.body),
+        similarity=similarity,
+    )
+    return found.kind, found.reason
+
+
+# Each value embeds the atom's own subject: a path, a URL, an address.
+PER_SUBJECT = {
+    "paths": (STAGING, PRODUCTION),
+    "a path per service": (
+        ("Payments runbook",
+         "The on-call runbook for payments is wiki/runbooks/payments.md; read it first."),
+        ("Search runbook",
+         "The on-call runbook for search is wiki/runbooks/search.md; read it first."),
+    ),
+    "a URL, the subject in one of them": (
+        ("Staging API base URL",
+         "Point the mobile client at https://api.staging.example.com/v2 for a release."),
+        ("Production API base URL",
+         "Point the mobile client at https://api.example.com/v2 for a release."),
+    ),
+    "chinese, English names in the values": (
+        ("staging 环境的数据库凭据",
+         "在 staging 环境，服务从 Vault 的 secret/staging/db 读取数据库凭据。"),
+        ("production 环境的数据库凭据",
+         "在 production 环境，服务从 Vault 的 secret/production/db 读取数据库凭据。"),
+    ),
+}  # fmt: skip
+# Real updates: the value is the name itself, a number, an instruction, the same subject's
+# value, or a tool the title names as the means.
+UPDATES = {
+    "the lead changes, titles naming the people": (KENJI, AMARA),
+    "a number": (
+        ("Heartbeat interval", "The worker sends a heartbeat every 30 s to the scheduler."),
+        ("Heartbeat interval", "The worker sends a heartbeat every 90 s to the scheduler."),
+    ),
+    "an instruction flips": (
+        ("Deploying the gateway",
+         "Deploy the gateway with helm upgrade from the release branch."),
+        ("Deploying the gateway by hand",
+         "Deploy the gateway from the release branch, never with helm upgrade."),
+    ),
+    "the same subject's value": (
+        ("Staging database credentials",
+         "In staging, services read database credentials from Vault at secret/staging/db."),
+        ("Staging database credentials (new path)",
+         "In staging, services read database credentials from Vault at secret/staging/pg."),
+    ),
+    "a region that is the whole value": (
+        ("Primary database in us-east-1",
+         "The primary database runs in us-east-1; fail over with the DBA."),
+        ("Primary database in eu-west-1",
+         "The primary database runs in eu-west-1; fail over with the DBA."),
+    ),
+    "a tool the title names as the means": (
+        ("Migrations with Flyway",
+         "Run database migrations with scripts/flyway-migrate.sh before deploying."),
+        ("Migrations with Liquibase",
+         "Run database migrations with scripts/liquibase-migrate.sh before deploying."),
+    ),
+    "a version": (
+        ("Node 18 base image", "Build every service on the node:18-alpine image."),
+        ("Node 20 base image", "Build every service on the node:20-alpine image."),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(PER_SUBJECT))
+def test_values_that_embed_their_own_subject_are_no_contradiction(name: str) -> None:
+    a, b = (atom(*pair) for pair in PER_SUBJECT[name])
+    texts = statement_text(a.title, a.body), statement_text(b.title, b.body)
+    # The text classifier alone calls them a contradiction: the gap this rule closes.
+    assert classify(*texts, similarity=0.92).kind == CONTRADICTS
+    for x, y in ((a, b), (b, a)):
+        kind, reason = verdict(x, y)
+        assert kind == EXTENDS, reason
+        assert reason.startswith("each value names its own subject (")
+
+
+def test_the_subject_is_taken_out_of_the_value_only() -> None:
+    a, b = atom(*STAGING), atom(*PRODUCTION)
+    masked = own_values(a, b, statement_text(a.title, a.body), statement_text(b.title, b.body))
+    assert masked is not None
+    assert "In staging, services read database credentials from Vault at secret/db;" in masked[0]
+    assert (
+        "In production, services read database credentials from Vault at secret/db;" in (masked[1])
+    )
+    assert masked[2] == "staging / production"
+    # Kenji is the value, not part of one: nothing to take out.
+    k, m = atom(*KENJI), atom(*AMARA)
+    assert (
+        own_values(k, m, statement_text(k.title, k.body), statement_text(m.title, m.body)) is None
+    )
+
+
+@pytest.mark.parametrize("name", list(UPDATES))
+def test_a_real_update_is_still_a_contradiction(name: str) -> None:
+    a, b = (atom(*pair) for pair in UPDATES[name])
+    for x, y in ((a, b), (b, a)):
+        kind, reason = verdict(x, y)
+        assert kind == CONTRADICTS, reason
+
+
+def add(repo: Path, title: str, text: str) -> str:
+    added = memkit("add", "--title", title, text, cwd=repo)
+    assert added.returncode == 0, added.stdout + added.stderr
+    return added.stdout + added.stderr
+
+
+def test_per_environment_atoms_pass_the_gate_and_the_pull_audit_and_an_update_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dana, a programmer (identity only in the environment), adds staging and production
+    credentials and commits them through the real hooks; Lee pulls them. Then the payments
+    lead changes. ~15 s: a clone joined, memkit add four times, commits and pulls through
+    every hook."""
+    dana = make_memory_repo(tmp_path / "dana")
+    join_clone(dana, tmp_path / "lee", "lee@example.com")
+    lee = tmp_path / "lee"
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "Dana")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "dana@example.com")
+
+    said = add(dana, *STAGING) + add(dana, *PRODUCTION)
+    assert "MK105" not in said and "MK106" not in said and "sent to review" not in said
+    assert not list((dana / "shared/_pending").glob("*.md"))
+    assert (dana / "shared/database-credentials-in-production.md").is_file()
+    git(dana, "add", "shared")
+    committed = git(dana, "commit", "-m", "database credentials per environment", check=False)
+    out = committed.stdout + committed.stderr
+    assert committed.returncode == 0, out
+    assert "MK105" not in out and "MK106" not in out
+    assert git(dana, "log", "-1", "--format=%an").stdout.strip() == "Dana"
+
+    pulled = git(lee, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    assert "CONTRADICTS" not in pulled.stdout + pulled.stderr
+    audit = memkit("audit", "--all", cwd=lee)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "memkit audit: 0 unresolved contradiction(s)" in audit.stdout
+
+    # A real update, each title naming the person: still sent to review, still reported.
+    add(dana, *KENJI)
+    git(dana, "add", "shared")
+    assert git(dana, "commit", "-m", "payments lead", check=False).returncode == 0
+    routed = add(dana, *AMARA)
+    assert "MK105 warning: contradicts `kenji-leads-payments`" in routed
+    assert (dana / "shared/_pending/amara-leads-payments.md").is_file()
+    # Dana moves it out of review by hand: the hook refuses it.
+    pending = dana / "shared/_pending/amara-leads-payments.md"
+    pending.rename(dana / "shared/amara-leads-payments.md")
+    git(dana, "add", "shared")
+    refused = git(dana, "commit", "-m", "new payments lead", check=False)
+    assert refused.returncode == 1
+    assert "MK106 contradicts `kenji-leads-payments`" in refused.stdout + refused.stderr
+    assert git(dana, "commit", "--no-verify", "-m", "new lead", check=False).returncode == 0
+    pulled = git(lee, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+    out = pulled.stdout + pulled.stderr
+    assert pulled.returncode == 0, out
+    assert "memkit audit: 1 unresolved contradiction(s)" in out
+    assert "CONTRADICTS shared/amara-leads-payments.md <-> shared/kenji-leads-payments.md" in out
