@@ -18,26 +18,20 @@ from typing import Any
 import pytest
 
 from memkit.audit.classify import CONTRADICTS, classify
+from tests.audit_imperative_test import OTHERS
 from tests.claude_engine_test import engine_running, hook
 from tests.helpers import (
     atom_text,
     copy_made,
     git,
-    join_clone,
-    make_memory_repo,
     memkit,
-    write_atom,
+    pull_teammates_atom,
 )
 
 ANN_TEXT = "Use Jenkins for CI builds of the monorepo."
 BOB_TEXT = "We moved CI for the monorepo from Jenkins to GitHub Actions."
 ANN = atom_text("ci-for-the-monorepo", title="CI for the monorepo", body=f"- {ANN_TEXT}")
 BOB = atom_text("monorepo-ci-moved", title="Monorepo CI moved", body=f"- {BOB_TEXT}")
-OTHERS = {
-    "frontend-dependencies": "Install frontend dependencies with pnpm.",
-    "staging-certificates": "Rotate the staging TLS certificates with cert-manager.",
-    "on-call-handover": "Hand over the on-call pager on Mondays at 10:00.",
-}
 BOB_ENV = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
 REASON = "moved from Jenkins to GitHub Actions: the other still uses Jenkins"
 
@@ -46,21 +40,14 @@ REASON = "moved from Jenkins to GitHub Actions: the other still uses Jenkins"
 def made_pulled(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """Ann's clone has pulled Bob's update, committed with --no-verify."""
     tmp_path = tmp_path_factory.mktemp("migration")
+    others = {f"shared/{i}.md": atom_text(i, body=f"- {t}") for i, t in OTHERS.items()}
     with module_home():
-        origin = make_memory_repo(tmp_path / "origin")
-        write_atom(origin, "shared/ci-for-the-monorepo.md", ANN)
-        for atom_id, text in OTHERS.items():
-            write_atom(origin, f"shared/{atom_id}.md", atom_text(atom_id, body=f"- {text}"))
-        git(origin, "add", "-A")
-        git(origin, "commit", "-q", "-m", "ci")
-        ann = tmp_path / "ann"
-        join_clone(origin, ann, "ann@example.com")
-        write_atom(origin, "shared/monorepo-ci-moved.md", BOB)
-        git(origin, "add", "-A")
-        git(origin, "commit", "-q", "--no-verify", "-m", "ci moved")
-        pull = git(ann, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
-        (tmp_path / "pull.out").write_text(pull.stdout + pull.stderr, encoding="utf-8")
-        assert pull.returncode == 0, pull.stdout + pull.stderr
+        pull_teammates_atom(
+            tmp_path,
+            {"shared/ci-for-the-monorepo.md": ANN, **others},
+            "shared/monorepo-ci-moved.md",
+            BOB,
+        )
     return tmp_path
 
 
