@@ -24,6 +24,8 @@ from _common import ROOT, read_jsonl
 
 DATA = ROOT / "benchmarks" / "data"
 SETS = (
+    ("migration_pairs", "dev: the migration rule was tuned on it"),
+    ("migration_heldout", "held out"),
     ("imperative_pairs", "dev: the imperative rule was tuned on it"),
     ("imperative_heldout", "held out"),
     ("frame_pairs", "issue 14 dev"),

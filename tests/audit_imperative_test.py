@@ -21,9 +21,9 @@ from tests.helpers import (
     atom_text,
     copy_made,
     git,
-    join_clone,
     make_memory_repo,
     memkit,
+    pull_teammates_atom,
     write_atom,
 )
 
@@ -63,22 +63,14 @@ REASON = (
 def made_pulled(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """Ann's clone has pulled Bob's rollback procedure, committed with --no-verify."""
     tmp_path = tmp_path_factory.mktemp("imperative")
+    others = {f"shared/{i}.md": atom_text(i, body=f"- {t}") for i, t in OTHERS.items()}
     with module_home():
-        origin = make_memory_repo(tmp_path / "origin")
-        write_atom(origin, "shared/deploying-the-payments-service.md", ANN)
-        for atom_id, text in OTHERS.items():
-            body = f"- {text}"
-            write_atom(origin, f"shared/{atom_id}.md", atom_text(atom_id, body=body))
-        git(origin, "add", "-A")
-        git(origin, "commit", "-q", "-m", "deploying payments")
-        ann = tmp_path / "ann"
-        join_clone(origin, ann, "ann@example.com")
-        write_atom(origin, "shared/payments-rollback-new.md", BOB)
-        git(origin, "add", "-A")
-        git(origin, "commit", "-q", "--no-verify", "-m", "payments rollback")
-        pull = git(ann, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
-        (tmp_path / "pull.out").write_text(pull.stdout + pull.stderr, encoding="utf-8")
-        assert pull.returncode == 0, pull.stdout + pull.stderr
+        pull_teammates_atom(
+            tmp_path,
+            {"shared/deploying-the-payments-service.md": ANN, **others},
+            "shared/payments-rollback-new.md",
+            BOB,
+        )
     return tmp_path
 
 

@@ -133,3 +133,24 @@ def commit_and_index(repo: Path, message: str = "atoms") -> None:
     git(repo, "commit", "-q", "--no-verify", "-m", message)
     result = memkit("index", cwd=repo)
     assert result.returncode == 0, result.stderr
+
+
+def pull_teammates_atom(
+    tmp_path: Path, ann_atoms: dict[str, str], bob_relpath: str, bob_atom: str
+) -> Path:
+    """Ann's clone (`tmp_path/ann`) of a memory holding `ann_atoms` (path -> text) pulls Bob's
+    atom, committed to origin with --no-verify; the pull's output is in `tmp_path/pull.out`."""
+    origin = make_memory_repo(tmp_path / "origin")
+    for relpath, text in ann_atoms.items():
+        write_atom(origin, relpath, text)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "ann's atoms")
+    ann = tmp_path / "ann"
+    join_clone(origin, ann, "ann@example.com")
+    write_atom(origin, bob_relpath, bob_atom)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "--no-verify", "-m", "bob's atom")
+    pull = git(ann, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+    (tmp_path / "pull.out").write_text(pull.stdout + pull.stderr, encoding="utf-8")
+    assert pull.returncode == 0, pull.stdout + pull.stderr
+    return ann

@@ -10,7 +10,9 @@ Contradiction rules, each explainable in one line:
   with helm rollback" against "…, never with helm rollback", the same step and means;
 - negation: the same statement once affirmed and once negated;
 - a changed value in an unchanged frame (`memkit.audit.frame`): the same statement with one
-  person, team, tool, place, date, number or version swapped.
+  person, team, tool, place, date, number or version swapped;
+- an update written as a migration (`memkit.audit.migration`): "we moved CI for the monorepo
+  from Jenkins to GitHub Actions" against "use Jenkins for CI builds of the monorepo".
 
 Negation and polarity verdicts need real shared content: sentences are split where a sentence
 ends (not inside `2.5`, `v1.2`, `e.g.`), and a fragment with fewer than two content words is
@@ -23,7 +25,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from memkit.audit import frame, imperative
+from memkit.audit import frame, imperative, migration
 from memkit.audit.text import clauses
 from memkit.audit.text import sentences as _split
 
@@ -347,9 +349,18 @@ def classify(
     # The word-anchored rules were built for close pairs; a pair found only by a wide
     # candidate source (BM25, a lower cosine) needs the frame rule's structural evidence.
     loose = similarity >= loose_from or shared_triggers > 0
-    word_rules = (_values_per_sentence, _opposite_polarity, imperative.opposite, _negated)
+    word_rules = (
+        _values_per_sentence,
+        _opposite_polarity,
+        imperative.opposite,
+        _negated,
+    )
     rules = word_rules if loose else ()
-    for rule in (*rules, _same_frame):
+    # An update written as a migration carries structural evidence of its own (a change
+    # marker, the retired thing named in the other atom, the same subject), like the frame
+    # rule: it runs on wide pairs too ("前端已經從 webpack 遷移到 vite" is at cosine 0.73 from
+    # "前端用 webpack 打包"). Last, so a pair another rule explains keeps its reason.
+    for rule in (*rules, _same_frame, migration.retired):
         reason = rule(a, b) or rule(b, a)
         if reason:
             return Verdict(CONTRADICTS, reason)
