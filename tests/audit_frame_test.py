@@ -204,3 +204,18 @@ def test_opposite_instructions_in_the_imperative(a: str, b: str, reason: str) ->
 def test_instructions_that_agree_are_not_contradictions(a: str, b: str) -> None:
     for x, y in ((a, b), (b, a)):
         assert classify(x, y, similarity=0.85).kind != CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "contradicts"),
+    [
+        # A negation about a named subject is about that subject only.
+        ("Use Redis for caching API responses.", "Session tokens no longer live in Redis.", False),
+        ("Store session tokens in Redis.", "Session tokens no longer live in Redis.", True),
+        ("Payments use Kafka for events.", "Payments no longer use Kafka for events.", True),
+        ("Always use pnpm, never npm.", "Never use pnpm; use npm.", True),  # no subject at all
+    ],
+)
+def test_a_negation_speaks_of_its_own_subject(a: str, b: str, contradicts: bool) -> None:
+    for x, y in ((a, b), (b, a)):
+        assert (classify(x, y, similarity=0.8).kind == CONTRADICTS) is contradicts

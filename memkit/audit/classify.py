@@ -5,7 +5,8 @@ Contradiction rules, each explainable in one line:
   value) and give different numbers with the same kind of unit, different versions of the same
   named thing, or different paths;
 - opposite polarity: one says always/must/use/enable/必須/要, the other never/don't/disable/
-  禁止/不要, about the same object;
+  禁止/不要, about the same object (and a negation with a named subject, "Session tokens no
+  longer live in Redis", only about that subject);
 - opposite instructions in the imperative (`memkit.audit.imperative`): "roll back payments
   with helm rollback" against "…, never with helm rollback", the same step and means;
 - negation: the same statement once affirmed and once negated;
@@ -242,6 +243,14 @@ def _polar(clause: str) -> tuple[int, set[str]]:
     return 0, set()
 
 
+@functools.lru_cache(maxsize=65536)
+def _negated_subject(clause: str) -> frozenset[str]:
+    """The content words before a clause's negative marker: "Session tokens no longer live
+    in Redis" is about session tokens, not about every use of Redis ("Never use npm": none)."""
+    neg = _NEGATIVE.search(clause)
+    return frozenset(words(clause[: neg.start()])) if neg else frozenset()
+
+
 def _object(sentence: str, pattern: re.Pattern[str]) -> set[str]:
     m = pattern.search(sentence)
     if not m:
@@ -252,16 +261,23 @@ def _object(sentence: str, pattern: re.Pattern[str]) -> set[str]:
 def _opposite_polarity(a: str, b: str) -> str:
     """One clause says do, the other do not, about the same object: clause by clause, so
     "Always use pnpm, never npm" against "Never use pnpm; use npm" is about pnpm."""
-    polar_b = [_polar(c) for sb in sentences(b) for c in _clauses(sb)]
+    clauses_b = [c for sb in sentences(b) for c in _clauses(sb)]
+    polar_b = [(*_polar(c), _negated_subject(c)) for c in clauses_b]
+    words_a = words(a)
+    words_b = words(b)
     for sa in sentences(a):
         for ca in _clauses(sa):
             sign_a, obj_a = _polar(ca)
             if not sign_a or not obj_a:
                 continue
-            for sign_b, obj_b in polar_b:
+            for sign_b, obj_b, subject_b in polar_b:
                 shared = obj_a & obj_b
-                if sign_a == -sign_b and shared:
-                    return f"opposite instructions about {'/'.join(sorted(shared)[:2])}"
+                if sign_a != -sign_b or not shared:
+                    continue
+                # A negation about a named subject speaks of that subject only.
+                if not subject_b <= words_a or not _negated_subject(ca) <= words_b:
+                    continue
+                return f"opposite instructions about {'/'.join(sorted(shared)[:2])}"
     return ""
 
 
