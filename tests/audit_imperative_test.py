@@ -21,9 +21,9 @@ from tests.helpers import (
     atom_text,
     copy_made,
     git,
+    made_pull,
     make_memory_repo,
     memkit,
-    pull_teammates_atom,
     write_atom,
 )
 
@@ -53,6 +53,8 @@ OTHERS = {
     "staging-certificates": "Rotate the staging TLS certificates with cert-manager.",
     "on-call-handover": "Hand over the on-call pager on Mondays at 10:00.",
 }
+OTHER_ATOMS = {f"shared/{i}.md": atom_text(i, body=f"- {t}") for i, t in OTHERS.items()}
+BOB_PATH = "shared/payments-rollback-new.md"
 BOB_ENV = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
 REASON = (
     "opposite instructions to roll back payments: with helm/rollback in one, never in the other"
@@ -62,16 +64,8 @@ REASON = (
 @pytest.fixture(scope="module")
 def made_pulled(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """Ann's clone has pulled Bob's rollback procedure, committed with --no-verify."""
-    tmp_path = tmp_path_factory.mktemp("imperative")
-    others = {f"shared/{i}.md": atom_text(i, body=f"- {t}") for i, t in OTHERS.items()}
-    with module_home():
-        pull_teammates_atom(
-            tmp_path,
-            {"shared/deploying-the-payments-service.md": ANN, **others},
-            "shared/payments-rollback-new.md",
-            BOB,
-        )
-    return tmp_path
+    ann = {"shared/deploying-the-payments-service.md": ANN, **OTHER_ATOMS}
+    return made_pull(tmp_path_factory, module_home, "imperative", ann, (BOB_PATH, BOB))
 
 
 @pytest.fixture

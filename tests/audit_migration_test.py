@@ -18,20 +18,21 @@ from typing import Any
 import pytest
 
 from memkit.audit.classify import CONTRADICTS, classify
-from tests.audit_imperative_test import OTHERS
+from tests.audit_imperative_test import OTHER_ATOMS
 from tests.claude_engine_test import engine_running, hook
 from tests.helpers import (
     atom_text,
     copy_made,
     git,
+    made_pull,
     memkit,
-    pull_teammates_atom,
 )
 
 ANN_TEXT = "Use Jenkins for CI builds of the monorepo."
 BOB_TEXT = "We moved CI for the monorepo from Jenkins to GitHub Actions."
 ANN = atom_text("ci-for-the-monorepo", title="CI for the monorepo", body=f"- {ANN_TEXT}")
 BOB = atom_text("monorepo-ci-moved", title="Monorepo CI moved", body=f"- {BOB_TEXT}")
+BOB_PATH = "shared/monorepo-ci-moved.md"
 BOB_ENV = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
 REASON = "moved from Jenkins to GitHub Actions: the other still uses Jenkins"
 
@@ -39,16 +40,8 @@ REASON = "moved from Jenkins to GitHub Actions: the other still uses Jenkins"
 @pytest.fixture(scope="module")
 def made_pulled(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
     """Ann's clone has pulled Bob's update, committed with --no-verify."""
-    tmp_path = tmp_path_factory.mktemp("migration")
-    others = {f"shared/{i}.md": atom_text(i, body=f"- {t}") for i, t in OTHERS.items()}
-    with module_home():
-        pull_teammates_atom(
-            tmp_path,
-            {"shared/ci-for-the-monorepo.md": ANN, **others},
-            "shared/monorepo-ci-moved.md",
-            BOB,
-        )
-    return tmp_path
+    ann = {"shared/ci-for-the-monorepo.md": ANN, **OTHER_ATOMS}
+    return made_pull(tmp_path_factory, module_home, "migration", ann, (BOB_PATH, BOB))
 
 
 @pytest.fixture

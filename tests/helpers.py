@@ -10,8 +10,15 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memkit.onboard import create
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+
+    import pytest
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -154,3 +161,18 @@ def pull_teammates_atom(
     (tmp_path / "pull.out").write_text(pull.stdout + pull.stderr, encoding="utf-8")
     assert pull.returncode == 0, pull.stdout + pull.stderr
     return ann
+
+
+def made_pull(
+    tmp_path_factory: pytest.TempPathFactory,
+    module_home: Callable[[], AbstractContextManager[object]],
+    name: str,
+    ann_atoms: dict[str, str],
+    bob: tuple[str, str],
+) -> Path:
+    """`pull_teammates_atom` once for a test module (its HOME), in a folder named `name`;
+    `bob` is the teammate's atom, (path, text)."""
+    tmp_path = tmp_path_factory.mktemp(name)
+    with module_home():
+        pull_teammates_atom(tmp_path, ann_atoms, *bob)
+    return tmp_path
