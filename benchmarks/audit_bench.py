@@ -153,7 +153,8 @@ def build_pull(root: Path, n: int, pairs: list[dict[str, Any]]) -> dict[str, str
         if r["label"] == CONTRADICTS:
             expected[b_id] = a_ids[r["a"]]
     subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*GIT, "commit", "-qm", "pull"], cwd=root, check=True)
+    # `--all` pulls nothing: its commit is empty, yet HEAD~1 must exist.
+    subprocess.run([*GIT, "commit", "-qm", "pull", "--allow-empty"], cwd=root, check=True)
     subprocess.run([PYTHON, "-m", "memkit", "index", "--quiet"], cwd=root, check=True)
     return expected
 
@@ -198,7 +199,9 @@ def pull(n: int, name: str, runs: int, before: str | None) -> list[str]:
     if len(pairs) > 100:
         pairs = [p for i, p in enumerate(pairs) if i % (len(pairs) / 100) < 1][:100]
     out: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="memkit-audit-bench-") as tmp:
+    # A refresh the hooks started may still be writing .memkit/ as the folder goes.
+    scratch = tempfile.TemporaryDirectory(prefix="memkit-audit-bench-", ignore_cleanup_errors=True)
+    with scratch as tmp:
         root = Path(tmp) / "repo"
         expected = build_pull(root, n, pairs)
         argv = [PYTHON, "-m", "memkit", "audit", "--from", "HEAD~1", "--to", "HEAD", "--json"]
@@ -259,7 +262,7 @@ def sources(root: Path, expected: dict[str, str], incoming: int, n: int) -> list
 
 
 def audit_all(n: int) -> list[str]:
-    with tempfile.TemporaryDirectory(prefix="memkit-audit-all-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="memkit-audit-all-", ignore_cleanup_errors=True) as tmp:
         root = Path(tmp) / "repo"
         build_pull(root, n, [])
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
