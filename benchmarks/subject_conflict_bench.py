@@ -7,7 +7,9 @@ For each pair: the cosine of the two atoms' texts with the shipped model, then t
 verdict for an atom and its candidate (`memkit.audit.subject.atom_verdict`: `classify`, and
 the per-subject value rule; a tree without that rule, e.g. `--before` main, runs `classify`
 alone). Sets (benchmarks/data/): subject_values.jsonl (dev: the per-subject value rule was
-tuned on it) and subject_values_heldout.jsonl (never tuned on); subject_pairs.jsonl and
+tuned on it) and subject_values_heldout.jsonl (never tuned on); subject_capitals.jsonl (dev)
+and subject_capitals_heldout.jsonl (never tuned on): the subject capitalised mid-sentence or
+as the sentence head ("In Staging, …", "The French translation …"); subject_pairs.jsonl and
 subject_heldout.jsonl (per-subject atoms and duplicates: no contradiction among them); and
 the text sets of classify_bench (frame, conflict, imperative), each text made an atom as
 `memkit add TEXT` makes one (a title taken from the text names no subject, so the rule
@@ -24,7 +26,14 @@ from classify_bench import Counts, run
 from duplicate_bench import _atom, _from_text
 
 DATA = ROOT / "benchmarks" / "data"
-ATOM_SETS = ("subject_values", "subject_values_heldout", "subject_pairs", "subject_heldout")
+ATOM_SETS = (
+    "subject_values",
+    "subject_values_heldout",
+    "subject_capitals",
+    "subject_capitals_heldout",
+    "subject_pairs",
+    "subject_heldout",
+)
 TEXT_SETS = (
     "frame_pairs",
     "frame_heldout",

@@ -26,6 +26,25 @@ PRODUCTION = (
     "In production, services read database credentials from Vault at secret/production/db; "
     "rotate them monthly.",
 )
+# The subject written alone, capitalised, where the sentence names what it speaks of.
+STAGING_CAPS = (
+    "Database credentials in Staging",
+    "In Staging, services read database credentials from Vault at secret/staging/db; "
+    "rotate them monthly.",
+)
+PRODUCTION_CAPS = (
+    "Database credentials in Production",
+    "In Production, services read database credentials from Vault at secret/production/db; "
+    "rotate them monthly.",
+)
+FRENCH = (
+    "French translation review",
+    "The French translation of the app is reviewed by Amélie before each release.",
+)
+FRENCH_NEW = (
+    "French translation reviewer",
+    "The French translation of the app is reviewed by Jonas before each release.",
+)
 KENJI = ("Kenji leads payments", "The payments lead is Kenji; ask him before changing refunds.")
 AMARA = ("Amara leads payments", "The payments lead is Amara; ask her before changing refunds.")
 
@@ -100,11 +119,51 @@ UPDATES = {
         ("Node 20 base image", "Build every service on the node:20-alpine image."),
     ),
 }  # fmt: skip
+# The subject written alone, capitalised, at the head of a sentence ("In Staging, …", "The
+# French translation …"): each atom's own subject, not two names in one frame.
+CAPITALISED = {
+    "paths, the subject capitalised at the head": (STAGING_CAPS, PRODUCTION_CAPS),
+    "the subject alone is the difference": (
+        ("Staging credentials",
+         "In Staging, services read database credentials from Vault at secret/db; rotate them."),
+        ("Production credentials",
+         "In Production, services read database credentials from Vault at secret/db; rotate them."),
+    ),
+    "the subject in the titles, a reviewer each": (
+        FRENCH,
+        ("German translation review",
+         "The German translation of the app is reviewed by Amélie before each release."),
+    ),
+    "chinese, the subject capitalised": (
+        ("Staging 环境的凭据", "在 Staging 环境，服务从 Vault 读取数据库凭据，每月轮换一次。"),
+        ("Production 环境的凭据",
+         "在 Production 环境，服务从 Vault 读取数据库凭据，每月轮换一次。"),
+    ),
+}  # fmt: skip
+# Real updates with capitalised names: the same subject's other value, or a value the titles
+# name that is a person (at the sentence head), an owner or a tool (not at the head).
+CAPITALISED_UPDATES = {
+    "the same subject, another reviewer": (FRENCH, FRENCH_NEW),
+    "a person at the head, the titles naming them": (
+        ("Kenji leads payments",
+         "Kenji is the payments lead and approves every refund over 500 euros."),
+        ("Amara leads payments",
+         "Amara is the payments lead and approves every refund over 500 euros."),
+    ),
+    "an owner the titles name": (
+        ("Atlas owns Payments", "The Payments service is owned by Atlas; page them for incidents."),
+        ("Orion owns Payments", "The Payments service is owned by Orion; page them for incidents."),
+    ),
+    "a tool the titles name": (
+        ("Argo CD deploys Staging", "Staging is deployed by Argo CD from the main branch."),
+        ("Flux deploys Staging", "Staging is deployed by Flux from the main branch."),
+    ),
+}  # fmt: skip
 
 
-@pytest.mark.parametrize("name", list(PER_SUBJECT))
+@pytest.mark.parametrize("name", [*PER_SUBJECT, *CAPITALISED])
 def test_values_that_embed_their_own_subject_are_no_contradiction(name: str) -> None:
-    a, b = (atom(*pair) for pair in PER_SUBJECT[name])
+    a, b = (atom(*pair) for pair in {**PER_SUBJECT, **CAPITALISED}[name])
     texts = statement_text(a.title, a.body), statement_text(b.title, b.body)
     # The text classifier alone calls them a contradiction: the gap this rule closes.
     assert classify(*texts, similarity=0.92).kind == CONTRADICTS
@@ -112,6 +171,8 @@ def test_values_that_embed_their_own_subject_are_no_contradiction(name: str) -> 
         kind, reason = verdict(x, y)
         assert kind == EXTENDS, reason
         assert reason.startswith("each value names its own subject (")
+        if name in CAPITALISED:  # the reason names each subject as the text writes it
+            assert all(w in reason for w in set(x.title.split()) ^ set(y.title.split())), reason
 
 
 def test_the_subject_is_taken_out_of_the_value_only() -> None:
@@ -130,9 +191,9 @@ def test_the_subject_is_taken_out_of_the_value_only() -> None:
     )
 
 
-@pytest.mark.parametrize("name", list(UPDATES))
+@pytest.mark.parametrize("name", [*UPDATES, *CAPITALISED_UPDATES])
 def test_a_real_update_is_still_a_contradiction(name: str) -> None:
-    a, b = (atom(*pair) for pair in UPDATES[name])
+    a, b = (atom(*pair) for pair in {**UPDATES, **CAPITALISED_UPDATES}[name])
     for x, y in ((a, b), (b, a)):
         kind, reason = verdict(x, y)
         assert kind == CONTRADICTS, reason
@@ -144,13 +205,28 @@ def add(repo: Path, title: str, text: str) -> str:
     return added.stdout + added.stderr
 
 
+def slug(title: str) -> str:
+    return "-".join(title.lower().split())
+
+
+# Per-environment atoms and a later real update: lowercase subjects with the lead changing,
+# and capitalised ones ("In Staging, …") with the French translation's reviewer changing.
+GATE_CASES = {
+    "lowercase": ((STAGING, PRODUCTION), (KENJI, AMARA)),
+    "capitalised": ((STAGING_CAPS, PRODUCTION_CAPS), (FRENCH, FRENCH_NEW)),
+}
+
+
+@pytest.mark.parametrize("case", list(GATE_CASES))
 def test_per_environment_atoms_pass_the_gate_and_the_pull_audit_and_an_update_does_not(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Dana, a programmer (identity only in the environment), adds staging and production
-    credentials and commits them through the real hooks; Lee pulls them. Then the payments
-    lead changes. ~15 s: a clone joined, memkit add four times, commits and pulls through
-    every hook."""
+    credentials and commits them through the real hooks; Lee pulls them. Then a real update
+    (the lead, the reviewer). ~15 s each: a clone joined, memkit add four times, commits and
+    pulls through every hook."""
+    (first, second), (old, new) = GATE_CASES[case]
+    old_id, new_id = slug(old[0]), slug(new[0])
     dana = make_memory_repo(tmp_path / "dana")
     join_clone(dana, tmp_path / "lee", "lee@example.com")
     lee = tmp_path / "lee"
@@ -158,10 +234,10 @@ def test_per_environment_atoms_pass_the_gate_and_the_pull_audit_and_an_update_do
         monkeypatch.setenv(f"GIT_{who}_NAME", "Dana")
         monkeypatch.setenv(f"GIT_{who}_EMAIL", "dana@example.com")
 
-    said = add(dana, *STAGING) + add(dana, *PRODUCTION)
+    said = add(dana, *first) + add(dana, *second)
     assert "MK105" not in said and "MK106" not in said and "sent to review" not in said
     assert not list((dana / "shared/_pending").glob("*.md"))
-    assert (dana / "shared/database-credentials-in-production.md").is_file()
+    assert (dana / f"shared/{slug(second[0])}.md").is_file()
     git(dana, "add", "shared")
     committed = git(dana, "commit", "-m", "database credentials per environment", check=False)
     out = committed.stdout + committed.stderr
@@ -176,23 +252,25 @@ def test_per_environment_atoms_pass_the_gate_and_the_pull_audit_and_an_update_do
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "memkit audit: 0 unresolved contradiction(s)" in audit.stdout
 
-    # A real update, each title naming the person: still sent to review, still reported.
-    add(dana, *KENJI)
+    # A real update, the titles naming the person or the subject: still sent to review,
+    # still reported.
+    add(dana, *old)
     git(dana, "add", "shared")
-    assert git(dana, "commit", "-m", "payments lead", check=False).returncode == 0
-    routed = add(dana, *AMARA)
-    assert "MK105 warning: contradicts `kenji-leads-payments`" in routed
-    assert (dana / "shared/_pending/amara-leads-payments.md").is_file()
+    assert git(dana, "commit", "-m", "the old value", check=False).returncode == 0
+    routed = add(dana, *new)
+    assert f"MK105 warning: contradicts `{old_id}`" in routed
+    pending = dana / f"shared/_pending/{new_id}.md"
+    assert pending.is_file()
     # Dana moves it out of review by hand: the hook refuses it.
-    pending = dana / "shared/_pending/amara-leads-payments.md"
-    pending.rename(dana / "shared/amara-leads-payments.md")
+    pending.rename(dana / f"shared/{new_id}.md")
     git(dana, "add", "shared")
-    refused = git(dana, "commit", "-m", "new payments lead", check=False)
+    refused = git(dana, "commit", "-m", "the new value", check=False)
     assert refused.returncode == 1
-    assert "MK106 contradicts `kenji-leads-payments`" in refused.stdout + refused.stderr
+    assert f"MK106 contradicts `{old_id}`" in refused.stdout + refused.stderr
     assert git(dana, "commit", "--no-verify", "-m", "new lead", check=False).returncode == 0
     pulled = git(lee, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
     out = pulled.stdout + pulled.stderr
     assert pulled.returncode == 0, out
     assert "memkit audit: 1 unresolved contradiction(s)" in out
-    assert "CONTRADICTS shared/amara-leads-payments.md <-> shared/kenji-leads-payments.md" in out
+    pair = sorted((f"shared/{old_id}.md", f"shared/{new_id}.md"))
+    assert f"CONTRADICTS {pair[0]} <-> {pair[1]}" in out

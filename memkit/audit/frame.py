@@ -234,6 +234,9 @@ class Change:
     old: str
     new: str
     frame: str
+    # Nothing but function words before the value ("In Staging, …", "The French …"): the
+    # value is what the sentence speaks of, not what it says of it.
+    at_head: bool = False
 
 
 def changed_value(a: str, b: str) -> Change | None:
@@ -275,7 +278,7 @@ def changed_value(a: str, b: str) -> Change | None:
     new = _join(tb[j1:j2])
     kind = ka if ka == kb else ("person" if "person" in (ka, kb) else ka)
     shown = _join(ta[:i1]) + " … " + _join(ta[i2:])
-    return Change(kind, old, new, shown.strip())
+    return Change(kind, old, new, shown.strip(), at_head=_content(ta[:i1]) == 0)
 
 
 def other_subject(a: str, b: str) -> bool:

@@ -7,6 +7,12 @@ its title, id or triggers carry and the other atom's lack. The rule: take each a
 out of the values that embed it (a path, host, URL, address or identifier such as
 `pg-staging-01`; never a value that is only the name, like `Kenji` or `us-east-1`) and ask
 the classifier again; a contradiction that is gone was one per-subject value each.
+
+The subject may also be written alone, capitalised, where the sentence names what it speaks
+of ("In Staging, …" / "In Production, …", "The French translation …" / "The German …"): a
+value at the head of a sentence that is exactly the two atoms' own subjects, case-folded, and
+not a person or team (who leads is a value even where the titles name the people), is read as
+one subject, and the pair classified again.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memkit.audit.classify import CONTRADICTS, EXTENDS, Verdict, classify
+from memkit.audit import frame
+from memkit.audit.classify import CONTRADICTS, EXTENDS, Verdict, classify, sentences
 from memkit.gate.duplicates import names
 
 # A compound value: words joined by path, host, address or identifier separators, with an
@@ -85,13 +92,44 @@ def own_values(atom: Any, other: Any, text: str, other_text: str) -> tuple[str, 
     return a, b, shown
 
 
+def _head_swap(text: str, other_text: str, mine: set[str], theirs: set[str]) -> tuple[str, str]:
+    """The two atoms' subjects where a sentence of each differs only in them, at its head."""
+    for sa in sentences(text):
+        for sb in sentences(other_text):
+            change = frame.changed_value(sa, sb)
+            if (
+                change is not None
+                and change.at_head
+                and change.kind not in ("person", "team")
+                and all(_names_subject(w, mine) for w in change.old.split())
+                and all(_names_subject(w, theirs) for w in change.new.split())
+            ):
+                return change.old, change.new
+    return "", ""
+
+
+def _as_one_subject(
+    atom: Any, other: Any, text: str, other_text: str
+) -> tuple[str, str, str] | None:
+    """`own_values`, then the other atom's subject read as this one's where a sentence of
+    each names its own at its head (`_head_swap`); None when neither applies."""
+    mine, theirs = _subjects(atom, other), _subjects(other, atom)
+    masked = own_values(atom, other, text, other_text)
+    a, b, shown = masked if masked else (text, other_text, "")
+    old, new = _head_swap(a, b, mine, theirs) if mine and theirs else ("", "")
+    if not old:
+        return masked
+    b = re.sub(rf"(?<!\w){re.escape(new)}(?!\w)", old, b, flags=re.I)
+    return a, b, f"{shown}; {old} / {new}" if shown else f"{old} / {new}"
+
+
 def atom_verdict(atom: Any, other: Any, text: str, other_text: str, **kwargs: Any) -> Verdict:
     """`classify` for two atoms whose titles, ids and triggers are known: a contradiction
     that only per-subject values made (`own_values`) is `extends`."""
     verdict = classify(text, other_text, **kwargs)
     if verdict.kind != CONTRADICTS:
         return verdict
-    masked = own_values(atom, other, text, other_text)
+    masked = _as_one_subject(atom, other, text, other_text)
     if masked is None or classify(masked[0], masked[1], **kwargs).kind == CONTRADICTS:
         return verdict
     return Verdict(EXTENDS, f"each value names its own subject ({masked[2]}): {verdict.reason}")
