@@ -349,6 +349,24 @@ def test_timeline_tells_who_changed_what_and_when(repo: Path, tmp_path: Path) ->
     drive(repo, bobs, tmp_path, env={"GIT_AUTHOR_EMAIL": "bob@example.com"})
 
 
+def test_timeline_masks_a_secret_in_a_file_name(repo: Path, tmp_path: Path) -> None:
+    # MCP walk: a teammate's commit past the hooks, and a draft, whose file names hold a token.
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # split so no scanner trips
+    write_atom(repo, f"shared/{token}.md", atom_text("token-note", title="Token note"))
+    as_bob(repo, "add", "--", f"shared/{token}.md")
+    as_bob(repo, "commit", "-q", "--no-verify", "-m", "a note")
+    write_atom(repo, f"shared/draft-{token.lower()}.md", atom_text("token-draft"))
+
+    async def body(client: Client) -> None:
+        for arguments in ({}, {"around_id": "texture-size"}):
+            error, text = await call(client, "timeline", **arguments)
+            assert not error and "texture-size" in text, text
+            assert token[4:].lower() not in text.lower(), text
+            assert "shared/ghp_…[masked]" in text, text
+
+    drive(repo, body, tmp_path)
+
+
 def test_a_saved_atom_is_on_disk_valid_unstaged_and_found(repo: Path, tmp_path: Path) -> None:
     text = (
         "Always run database migrations before deploying the billing service; use `make migrate`."
