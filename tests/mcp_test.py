@@ -258,6 +258,56 @@ def test_get_reads_atoms_whole_or_by_section_and_never_a_refused_one(
         assert "ws-heartbeat-interval" in usage.given("sess-get")
 
 
+def test_get_keeps_to_the_hooks_rules_for_episodic_expired_and_huge_ids(
+    repo: Path, tmp_path: Path
+) -> None:
+    # MCP walk: another person's session summary is theirs alone (as the hooks serve it), an
+    # expired atom says so, and an id or section name of any length is not echoed back whole.
+    for who in ("alice", "bob"):
+        write_atom(
+            repo,
+            f"episodic/{who}-session-2.md",
+            atom_text(
+                f"{who}-session-2",
+                title=f"Session on the websocket client ({who})",
+                body=f"- Touched src/net/ws.py. MARK-{who.upper()}-SESSION",
+                extra=f"author: {who}@example.com\n",
+            ),
+        )
+    write_atom(
+        repo,
+        "shared/ws-proxy-tip.md",
+        atom_text(
+            "ws-proxy-tip",
+            title="Websocket proxy tip",
+            body="- The old proxy needs a websocket upgrade header. MARK-EXPIRED",
+            extra="expires: 2020-01-01\n",
+        ),
+    )
+    as_bob(repo, "add", "--", "episodic", "shared/ws-proxy-tip.md")
+    as_bob(repo, "commit", "-q", "--no-verify", "-m", "sessions and an expired tip")
+    assert memkit("index", cwd=repo).returncode == 0
+
+    async def body(client: Client) -> None:
+        for other in ("bob-session-1", "bob-session-2"):
+            error, text = await call(client, "get", ids=[other])
+            assert error and f"{other}: unknown id" in text and "MARK-BOB" not in text
+        error, text = await call(client, "get", ids=["alice-session-2"])
+        assert not error and "MARK-ALICE-SESSION" in text, text
+        error, text = await call(client, "get", ids=["ws-proxy-tip"])
+        assert not error and "(status: expired on 2020-01-01: not current)" in text, text
+        for arguments in (
+            {"ids": ["a" * 50_000]},
+            {"ids": ["ws-heartbeat-interval"], "sections": ["x" * 50_000]},
+        ):
+            error, text = await call(client, "get", **arguments)
+            assert error and len(text) < 1_000, (arguments.keys(), text[:300])
+        error, text = await call(client, "search", query="websocket heartbeat")
+        assert not error and "ws-heartbeat-interval" in text
+
+    drive(repo, body, tmp_path)
+
+
 def test_timeline_tells_who_changed_what_and_when(repo: Path, tmp_path: Path) -> None:
     git(repo, "mv", "shared/_pending/db-choice.md", "shared/db-choice.md")
     git(repo, "commit", "-q", "--no-verify", "-m", "approve db-choice")
@@ -297,6 +347,24 @@ def test_timeline_tells_who_changed_what_and_when(repo: Path, tmp_path: Path) ->
         assert not error and "bob-session-1" in text and "[episodic summary]" in text
 
     drive(repo, bobs, tmp_path, env={"GIT_AUTHOR_EMAIL": "bob@example.com"})
+
+
+def test_timeline_masks_a_secret_in_a_file_name(repo: Path, tmp_path: Path) -> None:
+    # MCP walk: a teammate's commit past the hooks, and a draft, whose file names hold a token.
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # split so no scanner trips
+    write_atom(repo, f"shared/{token}.md", atom_text("token-note", title="Token note"))
+    as_bob(repo, "add", "--", f"shared/{token}.md")
+    as_bob(repo, "commit", "-q", "--no-verify", "-m", "a note")
+    write_atom(repo, f"shared/draft-{token.lower()}.md", atom_text("token-draft"))
+
+    async def body(client: Client) -> None:
+        for arguments in ({}, {"around_id": "texture-size"}):
+            error, text = await call(client, "timeline", **arguments)
+            assert not error and "texture-size" in text, text
+            assert token[4:].lower() not in text.lower(), text
+            assert "shared/ghp_…[masked]" in text, text
+
+    drive(repo, body, tmp_path)
 
 
 def test_a_saved_atom_is_on_disk_valid_unstaged_and_found(repo: Path, tmp_path: Path) -> None:

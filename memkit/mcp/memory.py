@@ -24,6 +24,7 @@ from memkit.claude import repos as _repos
 from memkit.mcp.lookup import SEARCH_KIND, BadInput, Query, check_date, mcp_search
 from memkit.mcp.masking import mask
 from memkit.mcp.reading import (
+    MAX_SECTION_NAME,
     MAX_SECTIONS,
     check_ids,
     locate,
@@ -118,6 +119,10 @@ class Memory:
         wanted = check_ids(ids)
         if len(sections) > MAX_SECTIONS:
             raise BadInput(f"at most {MAX_SECTIONS} section names")
+        if any(len(str(name)) > MAX_SECTION_NAME for name in sections):
+            raise BadInput(
+                f"a section name is a heading word (at most {MAX_SECTION_NAME} characters)"
+            )
         readers = self._readers()
         found = locate(readers, wanted)
         refused: dict[Path, dict[str, list[str]]] = {}
@@ -129,7 +134,9 @@ class Memory:
         used: dict[Path, list[str]] = {}
         for atom_id in wanted:
             hit = found.get(atom_id)
-            if hit is None or not readable(hit.entry["scope"], _repos.scopes(hit.root)):
+            if hit is None or not readable(
+                hit.entry["scope"], _repos.scopes(hit.root), str(hit.entry.get("author") or "")
+            ):
                 problems.append(self._unknown(atom_id, readers))
                 continue
             path = hit.entry["path"]

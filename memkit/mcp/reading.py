@@ -10,18 +10,20 @@ review are shown with that said first, since the agent asked for them by name.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memkit.atom import ID_RE
+from memkit.atom import ID_MAX_LEN, ID_RE
 from memkit.mcp.lookup import BadInput
 from memkit.mcp.masking import mask
 
 MAX_IDS = 20
 MAX_SECTIONS = 20
+MAX_SECTION_NAME = 80  # characters; a heading word, not a paragraph
 
 
 @dataclass(frozen=True)
@@ -36,15 +38,20 @@ def check_ids(ids: Sequence[str]) -> list[str]:
         raise BadInput("give at least one atom id, as `search` lists them")
     if len(wanted) > MAX_IDS:
         raise BadInput(f"at most {MAX_IDS} ids per call; ask for the rest in another call")
-    bad = [i for i in wanted if not ID_RE.match(i)]
+    bad = [i for i in wanted if not ID_RE.match(i) or len(i) > ID_MAX_LEN]
     if bad:
-        shown = ", ".join(repr(mask(b[:80])) for b in bad[:5])
+        shown = ", ".join(repr(mask(b[:ID_MAX_LEN])) for b in bad[:5])
         raise BadInput(f"not an atom id: {shown} (ids are kebab-case, e.g. ws-heartbeat-interval)")
     return wanted
 
 
-def readable(scope: str, scopes: frozenset[str] | None) -> bool:
-    return scopes is None or scope in ("shared", "episodic", "archive") or scope in scopes
+def readable(scope: str, scopes: frozenset[str] | None, author: str = "") -> bool:
+    """Whether this person may read an atom of `scope`: as the hooks decide
+    (`memkit.claude.recall.visible`), an episodic atom is its author's alone."""
+    if scope == "episodic":
+        who = f"author:{author.strip().lower()}"
+        return bool(author.strip()) and scopes is not None and who in scopes
+    return scopes is None or scope in ("shared", "archive") or scope in scopes
 
 
 def locate(readers: Sequence[tuple[Path, Any]], wanted: Sequence[str]) -> dict[str, Located]:
@@ -83,6 +90,9 @@ def status_note(entry: dict[str, Any]) -> str:
         return f"superseded by {newer}: not current"
     if status == "archived" or entry.get("scope") == "archive":
         return "archived: kept for history, not current"
+    expires = str(entry.get("expires") or "")
+    if expires and expires < dt.date.today().isoformat():
+        return f"expired on {expires}: not current"
     return ""
 
 

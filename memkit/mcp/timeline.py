@@ -4,7 +4,8 @@ oldest first; episodic session summaries are atoms in `episodic/` and appear amo
 Atom files written but not committed yet (a `save` that stages nothing) come last, marked as
 such. Only atoms of scopes this person may read are listed; an episodic summary only to the
 person who committed it. Titles come from the index (what validation admitted); a file that is
-not there (removed, or refused) is named by its path only. Commit subjects are masked.
+not there (removed, or refused) is named by its path only. Every line is masked, file names
+included.
 """
 
 from __future__ import annotations
@@ -131,13 +132,15 @@ def render(events: list[Event], titles: Callable[[str], tuple[str, str] | None])
     lines = []
     for e in events:
         known = titles(e.path)
-        what = f"{e.id} ({known[1]}) — {mask(known[0])}" if known else e.id
+        what = f"{e.id} ({known[1]}) — {known[0]}" if known else e.id
         where = f"{e.old_path} → {e.path}" if e.old_path else e.path
         who = e.who if e.when == "uncommitted" else f"{e.who} <{e.email}>"
         when = e.when.replace("T", " ")[:16] if e.when != "uncommitted" else "not committed"
         kind = " [episodic summary]" if e.path.startswith("episodic/") else ""
-        line = f"- {when} · {mask(who)} · {e.action} · {what}{kind} · {where}"
+        line = f"- {when} · {who} · {e.action} · {what}{kind} · {where}"
         if e.subject:
-            line += f' · "{mask(e.subject[:120])}"'
-        lines.append(line)
+            line += f' · "{e.subject[:120]}"'
+        # The whole line: a file name (so the id and path) can hold a token too, committed
+        # past the hooks or still a draft.
+        lines.append(mask(line))
     return "\n".join(lines)
