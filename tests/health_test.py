@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from memkit.claude.usage import usage_log
-from tests.helpers import atom_text, git, memkit, write_atom
+from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
 from tests.lifecycle_test import TODAY, commit, team
 
 __all__ = ["team"]  # the fixture, shared with the lifecycle tests
@@ -149,3 +149,42 @@ def test_health_lists_each_kind_of_problem_with_its_fixing_command(team: Path) -
     git(team, "add", "-A")
     done = commit(team, "memory: lifecycle clean-up")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_health_asks_for_one_full_audit_when_the_rules_have_changed(tmp_path: Path) -> None:
+    """A pull audits only what it brings: after an upgrade whose contradiction rules see more,
+    the memory already there needs one `memkit audit --all`, and health says so until then."""
+    from memkit.audit.classify import RULES
+
+    repo = make_memory_repo(tmp_path / "memory")
+    write_atom(repo, "shared/ws-heartbeat.md", atom_text("ws-heartbeat"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "one")
+    assert checks(repo)["rules"]["items"] == []  # no report yet: nothing to ask
+
+    assert memkit("audit", "--from", "HEAD~1", "--to", "HEAD", cwd=repo).returncode == 0
+    asked = checks(repo)["rules"]
+    assert asked["items"] == [f"no full audit yet; these are rules {RULES}"], asked
+    assert asked["fix"] == "memkit audit --all"
+    assert (
+        "!!  memory audited in full with today's contradiction rules"
+        in memkit("health", cwd=repo).stdout
+    )
+
+    assert memkit("audit", "--all", cwd=repo).returncode == 0
+    assert checks(repo)["rules"]["items"] == []
+    # A later pull keeps what the full audit ran with.
+    assert memkit("audit", "--from", "HEAD~1", "--to", "HEAD", cwd=repo).returncode == 0
+    assert checks(repo)["rules"]["items"] == []
+
+    # A report from a memkit with older rules.
+    report = repo / ".memkit/audit/last.json"
+    report.write_text(
+        report.read_text(encoding="utf-8").replace(
+            f'"full_audit_rules": {RULES}', f'"full_audit_rules": {RULES - 1}'
+        ),
+        encoding="utf-8",
+    )
+    assert checks(repo)["rules"]["items"] == [
+        f"the last full audit ran with rules {RULES - 1}; these are rules {RULES}"
+    ]

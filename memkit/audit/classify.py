@@ -30,6 +30,10 @@ from memkit.audit import frame, imperative, migration
 from memkit.audit.text import clauses
 from memkit.audit.text import sentences as _split
 
+# Raised whenever a rule here (or in the modules it calls) comes to see a contradiction it did
+# not see before: a memory audited in full with older rules may hold pairs a pull never
+# shows (a pull audits only what it brings), and `memkit health` says to run `--all` once.
+RULES = 2  # 2: imperative steps, migrations, per-subject values (2026-11)
 DUPLICATE = "duplicate"
 EXTENDS = "extends"
 CONTRADICTS = "contradicts"

@@ -15,7 +15,7 @@ from typing import Any
 
 from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
-from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, UNRELATED, Verdict
+from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, RULES, UNRELATED, Verdict
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, unresolved_now
 from memkit.audit.subject import atom_verdict
@@ -299,6 +299,9 @@ def save_report(
     data: dict[str, Any] = {
         "refs": list(refs) if refs else None,
         "incoming": incoming,
+        "rules": RULES,
+        # The rules the last audit of every atom (`--all`) ran with, carried over by pulls.
+        "full_audit_rules": RULES if audited is None else _full_audit_rules(path),
         "unresolved": unresolved,
         # Resolved pairs for the record; the unresolved ones are listed once, above.
         "resolved": [
@@ -308,6 +311,14 @@ def save_report(
     }
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
     return path
+
+
+def _full_audit_rules(path: Path) -> int:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("full_audit_rules", 0)
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return value if isinstance(value, int) else 0
 
 
 def _counts(results: Sequence[PairResult]) -> dict[str, int]:

@@ -102,15 +102,36 @@ def _index_line(root: Path) -> tuple[Line, list[str]]:
 
 
 def _conflicts(root: Path) -> Line:
-    from memkit.audit.status import REPORT, open_conflicts  # noqa: PLC0415
+    from memkit.audit.status import REPORT, WRITTEN, open_conflicts  # noqa: PLC0415
 
-    label = "unresolved conflicts (last audit)"
+    label = "unresolved conflicts (last audit, and writes since)"
     fix = "add `supersedes: [OLD]` to the atom that holds, then `memkit validate --fix`"
-    if not (root / REPORT).is_file():
+    if not (root / REPORT).is_file() and not (root / WRITTEN).is_file():
         return Line("conflicts", label, (), "memkit audit --all", "no audit report yet")
     pairs = open_conflicts(root, kinds=("contradicts", "duplicate"))
     items = tuple(f"{p['incoming']} vs {p['other']} ({p['kind']})" for p in pairs)
     return Line("conflicts", label, items, fix)
+
+
+def _rules(root: Path) -> Line:
+    """Pulls audit what they bring; after memkit's contradiction rules change, the memory
+    already there is seen by the new rules only through one `memkit audit --all`."""
+    import json  # noqa: PLC0415
+
+    from memkit.audit.classify import RULES  # noqa: PLC0415
+    from memkit.audit.status import REPORT  # noqa: PLC0415
+
+    label = "memory audited in full with today's contradiction rules"
+    try:
+        report = json.loads((root / REPORT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return Line("rules", label, (), "", ok_text="no audit report yet")
+    full = report.get("full_audit_rules", 0) if isinstance(report, dict) else 0
+    full = full if isinstance(full, int) else 0
+    if full >= RULES:
+        return Line("rules", label, (), "", ok_text="yes")
+    said = f"the last full audit ran with rules {full}" if full else "no full audit yet"
+    return Line("rules", label, (f"{said}; these are rules {RULES}",), "memkit audit --all")
 
 
 def _disputed(tally: Tally) -> bool:
@@ -193,6 +214,7 @@ def build_health(root: Path, config: Config, *, today: dt.date | None = None) ->
         )
     )
     lines.append(_conflicts(root))
+    lines.append(_rules(root))
     lines.append(
         Line(
             "superseded",
