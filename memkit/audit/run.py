@@ -17,7 +17,7 @@ from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, RULES, UNRELATED, Verdict
 from memkit.audit.judge import Judge
-from memkit.audit.status import REPORT, unresolved_now
+from memkit.audit.status import REPORT, full_audit_rules, read_report, unresolved_now
 from memkit.audit.subject import atom_verdict
 from memkit.audit.text import statement_text
 from memkit.checks.admission import read_admitted
@@ -281,11 +281,10 @@ def save_report(
     unresolved = [asdict(r) for r in problems(results)]
     looked_at = set(audited or ())
     known = {(u["incoming_path"], u["other_path"]) for u in unresolved}
+    # A run over every atom (`--all`) carries nothing over from the report before it.
+    before = (read_report(root) or {}) if audited is not None else {}
     if audited is not None:
-        try:
-            earlier = json.loads(path.read_text(encoding="utf-8")).get("unresolved", [])
-        except (OSError, ValueError, AttributeError):
-            earlier = []
+        earlier = before.get("unresolved", [])
         for item in earlier if isinstance(earlier, list) else []:
             pair = (item.get("incoming_path"), item.get("other_path"))
             if (
@@ -301,7 +300,7 @@ def save_report(
         "incoming": incoming,
         "rules": RULES,
         # The rules the last audit of every atom (`--all`) ran with, carried over by pulls.
-        "full_audit_rules": RULES if audited is None else _full_audit_rules(path),
+        "full_audit_rules": RULES if audited is None else full_audit_rules(before),
         "unresolved": unresolved,
         # Resolved pairs for the record; the unresolved ones are listed once, above.
         "resolved": [
@@ -311,14 +310,6 @@ def save_report(
     }
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
     return path
-
-
-def _full_audit_rules(path: Path) -> int:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8")).get("full_audit_rules", 0)
-    except (OSError, ValueError, AttributeError):
-        return 0
-    return value if isinstance(value, int) else 0
 
 
 def _counts(results: Sequence[PairResult]) -> dict[str, int]:

@@ -92,6 +92,23 @@ def unresolved_now(root: Path, item: dict[str, Any]) -> bool:
 _REPORTS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
 
 
+def read_report(root: Path) -> dict[str, Any] | None:
+    """The last audit report as written (`{}` when it is not a mapping), None when there is
+    none or it cannot be read."""
+    try:
+        data = json.loads((root / REPORT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else {}
+
+
+def full_audit_rules(report: dict[str, Any]) -> int:
+    """The contradiction rules (`memkit.audit.classify.RULES`) the report's last full audit
+    (`memkit audit --all`) ran with; 0 when none did."""
+    value = report.get("full_audit_rules", 0)
+    return value if isinstance(value, int) else 0
+
+
 def reported(root: Path) -> list[dict[str, Any]]:
     """The unresolved pairs of the last audit report and of the writes since (each file
     cached by its stamp), each pair once."""

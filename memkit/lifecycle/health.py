@@ -116,18 +116,14 @@ def _conflicts(root: Path) -> Line:
 def _rules(root: Path) -> Line:
     """Pulls audit what they bring; after memkit's contradiction rules change, the memory
     already there is seen by the new rules only through one `memkit audit --all`."""
-    import json  # noqa: PLC0415
-
     from memkit.audit.classify import RULES  # noqa: PLC0415
-    from memkit.audit.status import REPORT  # noqa: PLC0415
+    from memkit.audit.status import full_audit_rules, read_report  # noqa: PLC0415
 
     label = "memory audited in full with today's contradiction rules"
-    try:
-        report = json.loads((root / REPORT).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    report = read_report(root)
+    if report is None:
         return Line("rules", label, (), "", ok_text="no audit report yet")
-    full = report.get("full_audit_rules", 0) if isinstance(report, dict) else 0
-    full = full if isinstance(full, int) else 0
+    full = full_audit_rules(report)
     if full >= RULES:
         return Line("rules", label, (), "", ok_text="yes")
     said = f"the last full audit ran with rules {full}" if full else "no full audit yet"
