@@ -114,12 +114,13 @@ def reported(root: Path) -> list[dict[str, Any]]:
     cached by its stamp), each pair once."""
     items: dict[tuple[str, str], dict[str, Any]] = {}
     for name in (REPORT, WRITTEN):
-        for item in _report(root / name):
+        for item in unresolved_items(root / name):
             items.setdefault((str(item.get("incoming_path")), str(item.get("other_path"))), item)
     return list(items.values())
 
 
-def _report(path: Path) -> list[dict[str, Any]]:
+def unresolved_items(path: Path) -> list[dict[str, Any]]:
+    """The `unresolved` pairs of one report file (cached by its stamp); [] when unreadable."""
     try:
         st = path.stat()
     except OSError:

@@ -61,7 +61,7 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
     longer stand (superseded, archived, gone) are dropped as the file is rewritten."""
     import json  # noqa: PLC0415
 
-    from memkit.audit.status import WRITTEN, unresolved_now  # noqa: PLC0415
+    from memkit.audit.status import WRITTEN, unresolved_items, unresolved_now  # noqa: PLC0415
     from memkit.files import write_atomic  # noqa: PLC0415
     from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
 
@@ -80,14 +80,9 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
     if not new:
         return
     path = root / WRITTEN
-    try:
-        old = json.loads(path.read_text(encoding="utf-8")).get("unresolved", [])
-    except (OSError, ValueError, AttributeError):
-        old = []
     pairs: dict[tuple[str, str], dict[str, Any]] = {}
-    for item in [*(old if isinstance(old, list) else []), *new]:
-        if isinstance(item, dict):
-            pairs[(str(item.get("incoming_path")), str(item.get("other_path")))] = item
+    for item in [*unresolved_items(path), *new]:
+        pairs[(str(item.get("incoming_path")), str(item.get("other_path")))] = item
     keep = [item for item in pairs.values() if unresolved_now(root, item)]
     try:
         write_atomic(path, json.dumps({"unresolved": keep}, indent=1) + "\n", durable=False)
