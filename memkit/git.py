@@ -20,6 +20,7 @@ __all__ = [
     "GitError",
     "has_commits",
     "ignored",
+    "move",
     "output",
     "rev_exists",
     "run",
@@ -112,6 +113,18 @@ def tracked(cwd: Path, relpath: str) -> bool:
 
 def ignored(cwd: Path, relpath: str) -> bool:
     return succeeds(cwd, "check-ignore", "-q", "--", relpath)
+
+
+def move(cwd: Path, source: str, target: str) -> bool:
+    """Move a file within the work tree: `git mv` when git tracks it (its edits staged with
+    it), a plain rename when not. Returns whether git tracked it; GitError when git refuses."""
+    (cwd / target).parent.mkdir(parents=True, exist_ok=True)
+    if tracked(cwd, source):
+        run(cwd, "add", "--", source)
+        run(cwd, "mv", "--", source, target)
+        return True
+    (cwd / source).rename(cwd / target)
+    return False
 
 
 def show(cwd: Path, rev: str, relpath: str) -> str | None:

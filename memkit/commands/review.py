@@ -111,13 +111,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _move(root: Path, source: str, target: str) -> None:
-    (root / target).parent.mkdir(parents=True, exist_ok=True)
-    if git.tracked(root, source):
-        git.run(root, "add", "--", source)
-        git.run(root, "mv", "--", source, target)
-    else:
-        (root / source).rename(root / target)
-        git.run(root, "add", "--", target)
+    if not git.move(root, source, target):
+        git.run(root, "add", "--", target)  # the review commit takes it in
 
 
 def _log(

@@ -19,7 +19,7 @@ from typing import Any
 from memkit.atom import scope_from_path
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
-from memkit.git import ignored, output, run, tracked
+from memkit.git import ignored, move, output
 from memkit.lifecycle.catalog import Entry
 from memkit.lifecycle.score import day_of, effectiveness, parse_day
 from memkit.lifecycle.settings import ArchiveSettings
@@ -100,14 +100,8 @@ def _move(root: Path, source: str, target: str) -> None:
     """`git mv` for a tracked file (the edit staged with it); a plain rename otherwise. A file
     git ignores (a personal atom) stays ignored where it lands: listed in .git/info/exclude,
     which is this clone's alone and never committed."""
-    (root / target).parent.mkdir(parents=True, exist_ok=True)
-    if tracked(root, source):
-        run(root, "add", "--", source)
-        run(root, "mv", "--", source, target)
-        return
-    was_ignored = ignored(root, source)
-    (root / source).rename(root / target)
-    if was_ignored and not ignored(root, target):
+    # git matches ignore patterns by path: the source's is asked after it has moved.
+    if not move(root, source, target) and ignored(root, source) and not ignored(root, target):
         _exclude(root, f"/{target}", add=True)
 
 
