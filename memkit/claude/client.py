@@ -10,6 +10,29 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 SOCKET = "engine.sock"
+# What decides who the person asking is (`git var GIT_AUTHOR_IDENT`, and so scopes and whose
+# episodic summaries): sent with every request, because the engine serves every session of
+# this OS user, and two git identities on one account must not see each other's memory.
+IDENTITY_VARS = (
+    *("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "EMAIL", "HOME", "XDG_CONFIG_HOME"),
+    *("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS"),
+)
+IDENTITY_HEAD = "identity\0"
+
+
+def identity_key() -> tuple[str | None, ...]:
+    """This process's identity variables as they stand: a cache key for what depends on them."""
+    return tuple(os.environ.get(name) for name in IDENTITY_VARS)
+
+
+def identity_line() -> str:
+    """The request's identity header: NAME=VALUE pairs of IDENTITY_VARS, NUL-separated."""
+    pairs = [
+        f"{name}={value}"
+        for name in IDENTITY_VARS
+        if (value := os.environ.get(name)) is not None and "\n" not in value and "\0" not in value
+    ]
+    return IDENTITY_HEAD + "\0".join(pairs)
 
 
 def socket_path(root: str | os.PathLike[str]) -> str:
@@ -44,9 +67,9 @@ def ask(
     client.settimeout(timeout)
     try:
         with_socket_path(path, client.connect)
-        # Two header lines (event; repositories, tab-separated), then the hook's JSON as is:
-        # no json module on this path.
-        head = (event + "\n" + "\t".join(repos) + "\n").encode("utf-8")
+        # Three header lines (event; repositories, tab-separated; who asks), then the hook's
+        # JSON as is: no json module on this path.
+        head = (event + "\n" + "\t".join(repos) + "\n" + identity_line() + "\n").encode("utf-8")
         client.sendall(head + payload.encode("utf-8"))
         client.shutdown(_socket.SHUT_WR)
         chunks = []

@@ -18,9 +18,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from memkit.claude.client import socket_path, with_socket_path
+from memkit.claude.client import IDENTITY_HEAD, IDENTITY_VARS, socket_path, with_socket_path
 from memkit.files import write_atomic
 
 LOCK = "engine.lock"
@@ -37,6 +38,11 @@ def _handle(raw: bytes, root: Path) -> bytes:
     event, repo_line, payload = raw.decode("utf-8").split("\n", 2)
     if event not in HANDLERS:
         return b""
+    asker: dict[str, str] | None = None
+    if payload.startswith(IDENTITY_HEAD):
+        line, _, payload = payload.partition("\n")
+        pairs = (p.partition("=") for p in line[len(IDENTITY_HEAD) :].split("\0") if p)
+        asker = {k: v for k, _, v in pairs if k in IDENTITY_VARS}
     repos = [r for r in repo_line.split("\t") if r]
     out: list[str] = []
 
@@ -51,8 +57,35 @@ def _handle(raw: bytes, root: Path) -> bytes:
         def read(self, _n: int) -> str:
             return str(payload)
 
-    fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink(), str(root))
+    with _as_asker(asker):
+        fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink(), str(root))
     return "".join(out).encode("utf-8")
+
+
+@contextlib.contextmanager
+def _as_asker(asker: dict[str, str] | None) -> Iterator[None]:
+    """For one request, the identity variables of the hook that sent it: git (and so the
+    scopes served, the author of a summary, whose summary is given) then sees the person
+    asking, not the one whose hook started the engine. Requests are answered one at a time,
+    so the process's environment is the request's until it is answered. A client that sends
+    no identity (an older memkit-hook) is answered as the engine's own."""
+    if asker is None:
+        yield
+        return
+    before = {name: os.environ.get(name) for name in IDENTITY_VARS}
+    for name in IDENTITY_VARS:
+        if name in asker:
+            os.environ[name] = asker[name]
+        else:
+            os.environ.pop(name, None)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 class _Freshness:
