@@ -21,7 +21,22 @@ from memkit.triggers import STOP_WORDS, trigger_problem
 MAX_TRIGGERS = 5
 # The words rules, decisions and root causes are said with: about everything, so about nothing.
 _RULE_WORDS = frozenset(
-    ["always", "never", "from", "forward", "going", "onward", "onwards", "decided", "agreed", "agree", "decide", "decision", "rule", "rules", "convention", "policy", "standard", "must", "should", "instead", "hand", "hands", "every", "each", "also", "only", "just", "sure", "make", "made", "keep", "kept", "write", "writes", "written", "wrote", "thing", "things", "work", "works", "worked", "need", "needs", "needed", "want", "wants", "like", "careful", "note", "remember", "heads", "please", "done", "fine", "good", "better", "best", "same", "other", "before", "after", "first", "last", "next", "time", "times", "today", "later", "again", "still", "else", "ever", "root", "cause", "caused", "because", "reason", "problem", "issue", "issues", "fails", "failed", "failing", "breaks", "broke", "broken", "happens", "happened", "change", "changes", "changed", "team", "everyone", "anyone", "someone", "something", "nothing", "into", "onto", "than", "then", "them", "they", "their", "there", "this", "that", "these", "those", "with", "without", "about", "over", "under", "use", "used", "using", "actually", "correct", "wrong", "right", "true", "false", "real", "really", "turned", "turns", "call", "calls", "called", "run", "runs"]
+    (
+        *("always", "never", "from", "forward", "going", "onward", "onwards", "decided", "agreed"),
+        *("agree", "decide", "decision", "rule", "rules", "convention", "policy", "standard"),
+        *("must", "should", "instead", "hand", "hands", "every", "each", "also", "only", "just"),
+        *("sure", "make", "made", "keep", "kept", "write", "writes", "written", "wrote", "thing"),
+        *("things", "work", "works", "worked", "need", "needs", "needed", "want", "wants", "like"),
+        *("careful", "note", "remember", "heads", "please", "done", "fine", "good", "better"),
+        *("best", "same", "other", "before", "after", "first", "last", "next", "time", "times"),
+        *("today", "later", "again", "still", "else", "ever", "root", "cause", "caused", "because"),
+        *("reason", "problem", "issue", "issues", "fails", "failed", "failing", "breaks", "broke"),
+        *("broken", "happens", "happened", "change", "changes", "changed", "team", "everyone"),
+        *("anyone", "someone", "something", "nothing", "into", "onto", "than", "then", "them"),
+        *("they", "their", "there", "this", "that", "these", "those", "with", "without", "about"),
+        *("over", "under", "use", "used", "using", "actually", "correct", "wrong", "right", "true"),
+        *("false", "real", "really", "turned", "turns", "call", "calls", "called", "run", "runs"),
+    )
 )
 _SIGNALS_ZH = (
     *("從現在開始", "从现在开始", "從現在起", "从现在起", "從今天起", "从今天起", "今後", "今后"),
@@ -58,8 +73,8 @@ def _english(statement: str) -> list[str]:
 def _chinese(statement: str) -> list[str]:
     out = []
     for run in _CJK_RUN.findall(statement):
-        for part in _CJK_SPLIT.split(run):
-            part = part.strip("的了是在用把被和與与及或也就都而")
+        for piece in _CJK_SPLIT.split(run):
+            part = piece.strip("的了是在用把被和與与及或也就都而")
             if 2 <= len(part) <= 6:
                 out.append(part)
     return list(dict.fromkeys(out))
@@ -69,8 +84,8 @@ def accepted_triggers(statement: str, proposed: tuple[str, ...] = ()) -> tuple[s
     """The triggers an accepted candidate's atom gets: the proposed ones, then the
     statement's topic words, MAX_TRIGGERS at most, none that MK021 would refuse."""
     out: list[str] = []
-    for term in (*proposed, *_chinese(statement), *_english(statement)):
-        term = term.strip().lower()
+    for found in (*proposed, *_chinese(statement), *_english(statement)):
+        term = found.strip().lower()
         if not term or term in out or trigger_problem(term) is not None:
             continue
         if any(term in t.split() for t in out):
