@@ -52,6 +52,7 @@ class SessionState:
     heard: list[dict[str, Any]] = field(default_factory=list)  # the answer's proposals, until
     # the user's next prompt accepts them (does not dispute them) or disputes them
     left: list[str] = field(default_factory=list)  # the last answer's open next steps
+    last_prompt: str = ""  # the latest prompt (2,000 characters): what the answer was about
 
     def note(self, name: str, value: str) -> None:
         """Add `value` to the list `name` once, keeping the first MAX_ITEMS."""

@@ -162,6 +162,7 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
         if text and not text.startswith(_META):
             state.prompts += 1
             short = " ".join(text.split())[:200]
+            state.last_prompt = "" if refusal(text[:2000]) else text[:2000]
             if not refusal(short):
                 if state.prompts == 1 and not state.first_prompt:
                     state.first_prompt = short

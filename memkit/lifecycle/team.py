@@ -25,7 +25,8 @@ from memkit.lifecycle.score import day_of, parse_day
 
 EXPORT_DIR = "usage"
 FORMAT = 1
-COUNTS = ("confirmed", "contradicted", "injected", "read", "cited", "shown")
+COUNTS = ("confirmed", "contradicted", "injected", "read", "cited", "shown", "answered")
+MAX_DAYS = 400  # confirming days exported per atom: the newest
 _USER = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
@@ -70,6 +71,9 @@ def export_atoms(tallies: dict[str, Tally]) -> dict[str, dict[str, Any]]:
             item["first"] = day_of(tally.first).isoformat()
         if tally.last is not None:
             item["last"] = day_of(tally.last).isoformat()
+        if tally.days:
+            # Days, not times: promotion counts distinct days across the team's clones.
+            item["days"] = sorted(tally.days)[-MAX_DAYS:]
         out[atom] = item
     return out
 
@@ -92,8 +96,15 @@ def _tallies(atoms: Any, where: str) -> dict[str, Tally]:
         counts = [item.get(k, 0) for k in COUNTS]
         if any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in counts):
             raise ValueError(f"{where}: `{atom}` has a count that is not a whole number >= 0")
+        days = item.get("days", [])
+        bad = [d for d in days if not isinstance(d, str) or parse_day(d) is None]
+        if not isinstance(days, list) or bad:
+            raise ValueError(f"{where}: `{atom}`: `days` must be a list of dates (YYYY-MM-DD)")
         out[str(atom)] = Tally.of(
-            counts, _day_stamp(item.get("first")), _day_stamp(item.get("last"))
+            counts,
+            _day_stamp(item.get("first")),
+            _day_stamp(item.get("last")),
+            frozenset(str(d)[:10] for d in days),
         )
     return out
 
