@@ -119,12 +119,12 @@ def test_evidence_counts_sessions_and_stays_exact_when_folded(
             log.note(sid, against, "contradicted", now=ts + 120)
             for atom in set(given) | {"a0", "a1"}:
                 row = expected.setdefault(atom, [0, 0, 0, 0])
-                confirmed = atom in answered and atom not in against
-                row[0] += confirmed
+                ok = atom in answered and atom not in against
+                row[0] += ok
                 row[1] += atom in against
                 row[2] += atom in given
                 row[3] += atom in ("a0", "a1")
-                if confirmed:
+                if ok:
                     day = time.strftime("%Y-%m-%d", time.gmtime(ts + 30))
                     days.setdefault(atom, set()).add(day)
         db = tmp_path / ".memkit/usage.db"
