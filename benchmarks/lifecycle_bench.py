@@ -224,7 +224,8 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> Simulation:
                 events["sessions"] += 1
     # The scripted burst: one person, ten sessions within the last hour, the same atoms.
     burst = [str(a["id"]) for a in atoms if a["kind"] == "rare" and a["tier"] == "tentative"]
-    burst = [a for a in burst if a not in promoted and a not in before][:BURST]
+    burst = [a for a in burst if a not in promoted and a not in before and a not in archived]
+    burst = burst[:BURST]
     last = time.time() - 3600
     for n in range(10):
         sid = f"burst-{n}"

@@ -404,11 +404,11 @@ def test_a_large_audit_report_is_read_in_bounded_parts(team: Path) -> None:
         read.append(1)
         return real(root, item)
 
-    status.unresolved_now = counting  # type: ignore[assignment]
+    status.unresolved_now = counting
     try:
         shown, more = status.first_conflicts(team, ("contradicts",), limit=3)
     finally:
-        status.unresolved_now = real  # type: ignore[assignment]
+        status.unresolved_now = real
     assert shown == [] and more and len(read) < 1_000  # the head only, not 10,000 file reads
 
     start = {"session_id": "s", "cwd": str(team), "source": "startup"}
