@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from memkit.claude.client import IDENTITY_HEAD, IDENTITY_VARS, socket_path, with_socket_path
+from memkit.claude.client import ASKER, IDENTITY_VARS, socket_path, with_socket_path
 from memkit.files import write_atomic
 
 LOCK = "engine.lock"
@@ -38,11 +38,7 @@ def _handle(raw: bytes, root: Path) -> bytes:
     event, repo_line, payload = raw.decode("utf-8").split("\n", 2)
     if event not in HANDLERS:
         return b""
-    asker: dict[str, str] | None = None
-    if payload.startswith(IDENTITY_HEAD):
-        line, _, payload = payload.partition("\n")
-        pairs = (p.partition("=") for p in line[len(IDENTITY_HEAD) :].split("\0") if p)
-        asker = {k: v for k, _, v in pairs if k in IDENTITY_VARS}
+    payload, asker = _asker_of(payload)
     repos = [r for r in repo_line.split("\t") if r]
     out: list[str] = []
 
@@ -60,6 +56,22 @@ def _handle(raw: bytes, root: Path) -> bytes:
     with _as_asker(asker):
         fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink(), str(root))
     return "".join(out).encode("utf-8")
+
+
+def _asker_of(payload: str) -> tuple[str, dict[str, str] | None]:
+    """The payload without the identity the hook added (`client.with_asker`), and that
+    identity; None when it carries none (a hook of an older memkit)."""
+    import json  # noqa: PLC0415
+
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return payload, None
+    if not isinstance(data, dict) or not isinstance(data.get(ASKER), str):
+        return payload, None
+    pairs = (p.partition("=") for p in data.pop(ASKER).split("\0") if p)
+    asker = {k: v for k, _, v in pairs if k in IDENTITY_VARS}
+    return json.dumps(data, ensure_ascii=False), asker
 
 
 @contextlib.contextmanager
