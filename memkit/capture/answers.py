@@ -21,15 +21,16 @@ import re
 from dataclasses import dataclass
 
 from memkit.capture.detect import (
-    _CJK,
     _CONCRETE,
-    _LATIN,
     _TEAM,
+    Rules,
     _clean,
     _en,
     _Lazy,
     _zh,
+    penalties_in,
     sentences,
+    strongest,
     triggers_of,
 )
 
@@ -37,7 +38,7 @@ MAX_ANSWER = 12_000  # characters of one answer looked at
 MAX_LEFT = 5  # open next steps kept from one answer
 TYPE_OF = {"root-cause": "pitfall", "decision": "decision", "convention": "decision"}
 
-_SIGNALS: tuple[tuple[str, float, _Lazy], ...] = (
+_SIGNALS: Rules = (
     (
         "root-cause",
         0.7,
@@ -101,7 +102,7 @@ _SIGNALS: tuple[tuple[str, float, _Lazy], ...] = (
     ("convention", 0.55, _zh(r"必須|必须|不要|禁止|不能|只能|都要")),
 )
 
-_PENALTIES: tuple[tuple[str, float, _Lazy], ...] = (
+_PENALTIES: Rules = (
     ("question", 0.6, _Lazy(r"[?？]\s*$")),
     (
         "offer",
@@ -196,18 +197,9 @@ def _plain(sentence: str) -> str:
 
 
 def _score(sentence: str) -> tuple[float, str, str]:
-    has_cjk = _CJK.search(sentence) is not None
-    has_latin = _LATIN.search(sentence) is not None
-    best: dict[str, tuple[float, str]] = {}
-    for kind, weight, pattern in _SIGNALS:
-        if not (has_cjk if pattern.cjk else has_latin) or weight <= best.get(kind, (0.0, ""))[0]:
-            continue
-        found = pattern.find(sentence)
-        if found is not None:
-            best[kind] = (weight, found.strip(" ,"))
-    if not best:
+    ranked = strongest(sentence, _SIGNALS)
+    if not ranked:
         return 0.0, "", ""
-    ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
     kind, (top, word) = ranked[0]
     score = top + 0.1 * min(2, sum(1 for _, (w, _) in ranked[1:] if w >= 0.55))
     why = [f"'{word}' ({kind}, in the answer)"]
@@ -215,12 +207,7 @@ def _score(sentence: str) -> tuple[float, str, str]:
         score += 0.1
     if _TEAM.get().search(sentence):
         score += 0.05
-    taken: dict[str, float] = {}
-    for name, penalty, pattern in _PENALTIES:
-        if (pattern.cjk and not has_cjk) or penalty <= taken.get(name, 0.0):
-            continue
-        if pattern.find(sentence) is not None:
-            taken[name] = penalty
+    taken = penalties_in(sentence, _PENALTIES)
     if taken:
         score -= min(1.0, sum(taken.values()))
         why.append("less for " + ", ".join(sorted(taken)))
