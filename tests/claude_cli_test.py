@@ -391,15 +391,17 @@ def test_a_decision_the_agent_states_becomes_a_candidate(project: Path, tmp_path
 def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
     project: Path, tmp_path: Path
 ) -> None:
-    """Issue 16: the prompt's atom is given and not contradicted (a confirmation), and the
-    atom the agent reads with `memkit show` through its Bash tool is counted as read, both
-    under the session id Claude Code gives its hooks and its tools."""
+    """Issue 16: the prompt's atom is given, and the answer draws on it without contradicting
+    it (a confirmation, issue 29: being given alone is not), and the atom the agent reads with
+    `memkit show` through its Bash tool is counted as read, both under the session id Claude
+    Code gives its hooks and its tools."""
     from memkit.claude.usage import usage_log
 
     with fake_api() as (api, url):
         api.script = [
             ("Bash", {"command": "memkit show socket-deadlines", "description": "read an atom"})
         ]
+        api.answer = "Ping every 30 s: the balancer drops idle sockets at 60 s."
         result = run_claude(
             project,
             url,
@@ -415,6 +417,7 @@ def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
         used = set(log.session_atoms(session))
     assert {"ws-heartbeat-interval", "socket-deadlines"} <= used
     heartbeat, deadlines = tallies["ws-heartbeat-interval"], tallies["socket-deadlines"]
-    assert (heartbeat.injected, heartbeat.confirmed, heartbeat.contradicted) == (1, 1, 0)
+    assert (heartbeat.injected, heartbeat.answered, heartbeat.confirmed) == (1, 1, 1)
+    assert heartbeat.contradicted == 0
     assert (deadlines.read, deadlines.confirmed) == (1, 1)
     assert "texture-size" not in used
