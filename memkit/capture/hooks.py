@@ -218,6 +218,9 @@ def _read_transcript(
         offers.append((answer_proposal(heard), source))
     if found.disputed:
         count(root, "disputed", found.disputed)
+    for why, n in state.refused.items():
+        count(root, why, n)
+    state.refused = {}
     outcomes = offer_many(root, offers, settings.lower) if offers else []
     for (proposal, _), outcome in zip(offers, outcomes, strict=True):
         state.note("candidates", _waiting(outcome, proposal))

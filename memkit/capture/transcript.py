@@ -179,6 +179,10 @@ def _answer(text: str, state: SessionState) -> None:
     for said in stated(text):
         if any(h.get("statement") == said.statement for h in state.heard):
             continue
+        why = refusal(said.statement)
+        if why:  # not even in the session's state: counted, as the queue counts its refusals
+            state.refused[why] = state.refused.get(why, 0) + 1
+            continue
         state.heard = [
             *state.heard,
             {
