@@ -126,16 +126,20 @@ def open_roots() -> list[Path]:
     return list(_READERS)
 
 
-_SCOPES: dict[Path, tuple[float, frozenset[str] | None]] = {}
+_SCOPES: dict[tuple[Path, tuple[str | None, ...]], tuple[float, frozenset[str] | None]] = {}
 SCOPE_TTL = 60.0  # identity costs git calls; in the warm engine it is reused for a minute
 
 
 def scopes(root: Path) -> frozenset[str] | None:
+    """The scopes the person asking may read. In the warm engine that is the person whose
+    hook sent the request (`engine._as_asker`): cached per identity, never across two."""
     import time  # noqa: PLC0415
 
+    from memkit.claude.client import identity_key  # noqa: PLC0415
     from memkit.roles import identify  # noqa: PLC0415
 
-    cached = _SCOPES.get(root)
+    key = (root, identity_key())
+    cached = _SCOPES.get(key)
     if cached is not None and time.monotonic() - cached[0] < SCOPE_TTL:
         return cached[1]
     try:
@@ -146,5 +150,7 @@ def scopes(root: Path) -> frozenset[str] | None:
         scopes: frozenset[str] | None = who.readable_scopes() | authors
     except OSError:
         scopes = None
-    _SCOPES[root] = (time.monotonic(), scopes)
+    if len(_SCOPES) > 64:  # many identities over an engine's life: keep the newest
+        _SCOPES.pop(next(iter(_SCOPES)))
+    _SCOPES[key] = (time.monotonic(), scopes)
     return scopes

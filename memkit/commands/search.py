@@ -33,6 +33,12 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--batch", type=Path, help="JSON lines {id, query} in; one JSON line per query out"
     )
+    parser.add_argument(
+        "--episodes",
+        action="store_true",
+        help="search your own session summaries (kept on this machine, in .memkit/episodic/) "
+        "instead of the team's atoms",
+    )
     parser.set_defaults(func=run)
 
 
@@ -94,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     root = find_root(args.repo)
+    if args.episodes:
+        if args.batch is not None:
+            raise UsageError("--episodes takes a QUERY, not --batch")
+        return _episodes(root, args.query, args.limit, as_json=args.json)
     # Whether the index is current (an atom written or pulled since the last build is found
     # at once) is git's work: it runs while this process loads the index and searches.
     running: Any = start_git(root)
@@ -143,4 +153,32 @@ def run(args: argparse.Namespace) -> int:
     for n, hit in enumerate(hits, 1):
         print(f"{n:2}. {hit.id}  {hit.title}")
         print(f"    {hit.path}  score {hit.score:.3f}  ({hit.why})")
+    return 0
+
+
+def _episodes(root: Path, query: str, limit: int, *, as_json: bool) -> int:
+    """Your session summaries that hold the query's words (`memkit.capture.episodic`)."""
+    from memkit.capture.episodic import search  # noqa: PLC0415
+
+    found = search(root, query, limit)
+    if as_json:
+        rows = [
+            {
+                "id": s.id,
+                "title": s.title,
+                "created": s.created,
+                "expires": s.expires,
+                "covers": round(share, 3),
+                "path": s.path.relative_to(root).as_posix(),
+            }
+            for share, s in found
+        ]
+        print(json.dumps({"query": query, "episodes": rows}, ensure_ascii=False))
+        return 0
+    if not found:
+        print("no matching session summaries of yours", file=sys.stderr)
+        return 0
+    for n, (share, summary) in enumerate(found, 1):
+        print(f"{n:2}. {summary.id}  {summary.title}")
+        print(f"    {summary.path.relative_to(root).as_posix()}  covers {share:.0%} of the query")
     return 0
