@@ -168,9 +168,13 @@ def main(argv: list[str] | None = None) -> int:
         raw = sys.stdin.read(MAX_STDIN + 1)
     except (OSError, UnicodeDecodeError):
         raw = ""
-    from memkit.claude.trust import find_root, private_folder  # noqa: PLC0415
+    from memkit.claude.trust import locate, private_folder  # noqa: PLC0415
 
-    root = find_root(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    root, refused = locate(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    if refused is not None:
+        from memkit.claude.protocol import log_line  # noqa: PLC0415  (only when refused)
+
+        log_line(None, EVENT_NAMES[event], refused, mine=True)
     own = root is not None and private_folder(root)
     if root is not None and own:
         _LOG[:] = [os.path.join(root, ".memkit", "logs", "hooks.log"), event]  # noqa: PTH118
