@@ -66,7 +66,7 @@ class IndexReader:
         self.generation = gen.name
         self.seal = store.read_checksums(gen)
         self.build = self.seal["build"] if self.seal else ""
-        self.problems = store.verify(gen, deep=deep, seal=self.seal)
+        self.problems = store.verify(gen, deep=deep or "changed", seal=self.seal)
         if "meta.json" in self.problems or store.CHECKSUMS in self.problems:
             raise IndexDamaged(f"{gen}: {store.describe(self.problems)}")
         self.meta = store.read_meta(gen)
