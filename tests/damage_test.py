@@ -244,6 +244,33 @@ def make_usage_log(repo: Path, rows: int) -> Path:
     return path
 
 
+@pytest.mark.slow
+def test_a_huge_old_usage_log_never_holds_a_prompt(repo: Path) -> None:
+    """2,000,000 uses not yet folded (an old log, no engine to fold it while idle): every
+    prompt answers, and each folds one bounded batch that stays folded. It used to fold
+    200,000 rows per prompt, past the hook's deadline: killed, rolled back, answered nothing,
+    the same again on the next prompt."""
+    path = repo / ".memkit/usage.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE uses (atom TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL)")
+        # Uses of 3,000 atoms over 46 days, oldest first, written by SQLite itself (seconds).
+        db.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999999) "
+            "INSERT INTO uses SELECT 'atom-' || (i % 3000), ? + 2 * i, 'inject' FROM n",
+            (time.time() - 4e6,),
+        )
+        db.execute("CREATE INDEX uses_atom ON uses (atom)")
+
+    def oldest() -> int:
+        with sqlite3.connect(path) as db:
+            return int(db.execute("SELECT min(rowid) FROM uses").fetchone()[0])
+
+    before = oldest()
+    for n in range(3):
+        assert "topic-0" in ask(repo, "kafka lag again"), n
+    assert oldest() > before  # folded, and it stayed folded
+
+
 def test_corrupt_pages_behind_a_valid_header_are_set_aside(repo: Path) -> None:
     path = make_usage_log(repo, 5_000)
     data = bytearray(path.read_bytes())
@@ -342,6 +369,26 @@ def test_a_full_disk_is_not_damage(repo: Path) -> None:
     assert "internal error" not in index[1] and "the previous index" in index[1]
     assert search[0] == 0 and "topic-1" in search[1]
     assert "disk" in doctor_out and "full" in doctor_out
+
+
+@needs_mounts
+def test_a_disk_that_fills_while_the_index_is_written_exits_1(repo: Path) -> None:
+    """However far the build gets (its tantivy thread included, which reports a failed write
+    in words of its own), a full disk is exit 1 and a message, never a crash (exit 3)."""
+    sizes = (4, 8, 12, 16, 24, 32, 48, 64)
+    out = in_namespace(
+        repo,
+        "",
+        *(
+            f"(mount -t tmpfs -o size={kb}k tmpfs .memkit/index && "
+            f"{sys.executable} -m memkit index --full; rc=$?; umount .memkit/index; exit $rc)"
+            for kb in sizes
+        ),
+    )
+    for kb, (rc, text) in zip(sizes, out, strict=True):
+        assert rc in (0, 1) and "internal error" not in text, (kb, text)  # 0: it fitted
+        assert rc == 0 or "No space left on device" in text, (kb, text)
+    assert out[0][0] == 1  # 4 kB: not even the first file
 
 
 READ_ONLY = """
