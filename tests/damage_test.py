@@ -147,6 +147,18 @@ def test_hooks_answer_from_what_works_and_the_index_heals(repo: Path, kind: str)
     assert "topic-1" in ask(repo, "what does eviction do")  # BM25 is back (no trigger here)
 
 
+def test_damage_soon_after_a_heal_is_healed_too(repo: Path) -> None:
+    """The mark that keeps every hook from starting its own rebuild holds off rebuilds of the
+    generation it names only: the healed one, damaged a minute later, is rebuilt again."""
+    for n in range(2):
+        gen = generation(repo)
+        damage(tantivy_file(gen, "store"), "truncate")
+        assert "always check the kafka settings" in ask(repo, "kafka lag again")
+        wait_for(lambda gen=gen: generation(repo) != gen, 60)
+        assert not verify(generation(repo), deep=True), n
+        assert "topic-1" in ask(repo, "what does eviction do"), n
+
+
 def test_a_truncated_vectors_file_is_found_rebuilt_and_search_still_answers(repo: Path) -> None:
     gen = generation(repo)
     damage(gen / "vectors.npy", "truncate")
@@ -177,6 +189,29 @@ def test_a_truncated_vectors_file_in_the_warm_engine(repo: Path) -> None:
         engine.terminate()
         engine.communicate(timeout=30)
     assert "vectors damaged" in (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
+
+
+def test_vectors_truncated_under_a_running_engine_do_not_kill_it(repo: Path) -> None:
+    from tests.claude_engine_test import engine_running
+    from tests.claude_engine_test import hook as engine_hook
+
+    for n in range(40):  # vectors over several pages: a mapped page past the end faults
+        body = f"- Service {n} listens on port {9000 + n}; restart it with the deploy tool."
+        write_atom(repo, f"shared/service-{n}.md", atom_text(f"service-{n}", body=body))
+    commit_and_index(repo)
+    gen = generation(repo)
+    with engine_running(repo, "--idle", "60") as engine:
+        payload = {"session_id": "v1", "cwd": str(repo), "prompt": "nginx buffers size"}
+        text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
+        assert "vector #" in text["hookSpecificOutput"]["additionalContext"]  # loaded
+        # In place, as a crash or a full disk leaves it: the same file, its header only.
+        vectors = gen / "vectors.npy"
+        vectors.write_bytes(vectors.read_bytes()[:200])
+        for n in range(3):
+            payload = {"session_id": f"v{n + 2}", "cwd": str(repo), "prompt": "nginx buffers"}
+            text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
+            assert "topic-2" in text["hookSpecificOutput"]["additionalContext"], n
+        assert engine.poll() is None  # it used to die of SIGBUS reading a mapped page
 
 
 def test_the_column_cache_is_keyed_by_build_not_by_name(repo: Path) -> None:

@@ -145,7 +145,7 @@ def _open_previous(root: Path, model: str, deep: bool) -> tuple[Path, dict[str, 
             meta = store.read_meta(gen)
         import numpy as np  # noqa: PLC0415
 
-        vectors = np.load(gen / "vectors.npy", mmap_mode="r")
+        vectors = np.load(gen / "vectors.npy")
         if vectors.shape[0] != len(meta["atoms"]) or meta.get("model") != model:
             return None
     except store.OutdatedIndex:
@@ -430,7 +430,7 @@ def _write(
     empty = np.zeros((0, dim), dtype=np.float32)
     new = np.concatenate([empty, *done.vectors])
     if previous is not None:
-        old_vecs = np.load(previous[0] / "vectors.npy", mmap_mode="r")
+        old_vecs = np.load(previous[0] / "vectors.npy")
         old_rows = [i for i, e in enumerate(previous[1]["atoms"]) if e["path"] in kept]
         vectors = np.concatenate([np.asarray(old_vecs[old_rows]), new])
     else:
