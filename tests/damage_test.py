@@ -154,7 +154,11 @@ def test_damage_soon_after_a_heal_is_healed_too(repo: Path) -> None:
         gen = generation(repo)
         damage(tantivy_file(gen, "store"), "truncate")
         assert "always check the kafka settings" in ask(repo, "kafka lag again")
-        wait_for(lambda gen=gen: generation(repo) != gen, 60)
+
+        def rebuilt(gen: Path = gen) -> bool:
+            return generation(repo) != gen
+
+        wait_for(rebuilt, 60)
         assert not verify(generation(repo), deep=True), n
         assert "topic-1" in ask(repo, "what does eviction do"), n
 
