@@ -471,6 +471,29 @@ def test_a_read_only_memkit_folder_serves_and_commits_still_work(repo: Path) -> 
     assert "read-only" in doctor_out
 
 
+@needs_mounts
+@pytest.mark.parametrize("setup", ["read-only", "full"])
+def test_a_memkit_folder_that_cannot_be_written_leaves_no_crash_log_per_hook(
+    repo: Path, setup: str
+) -> None:
+    """Each hook asked for the engine, found none and started one, which crashed on the lock
+    file it could not make: a crash log per prompt."""
+    ask(repo, "kafka lag")  # the usage log exists
+    logs = Path(os.environ["MEMKIT_LOG_DIR"])
+    before = set(logs.glob("crash-*")) if logs.is_dir() else set()
+    prompt = json.dumps({"session_id": "c", "cwd": str(repo), "prompt": "kafka lag"})
+    with_engine = f"MEMKIT_NO_ENGINE=0 {HOOK} user-prompt-submit --repo={repo}"
+    out = in_namespace(
+        repo,
+        READ_ONLY if setup == "read-only" else FULL_DISK,
+        *[f"echo '{prompt}' | {with_engine}"] * 4,
+        "sleep 4",  # the engines those hooks started, gone by now
+    )
+    assert all("topic-0" in text for _, text in out[:4])  # answered in-process
+    after = set(logs.glob("crash-*")) if logs.is_dir() else set()
+    assert len(after - before) <= 1, sorted(after - before)
+
+
 def run_fix(repo: Path, fix: str) -> None:
     subprocess.run(fix.split("  (", maxsplit=1)[0], shell=True, cwd=repo, check=True)  # noqa: S602
 

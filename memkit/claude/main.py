@@ -118,6 +118,8 @@ def _take_slot(root: str) -> int | None:
 def _start_engine(root: str) -> None:
     import subprocess  # noqa: PLC0415  (only when the engine must be started)
 
+    if not os.access(os.path.join(root, ".memkit"), os.W_OK):  # noqa: PTH118
+        return  # read-only: it could hold neither its lock nor its socket
     subprocess.Popen(
         [sys.executable, "-m", "memkit", "serve", "--repo", root],
         stdin=subprocess.DEVNULL,
