@@ -50,8 +50,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.uninstall:
         # Before anything is written: the hooks would serve what these repositories hold.
         repos = [trusted_root(repo) for repo in repos]
-        for repo in repos:
-            print(f"memkit: wiring the memory repository {repo}")
     settings, mcp = project / ".claude" / "settings.json", project / ".mcp.json"
     before = _contents(settings), _contents(mcp)
     path = install(project, repos, uninstall=args.uninstall)
@@ -71,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         verb = "memkit's MCP server is already in" if same else "registered memkit's MCP server in"
     print(f"memkit: {verb} {mcp}")
+    for repo in [] if args.uninstall else repos:
+        print(f"memkit: wiring the memory repository {repo}")
     for program in ("memkit-hook", "memkit"):
         if not args.uninstall and shutil.which(program) is None:
             print(
