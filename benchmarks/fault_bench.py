@@ -96,7 +96,9 @@ def concurrent(
 def make_repo(base: Path, atoms: int, env: dict[str, str]) -> Path:
     root = base / "repo"
     write_repo(root, synthetic(atoms))
-    subprocess.run([PYTHON, "-m", "memkit", "index", "--quiet"], cwd=root, env=env, check=True)
+    # --foreground: a first build this large would otherwise go to the background.
+    index = [PYTHON, "-m", "memkit", "index", "--quiet", "--foreground"]
+    subprocess.run(index, cwd=root, env=env, check=True)
     return root
 
 
