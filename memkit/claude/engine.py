@@ -28,6 +28,7 @@ LOCK = "engine.lock"
 PID = "engine.pid"
 IDLE_SECONDS = 600.0
 CHECK_SECONDS = 10.0
+MAINTAIN_SECONDS = 2.0  # usage-log folding per check, at most
 MAX_REQUEST = 4_000_000
 
 
@@ -149,7 +150,9 @@ class _Freshness:
                     if child is not None:
                         self.children[root] = child
                 with usage_log(root) as usage:
-                    usage.maintain()  # folds old uses: a log of any size reads as fast
+                    # Folds old uses (a log of any size reads as fast), a few seconds'
+                    # worth per check: a huge old log is folded over several.
+                    usage.maintain(budget=MAINTAIN_SECONDS)
             except Exception:  # the engine must outlive a failed refresh
                 from memkit.claude.protocol import log_error  # noqa: PLC0415
 

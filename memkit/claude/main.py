@@ -162,6 +162,8 @@ def _take_slot(root: str) -> int | None:
 def _start_engine(root: str) -> None:
     import subprocess  # noqa: PLC0415  (only when the engine must be started)
 
+    if not os.access(os.path.join(root, ".memkit"), os.W_OK):  # noqa: PTH118
+        return  # read-only: it could hold neither its lock nor its socket
     subprocess.Popen(
         [sys.executable, "-m", "memkit", "serve", "--repo", root],
         stdin=subprocess.DEVNULL,
@@ -215,9 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError):
         raw = ""
     _SEEN["session"] = _session_of(raw[:4096])
-    from memkit.claude.trust import find_root, private_folder  # noqa: PLC0415
+    from memkit.claude.trust import locate, private_folder  # noqa: PLC0415
 
-    root = find_root(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    root, refused = locate(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    if refused is not None:
+        from memkit.claude.protocol import log_line  # noqa: PLC0415  (only when refused)
+
+        log_line(None, EVENT_NAMES[event], refused, mine=True)
     own = root is not None and private_folder(root)
     if root is not None and own:
         _LOG[:] = [os.path.join(root, ".memkit", "logs", "hooks.log"), event]  # noqa: PTH118
