@@ -1,0 +1,241 @@
+"""`memkit site`: the whole build, reusing every page whose inputs did not change.
+
+Each page's key is a hash of what it shows (for an atom: its file's blob id, its status, the
+titles of the atoms it links to, its usage, its history); `.memkit-site.json` in the output
+folder keeps the keys of the last build. A page whose key is unchanged and whose file is
+still there is not rendered again. Only files the site wrote are ever replaced or removed;
+a folder holding anything else is refused.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from memkit import __version__
+from memkit.config import Config
+from memkit.errors import MemkitError
+from memkit.files import write_atomic
+from memkit.parallel import in_halves
+from memkit.site.atompage import atom_page, page_inputs
+from memkit.site.collect import collect
+from memkit.site.history import read_history
+from memkit.site.html import ATOM_DIR
+from memkit.site.lists import archive_page, atoms_page, graph_page, search_page
+from memkit.site.markdown import known_pages, make_renderer
+from memkit.site.model import PENDING, Model, build_model
+from memkit.site.plots import PLOTS
+from memkit.site.searchdocs import search_script
+from memkit.site.start import Conflict, conflict_of, start_page
+
+log = logging.getLogger(__name__)
+MANIFEST = ".memkit-site.json"
+FORMAT = 1
+ASSETS = ("site.css", "search.js")
+PARALLEL_PAGES = 1000  # from this many pages to render, a forked child renders half
+
+
+@dataclass
+class SiteStats:
+    atoms: int = 0
+    written: int = 0
+    reused: int = 0
+    removed: int = 0
+    hidden: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+class _Keys:
+    """The keys of the last build, and this build's: output path -> key."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.before: dict[str, str] = {}
+        self.now: dict[str, str] = {}
+        path = out / MANIFEST
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            if isinstance(data, dict) and data.get("format") == FORMAT:
+                files = data.get("files")
+                self.before = dict(files) if isinstance(files, dict) else {}
+        elif out.exists() and any(out.iterdir()):
+            raise MemkitError(
+                f"{out} is not empty and was not written by `memkit site`; "
+                "choose an empty or new folder"
+            )
+
+    def fresh(self, rel: str, key: str) -> bool:
+        """Record `key` for `rel`; whether the file there was built from the same inputs."""
+        self.now[rel] = key
+        return self.before.get(rel) == key and (self.out / rel).is_file()
+
+    def save(self) -> int:
+        """Write the manifest; remove the files the last build wrote and this one did not."""
+        removed = 0
+        for rel in sorted(set(self.before) - set(self.now)):
+            target = self.out / rel
+            if target.is_file() and target.resolve().is_relative_to(self.out.resolve()):
+                target.unlink()
+                removed += 1
+        data = {"format": FORMAT, "memkit": __version__, "files": dict(sorted(self.now.items()))}
+        write_atomic(self.out / MANIFEST, json.dumps(data, indent=0) + "\n", durable=False)
+        return removed
+
+
+def _key(*parts: object) -> str:
+    return hashlib.sha1(repr((FORMAT, __version__, *parts)).encode()).hexdigest()  # noqa: S324
+
+
+def _write(out: Path, rel: str, text: str) -> None:
+    target = out / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, text, durable=False)
+
+
+def _put(keys: _Keys, rel: str, text: str, stats: SiteStats) -> None:
+    """A page that is cheap to make: written only when what it says changed."""
+    if keys.fresh(rel, _key(text)):
+        stats.reused += 1
+        return
+    _write(keys.out, rel, text)
+    stats.written += 1
+
+
+def _pending_findings(
+    model: Model, config: Config, conflicts: Sequence[Conflict]
+) -> dict[str, list[str]]:
+    """What review should know of each waiting atom: validate's warnings, the write gate's
+    score, the conflicts it takes part in."""
+    from memkit.gate.score import GateSettings, score_atom  # noqa: PLC0415
+
+    settings = GateSettings.from_config(config.section("gate"))
+    out: dict[str, list[str]] = {}
+    for shown in model.with_status(PENDING):
+        atom = shown.atom
+        said = list(shown.findings)
+        score = score_atom(atom.title, atom.body, atom.type, settings)
+        said.append(f"write gate: {score.verdict} — {score.explain()}")
+        for c in conflicts:
+            if atom.id in (c.a, c.b):
+                other = c.b if atom.id == c.a else c.a
+                said.append(f"{c.kind} `{other}`: {c.reason}; {c.fix}")
+        out[atom.id] = said
+    return out
+
+
+def _conflicts(root: Path, model: Model) -> list[Conflict] | None:
+    from memkit.audit.status import REPORT, WRITTEN, open_conflicts  # noqa: PLC0415
+
+    if not (root / REPORT).is_file() and not (root / WRITTEN).is_file():
+        return None
+    found = []
+    for item in open_conflicts(root, kinds=("contradicts", "duplicate")):
+        conflict = conflict_of(item, lambda i: i in model.atoms)
+        if conflict is not None:
+            found.append(conflict)
+    return found
+
+
+def build_site(
+    root: Path,
+    out: Path,
+    config: Config,
+    *,
+    memory: str | None = None,
+    today: dt.date | None = None,
+) -> SiteStats:
+    from memkit.index.manifest import current_manifest  # noqa: PLC0415
+    from memkit.lifecycle.health import build_health  # noqa: PLC0415
+    from memkit.lifecycle.team import read_team_usage  # noqa: PLC0415
+
+    today = today or dt.date.today()
+    memory = memory or root.name
+    stats = SiteStats()
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        stats.seconds[name] = round(now - clock, 3)
+        clock = now
+
+    out = out.resolve()
+    keys = _Keys(out)
+    collected = collect(root, config, current_manifest(root))
+    lap("collect")
+    model = build_model(collected, read_history(root), read_team_usage(root, local=False), today)
+    stats.atoms, stats.hidden = len(model.atoms), dict(model.hidden)
+    lap("history")
+    health = build_health(root, config, today=today)
+    conflicts = _conflicts(root, model)
+    findings = _pending_findings(model, config, conflicts or [])
+    lap("health")
+    _atom_pages(model, keys, findings, memory, stats)
+    lap("atoms")
+    top = make_renderer(known_pages(set(model.atoms), f"{ATOM_DIR}/"))
+    _put(
+        keys,
+        "index.html",
+        start_page(model, health, conflicts, findings, top, memory=memory),
+        stats,
+    )
+    _put(keys, "atoms.html", atoms_page(model, memory=memory), stats)
+    _put(keys, "archive.html", archive_page(model, memory=memory), stats)
+    _put(keys, "graph.html", graph_page(model, memory=memory), stats)
+    _put(keys, "search.html", search_page(memory=memory), stats)
+    for name, draw in PLOTS.items():
+        _put(keys, f"plots/{name}", draw(model), stats)
+    for name in ASSETS:
+        text = (
+            resources.files("memkit.site")
+            .joinpath("assets")
+            .joinpath(name)
+            .read_text(encoding="utf-8")
+        )
+        _put(keys, f"assets/{name}", text, stats)
+    lap("pages")
+    search_key = _key([(i, s.blob, model.status[i]) for i, s in sorted(model.atoms.items())])
+    if keys.fresh("assets/search-index.js", search_key):
+        stats.reused += 1
+    else:
+        _write(out, "assets/search-index.js", search_script(model))
+        stats.written += 1
+    lap("search")
+    stats.removed = keys.save()
+    return stats
+
+
+def _atom_pages(
+    model: Model, keys: _Keys, findings: dict[str, list[str]], memory: str, stats: SiteStats
+) -> None:
+    todo: list[tuple[str, str]] = []
+    for atom_id, shown in model.atoms.items():
+        said = findings.get(atom_id, [])
+        key = _key(memory, shown.blob, shown.more, page_inputs(model, atom_id), said)
+        if keys.fresh(f"{ATOM_DIR}/{atom_id}.html", key):
+            stats.reused += 1
+        else:
+            todo.append((atom_id, key))
+    out = keys.out
+    (out / ATOM_DIR).mkdir(parents=True, exist_ok=True)
+
+    def work(part: Sequence[tuple[str, str]], in_child: bool) -> int:
+        render: Callable[[str], str] = make_renderer(known_pages(set(model.atoms)))
+        for atom_id, _ in part:
+            html = atom_page(
+                model, atom_id, render, findings=findings.get(atom_id, ()), memory=memory
+            )
+            write_atomic(out / ATOM_DIR / f"{atom_id}.html", html, durable=False)
+        return len(part)
+
+    stats.written += sum(in_halves(todo, work, minimum=PARALLEL_PAGES))

@@ -1,0 +1,173 @@
+"""What the site may show, and reading it: every atom file through admission, once.
+
+The one decision is `hidden_because`: an atom is shown exactly when `memkit validate` admits
+it (no error of its own, none from the references across files: MK009-MK011) and its scope
+is the team's. The site is published to the whole team (CI, Pages), so:
+
+- never a file admission refuses (a secret, a `<private>` block, prompt injection when the
+  configuration refuses it, a broken reference), not even its title: it is counted, not named;
+- never `personal/<user>/`: a person's own memory is served by recall to that person alone,
+  and a site built in CI has no "me" to serve it to;
+- never `episodic/` summaries: they are their author's, and they expire.
+
+Everything else is shown, each where it belongs: live atoms on the start page and in the
+lists, `shared/_pending/` under review, superseded and archived atoms on the archive page,
+expired ones flagged. Role atoms (`roles/<role>/`) are the team's too: recall serves them by
+role, for relevance, not secrecy, and the page says whose role they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from memkit.atom import Atom, id_from_path
+from memkit.atom.read import ParsedAtom
+from memkit.checks.admission import (
+    error_codes,
+    file_findings,
+    read_admitted,
+    reference_findings,
+    supersede_cycle,
+)
+from memkit.config import Config
+from memkit.parallel import in_halves
+
+log = logging.getLogger(__name__)
+MORE_KEYS = ("updated", "reviewed_by", "reviewed", "rejected_reason", "archived_reason")
+PARALLEL_ATOMS = 2000  # from this many files, a forked child reads half (memkit.parallel)
+
+
+def hidden_because(atom: Atom | None, codes: Sequence[str]) -> str:
+    """'' when the site may show this atom, else why not (a word for the counts): the one
+    decision of what the site shows. `codes` are the errors admission finds in the file and
+    across files; a shown atom's status only decides where it is shown."""
+    if atom is None or codes:
+        return "refused"
+    if atom.scope == "episodic":
+        return "episodic"
+    if atom.scope.startswith("personal:"):
+        return "personal"
+    return ""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One atom the site shows, with what it needs besides the atom."""
+
+    atom: Atom
+    blob: str  # git's blob id of the file as read: pages are reused while it is unchanged
+    findings: tuple[str, ...] = ()  # warnings of an atom waiting for review, as printed
+    more: tuple[tuple[str, str], ...] = ()  # frontmatter the Atom record does not keep
+
+
+@dataclass
+class Collected:
+    atoms: dict[str, Shown] = field(default_factory=dict)  # by id, sorted by path
+    hidden: Counter[str] = field(default_factory=Counter)  # reason -> files not shown
+
+
+def collect(root: Path, config: Config, manifest: dict[str, str]) -> Collected:
+    """Read every atom file of `manifest` (path -> blob id) and keep what may be shown."""
+    paths = sorted(manifest)
+
+    def work(part: Sequence[str], in_child: bool) -> list[tuple[ParsedAtom, list[str], Any]]:
+        done = []
+        for path in part:
+            parsed, codes = read_admitted(root, path, config, fast=True)
+            warnings: tuple[str, ...] = ()
+            if not codes and parsed.atom is not None and parsed.atom.pending:
+                # Review needs what validate warns about too (MK016, MK112, …).
+                warnings = tuple(
+                    f.format() for f in sorted(file_findings(parsed, config)) if not f.is_error
+                )
+            more = _more_keys(parsed.text) if not codes else ()
+            slim = _portable(parsed) if in_child else _slim(parsed)
+            done.append((slim, codes, (warnings, more)))
+        return done
+
+    read: list[tuple[ParsedAtom, list[str], Any]] = []
+    for share in in_halves(paths, work, minimum=PARALLEL_ATOMS):
+        read.extend(share)
+    held = _refused_across([p.atom for p, _, _ in read if p.atom is not None], paths)
+    out = Collected()
+    for parsed, codes, (warnings, more) in read:
+        atom = _restored(parsed.atom) if parsed.atom is not None else None
+        all_codes = sorted({*codes, *held.get(parsed.path, ())})
+        reason = hidden_because(atom, all_codes)
+        if reason or atom is None:
+            out.hidden[reason or "refused"] += 1
+            continue
+        out.atoms[atom.id] = Shown(atom, manifest[parsed.path], warnings, more)
+    log.info("site: %d atoms shown, hidden: %s", len(out.atoms), dict(out.hidden))
+    return out
+
+
+def _refused_across(atoms: list[Atom], paths: Sequence[str]) -> dict[str, list[str]]:
+    """path -> the codes of what other files say (duplicate ids, dangling references,
+    supersede cycles), as `memkit validate` finds them: ids from every file's name, the
+    supersede graph from every atom that parses."""
+    paths_of: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        paths_of[id_from_path(path)].append(path)
+    graph: dict[str, set[str]] = defaultdict(set)
+    for atom in atoms:
+        graph[atom.id].update(atom.supersedes)
+        for newer in atom.superseded_by:
+            graph[newer].add(atom.id)
+    held: dict[str, list[str]] = {}
+    for atom in atoms:
+        linked = atom.supersedes or atom.superseded_by
+        cycle = supersede_cycle(atom.id, graph) if linked else []
+        codes = error_codes(reference_findings(atom, paths_of, cycle))
+        if codes:
+            held[atom.path] = codes
+    return held
+
+
+def _more_keys(text: str) -> tuple[tuple[str, str], ...]:
+    """The frontmatter keys a reader wants to see that `Atom` does not hold (when, by whom and
+    why it was reviewed or retired), as strings; () when the block is not plain YAML."""
+    from memkit.atom.plain import read_strings  # noqa: PLC0415
+
+    lines = text.split("\n")
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
+    meta = read_strings("\n".join(lines[1:end])) if end else None
+    if not meta:
+        return ()
+    return tuple((k, v) for k in MORE_KEYS if isinstance(v := meta.get(k), str) and v.strip())
+
+
+def _slim(parsed: ParsedAtom) -> ParsedAtom:
+    """Without the sections and the file's text: the site renders the body itself."""
+    atom = parsed.atom
+    if atom is None:
+        return ParsedAtom(parsed.path, None, parsed.findings)
+    return ParsedAtom(parsed.path, dataclasses.replace(atom, sections=()), parsed.findings)
+
+
+def _portable(parsed: ParsedAtom) -> ParsedAtom:
+    """What pickles back from the child: an Atom's read-only mappings as dicts."""
+    atom = parsed.atom
+    if atom is None:
+        return ParsedAtom(parsed.path, None, parsed.findings)
+    slim = dataclasses.replace(
+        atom, sections=(), key_lines=dict(atom.key_lines), extra=dict(atom.extra)
+    )
+    return ParsedAtom(parsed.path, slim, parsed.findings)
+
+
+def _restored(atom: Atom) -> Atom:
+    if isinstance(atom.key_lines, MappingProxyType):
+        return atom
+    return dataclasses.replace(
+        atom,
+        key_lines=MappingProxyType(dict(atom.key_lines)),
+        extra=MappingProxyType(dict(atom.extra)),
+    )

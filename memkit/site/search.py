@@ -1,0 +1,158 @@
+"""The site's search index, written at build time and read by `assets/search.js` offline.
+
+Terms: English words lowercased and stemmed (`stem`, the same rules as `stem` in search.js;
+tests run both over one word list), stop words dropped; CJK runs as bigrams (a lone character
+as itself), the way memkit's own index reads Chinese and Japanese. The stop words and the CJK
+ranges travel inside the index file, so the page reads them from here rather than from a copy.
+
+The index is a script (`search-index.js`) assigning one JSON object: a page opened from disk
+(file://) may load a script beside it, not fetch a JSON file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from memkit.index.analysis import _CJK_RUN, STOPWORDS
+
+FORMAT = 1
+_WORD = re.compile(r"[a-z0-9\u00e0-\u024f]+")
+_VOWEL = re.compile(r"[aeiouy]")
+SNIPPET = 160
+# Where a term occurs: found in the title, the triggers or tags, or the id weighs more.
+TITLE_WEIGHT = 3
+TRIGGER_WEIGHT = 3
+BODY_WEIGHT = 1
+
+
+@dataclass(frozen=True)
+class Doc:
+    id: str
+    title: str
+    kind: str  # the atom's type
+    scope: str
+    status: str  # live, pending, superseded, archived, expired
+    snippet: str
+    url: str
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def stem(word: str) -> str:
+    """A light English stemmer (Porter's steps 1a-1c and a trailing -ly): plurals, -ed,
+    -ing. Kept small on purpose: search.js holds the same rules, line for line."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("sses") or word.endswith("ies"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if word.endswith("eed"):
+        if len(word) > 4:
+            word = word[:-1]
+    else:
+        for suffix in ("ingly", "edly", "ing", "ed"):
+            base = word[: -len(suffix)]
+            if word.endswith(suffix) and _VOWEL.search(base) and len(base) >= 3:
+                word = _after_ed(base)
+                break
+    if word.endswith("ly") and len(word) > 5:
+        word = word[:-2]
+    if word.endswith("y") and len(word) > 3 and word[-2] not in "aeiou":
+        word = word[:-1] + "i"
+    return word
+
+
+def _after_ed(base: str) -> str:
+    if base.endswith(("at", "bl", "iz")):
+        return base + "e"
+    if len(base) >= 2 and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
+        return base[:-1]
+    return base
+
+
+def terms(text: str) -> list[str]:
+    """The index terms of a text, in order, repeats kept."""
+    text = normalise(text)
+    out: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            out.append(run)
+        out.extend(run[i : i + 2] for i in range(len(run) - 1))
+    for word in _WORD.findall(_CJK_RUN.sub(" ", text)):
+        if word not in STOPWORDS:
+            out.append(stem(word))
+    return out
+
+
+class SearchIndex:
+    """Documents and weighted postings, built one atom at a time."""
+
+    def __init__(self) -> None:
+        self.docs: list[Doc] = []
+        self.postings: dict[str, dict[int, int]] = defaultdict(dict)
+
+    def add(self, doc: Doc, *, title: str, keys: Iterable[str], body: str) -> None:
+        number = len(self.docs)
+        self.docs.append(doc)
+        weighed = (
+            (title, TITLE_WEIGHT),
+            (" ".join([doc.id.replace("-", " "), *keys]), TRIGGER_WEIGHT),
+            (body, BODY_WEIGHT),
+        )
+        for text, weight in weighed:
+            for term in terms(text):
+                row = self.postings[term]
+                row[number] = row.get(number, 0) + weight
+
+    def script(self) -> str:
+        """search-index.js: the index as one JSON object, safe inside a script file."""
+        postings: dict[str, list[int]] = {}
+        for term in sorted(self.postings):
+            row = self.postings[term]
+            flat: list[int] = []
+            for number in sorted(row):
+                flat.extend((number, row[number]))
+            postings[term] = flat
+        data = {
+            "format": FORMAT,
+            "stop": sorted(STOPWORDS),
+            "cjk": _CJK_RUN.pattern,
+            "docs": [
+                [d.id, d.title, d.kind, d.scope, d.status, d.snippet, d.url] for d in self.docs
+            ],
+            "terms": postings,
+        }
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+        # ensure_ascii leaves no U+2028 and no raw "<": nothing in the text can end the script.
+        text = text.replace("<", "\\u003c")
+        return f"window.MEMKIT_SEARCH={text};\n"
+
+
+def _idf(total: int, found: int) -> float:
+    return math.log(1 + (total - found + 0.5) / (found + 0.5))
+
+
+def search(index: SearchIndex, query: str, limit: int = 20) -> Sequence[Doc]:
+    """The same ranking as search.js, for tests and the benchmark: every term must match."""
+    wanted = list(dict.fromkeys(terms(query)))
+    if not wanted:
+        return []
+    scores: dict[int, float] = {}
+    for n, term in enumerate(wanted):
+        row = index.postings.get(term, {})
+        idf = _idf(len(index.docs), len(row)) if row else 0.0
+        if n == 0:
+            scores = {d: idf * w for d, w in row.items()}
+        else:
+            scores = {d: s + idf * row[d] for d, s in scores.items() if d in row}
+    ranked = sorted(scores, key=lambda d: (-scores[d], index.docs[d].id))
+    return [index.docs[d] for d in ranked[:limit]]
