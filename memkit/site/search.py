@@ -29,6 +29,9 @@ SNIPPET = 160
 TITLE_WEIGHT = 3
 TRIGGER_WEIGHT = 3
 BODY_WEIGHT = 1
+# Superseded and archived atoms are found, after the live ones.
+RETIRED = ("superseded", "archived")
+RETIRED_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,8 @@ class SearchIndex:
             postings[term] = flat
         data = {
             "format": FORMAT,
+            "retired": list(RETIRED),
+            "retiredWeight": RETIRED_WEIGHT,
             "stop": sorted(STOPWORDS),
             "cjk": _CJK_RUN.pattern,
             "docs": [
@@ -154,5 +159,8 @@ def search(index: SearchIndex, query: str, limit: int = 20) -> Sequence[Doc]:
             scores = {d: idf * w for d, w in row.items()}
         else:
             scores = {d: s + idf * row[d] for d, s in scores.items() if d in row}
+    for d in scores:
+        if index.docs[d].status in RETIRED:
+            scores[d] *= RETIRED_WEIGHT
     ranked = sorted(scores, key=lambda d: (-scores[d], index.docs[d].id))
     return [index.docs[d] for d in ranked[:limit]]

@@ -28,7 +28,8 @@ def search_index(model: Model) -> SearchIndex:
             snippet,
             atom_href(atom_id),
         )
-        index.add(doc, title=atom.title, keys=(*atom.triggers, *atom.tags), body=atom.body)
+        body = _LINK.sub(r"\1", atom.body)  # a link's words, not where it leads
+        index.add(doc, title=atom.title, keys=(*atom.triggers, *atom.tags), body=body)
     return index
 
 

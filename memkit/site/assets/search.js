@@ -105,6 +105,9 @@
       }
       scores = next;
     });
+    Object.keys(scores).forEach(function (d) {
+      if (INDEX.retired.indexOf(INDEX.docs[d][4]) >= 0) scores[d] *= INDEX.retiredWeight;
+    });
     return Object.keys(scores)
       .sort(function (a, b) {
         var by = scores[b] - scores[a];
