@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from memkit.atom.read import read_atom
 from memkit.config import load_config
@@ -23,9 +27,12 @@ from tests.site_memory import (
     NEVER_SHOWN,
     ONERROR,
     PENDING,
+    SECRET,
     XSS,
     team_memory,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -266,3 +273,61 @@ def test_pending_atom_waits_under_review_not_among_live_atoms(made: Path) -> Non
     page = (made / "out/atoms/use-postgres-16.html").read_text(encoding="utf-8")
     assert "Waiting for review in shared/_pending/" in page
     assert "use-postgres-16" in PENDING["shared/_pending/use-postgres-16.md"]
+
+
+def test_the_site_does_not_stand_on_the_claude_code_adapter() -> None:
+    from tests.layers_test import import_graph
+
+    graph = import_graph()
+    site = {m for m in graph if m == "memkit.site" or m.startswith("memkit.site.")}
+    direct = {m for s in site for m in graph[s]}
+    assert site and not [m for m in direct if m.startswith("memkit.claude")]
+
+
+WORKFLOWS = {
+    "ci/github/memkit-site.yml": "_site",
+    "ci/gitlab/memkit-site.gitlab-ci.yml": "public",
+}
+
+
+def _job_commands(path: str) -> list[str]:
+    """The shell commands a workflow runs after installing memkit."""
+    data = YAML(typ="safe", pure=True).load((ROOT / path).read_text(encoding="utf-8"))
+    if "jobs" in data:
+        steps = data["jobs"]["build"]["steps"]
+        return [s["run"] for s in steps if "run" in s and "pip install" not in s["run"]]
+    return [str(line) for line in data["pages"]["script"]]
+
+
+@pytest.mark.parametrize("path", sorted(WORKFLOWS))
+def test_the_pages_jobs_publish_what_a_fresh_clone_builds(
+    path: str, made: Path, tmp_path: Path
+) -> None:
+    text = (ROOT / path).read_text(encoding="utf-8")
+    out = WORKFLOWS[path]
+    # the default branch only, the whole history, memkit from its own repository
+    assert "default_branch" in text or "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH" in text
+    assert "fetch-depth: 0" in text or 'GIT_DEPTH: "0"' in text
+    commands = "\n".join(ln for ln in text.splitlines() if not ln.strip().startswith("#"))
+    assert 'pip install "$MEMKIT_PACKAGE"' in text
+    assert not re.search(r"pip install +memkit\b", commands)
+    assert f"path: {out}" in text or f"- {out}" in text  # what is published is what was built
+    # CI's clone: fresh, on another path, no .memkit/ (no index, no audit report).
+    clone = tmp_path / "ci-clone"
+    git(tmp_path, "clone", "-q", str(made / "repo"), str(clone))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for command in _job_commands(path):
+        ran = subprocess.run(
+            ["bash", "-e", "-c", command],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert ran.returncode == 0, (command, ran.stdout, ran.stderr)
+    start = (clone / out / "index.html").read_text(encoding="utf-8")
+    assert '<article class="conflict">' in start and "ws-heartbeat-90s" in start
+    assert (clone / out / "atoms/ws-heartbeat-interval.html").is_file()
+    for _, data in _all_bytes(clone / out):
+        assert SECRET.encode() not in data
