@@ -131,9 +131,10 @@ def test_pages_fit_a_phone(chrome: Browser, site: Path, artefacts: Path) -> None
 def _search(chrome: Browser, query: str) -> list[str]:
     """Type into the page's own search box; the ids of the results it lists."""
     script = (
-        "(() => { const box = document.getElementById('q'); box.value = %s;"
-        " box.dispatchEvent(new Event('input')); return [...document.querySelectorAll("
-        "'#results li a')].map(a => a.getAttribute('href')); })()"
+        "(async () => { const box = document.getElementById('q'); box.value = %s;"
+        " box.dispatchEvent(new Event('input')); await window.memkitSearch.idle();"
+        " return [...document.querySelectorAll('#results li a')]"
+        ".map(a => a.getAttribute('href')); })()"
     )
     import json
 
@@ -143,6 +144,7 @@ def _search(chrome: Browser, query: str) -> list[str]:
 
 def test_search_finds_english_and_chinese_atoms_offline(chrome: Browser, site: Path) -> None:
     _open(chrome, site, "search.html", "?q=websocket%20heartbeats")
+    chrome.evaluate("window.memkitSearch.idle()")
     listed = chrome.evaluate(
         "[...document.querySelectorAll('#results li a')].map(a => a.textContent)"
     )
@@ -181,6 +183,7 @@ def test_markup_in_an_atom_is_shown_as_text_and_never_runs(chrome: Browser, site
     assert '<img src=x onerror="window.__pwned=2">' in text
     # The same title among search results: text too.
     _open(chrome, site, "search.html", "?q=escaping")
+    chrome.evaluate("window.memkitSearch.idle()")
     assert chrome.evaluate("typeof window.__pwned") == "undefined"
     assert chrome.evaluate("document.querySelector('#results a').textContent").startswith(
         "Escaping check <script>"

@@ -176,7 +176,9 @@ def test_a_second_build_reuses_every_page_and_a_change_rewrites_only_its_pages(
     (out / "atoms/notes.txt").write_text("mine", encoding="utf-8")
     (repo / "shared/cache-ttl-zh.md").unlink()
     gone = memkit("site", "--out", str(out), cwd=repo)
-    assert "1 removed" in gone.stdout, gone.stdout
+    assert gone.returncode == 0, gone.stderr
+    # its page, and the search shards only its Chinese text filled
+    assert re.search(r" [1-9][0-9]* removed", gone.stdout), gone.stdout
     assert not (out / "atoms/cache-ttl-zh.html").exists()
     assert (out / "atoms/notes.txt").read_text(encoding="utf-8") == "mine"
 
@@ -256,15 +258,19 @@ def test_search_terms_stem_english_and_pair_chinese() -> None:
     for n, (title, body) in enumerate(
         [("WebSocket heartbeat", "ping every 30 s"), ("快取失效時間", "十分鐘後失效")]
     ):
-        doc = Doc(f"a{n}", title, "fact", "shared", "live", "", f"a{n}.html")
+        doc = Doc(f"a{n}", title, "fact", "shared", "live", "")
         index.add(doc, title=title, keys=(), body=body)
     assert [d.id for d in search(index, "heartbeats pinging")] == ["a0"]
     assert [d.id for d in search(index, "快取 失效")] == ["a1"]
     assert search(index, "heartbeat 快取") == []
-    script = index.script()
-    assert script.startswith("window.MEMKIT_SEARCH={") and "<" not in script
-    data = json.loads(script.removeprefix("window.MEMKIT_SEARCH=").removesuffix(";\n"))
+    files = index.files()
+    main = files["search-index.js"]
+    assert main.startswith("window.MEMKIT_SEARCH={") and "<" not in main
+    data = json.loads(main.removeprefix("window.MEMKIT_SEARCH=").removesuffix(";\n"))
     assert re.compile(data["cjk"]).pattern and "the" in data["stop"]
+    # postings by first character: "websocket" in shard w, "快取" in the shard of 快
+    assert '"websocket":"0.3"' in files["search/w.js"]  # title (3), and not in the body
+    assert '"快取":"1.3"' in files[f"search/x{ord('快') % 64:x}.js"]
 
 
 def test_pending_atom_waits_under_review_not_among_live_atoms(made: Path) -> None:

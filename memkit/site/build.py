@@ -32,7 +32,7 @@ from memkit.site.lists import archive_page, atoms_page, graph_page, search_page
 from memkit.site.markdown import known_pages, make_renderer
 from memkit.site.model import PENDING, Model, build_model
 from memkit.site.plots import PLOTS
-from memkit.site.searchdocs import search_script
+from memkit.site.searchdocs import search_files
 from memkit.site.start import Conflict, conflict_of, start_page
 
 log = logging.getLogger(__name__)
@@ -59,6 +59,9 @@ class _Keys:
         self.out = out
         self.before: dict[str, str] = {}
         self.now: dict[str, str] = {}
+        # What groups of files were made from (the search index's shards), by name.
+        self.made_from: dict[str, str] = {}
+        self.made_from_now: dict[str, str] = {}
         path = out / MANIFEST
         if path.is_file():
             try:
@@ -66,8 +69,9 @@ class _Keys:
             except (OSError, ValueError):
                 data = {}
             if isinstance(data, dict) and data.get("format") == FORMAT:
-                files = data.get("files")
+                files, made = data.get("files"), data.get("made_from")
                 self.before = dict(files) if isinstance(files, dict) else {}
+                self.made_from = dict(made) if isinstance(made, dict) else {}
         elif out.exists() and any(out.iterdir()):
             raise MemkitError(
                 f"{out} is not empty and was not written by `memkit site`; "
@@ -87,7 +91,12 @@ class _Keys:
             if target.is_file() and target.resolve().is_relative_to(self.out.resolve()):
                 target.unlink()
                 removed += 1
-        data = {"format": FORMAT, "memkit": __version__, "files": dict(sorted(self.now.items()))}
+        data = {
+            "format": FORMAT,
+            "memkit": __version__,
+            "files": dict(sorted(self.now.items())),
+            "made_from": self.made_from_now,
+        }
         write_atomic(self.out / MANIFEST, json.dumps(data, indent=0) + "\n", durable=False)
         return removed
 
@@ -204,15 +213,26 @@ def build_site(
         )
         _put(keys, f"assets/{name}", text, stats)
     lap("pages")
-    search_key = _key([(i, s.blob, model.status[i]) for i, s in sorted(model.atoms.items())])
-    if keys.fresh("assets/search-index.js", search_key):
-        stats.reused += 1
-    else:
-        _write(out, "assets/search-index.js", search_script(model))
-        stats.written += 1
+    _search(model, keys, stats)
     lap("search")
     stats.removed = keys.save()
     return stats
+
+
+def _search(model: Model, keys: _Keys, stats: SiteStats) -> None:
+    """The search index, made again when an atom, its status or its title changed; then each
+    shard is written only when it changed."""
+    inputs = _key([(i, s.blob, model.status[i]) for i, s in sorted(model.atoms.items())])
+    keys.made_from_now["search"] = inputs
+    if keys.made_from.get("search") == inputs:
+        kept = [r for r in keys.before if r.startswith(("assets/search/", "assets/search-i"))]
+        if kept and all((keys.out / rel).is_file() for rel in kept):
+            for rel in kept:
+                keys.now[rel] = keys.before[rel]
+            stats.reused += len(kept)
+            return
+    for rel, text in search_files(model).items():
+        _put(keys, f"assets/{rel}", text, stats)
 
 
 def _atom_pages(

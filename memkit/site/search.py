@@ -11,6 +11,7 @@ The index is a script (`search-index.js`) assigning one JSON object: a page open
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -24,7 +25,7 @@ from memkit.index.analysis import _CJK_RUN, STOPWORDS
 FORMAT = 1
 _WORD = re.compile(r"[a-z0-9\u00e0-\u024f]+")
 _VOWEL = re.compile(r"[aeiouy]")
-SNIPPET = 160
+SNIPPET = 120
 # Where a term occurs: found in the title, the triggers or tags, or the id weighs more.
 TITLE_WEIGHT = 3
 TRIGGER_WEIGHT = 3
@@ -32,6 +33,7 @@ BODY_WEIGHT = 1
 # Superseded and archived atoms are found, after the live ones.
 RETIRED = ("superseded", "archived")
 RETIRED_WEIGHT = 0.5
+SPREAD = 64  # shards for terms that do not begin with a-z or 0-9 (CJK bigrams)
 
 
 @dataclass(frozen=True)
@@ -42,13 +44,13 @@ class Doc:
     scope: str
     status: str  # live, pending, superseded, archived, expired
     snippet: str
-    url: str
 
 
 def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light English stemmer (Porter's steps 1a-1c and a trailing -ly): plurals, -ed,
     -ing. Kept small on purpose: search.js holds the same rules, line for line."""
@@ -96,6 +98,21 @@ def terms(text: str) -> list[str]:
     return out
 
 
+def weights(doc_id: str, title: str, keys: Iterable[str], body: str) -> dict[str, int]:
+    """term -> weight for one atom: the sum of the weights of the fields it occurs in (how
+    often does not count: a long atom would outweigh a precise one)."""
+    out: dict[str, int] = {}
+    fields = (
+        (title, TITLE_WEIGHT),
+        (" ".join([doc_id.replace("-", " "), *keys]), TRIGGER_WEIGHT),
+        (body, BODY_WEIGHT),
+    )
+    for text, weight in fields:
+        for term in set(terms(text)):
+            out[term] = out.get(term, 0) + weight
+    return out
+
+
 class SearchIndex:
     """Documents and weighted postings, built one atom at a time."""
 
@@ -104,42 +121,72 @@ class SearchIndex:
         self.postings: dict[str, dict[int, int]] = defaultdict(dict)
 
     def add(self, doc: Doc, *, title: str, keys: Iterable[str], body: str) -> None:
+        self.add_weights(doc, weights(doc.id, title, keys, body))
+
+    def add_weights(self, doc: Doc, weighed: dict[str, int]) -> None:
         number = len(self.docs)
         self.docs.append(doc)
-        weighed = (
-            (title, TITLE_WEIGHT),
-            (" ".join([doc.id.replace("-", " "), *keys]), TRIGGER_WEIGHT),
-            (body, BODY_WEIGHT),
-        )
-        for text, weight in weighed:
-            for term in terms(text):
-                row = self.postings[term]
-                row[number] = row.get(number, 0) + weight
+        for term, weight in weighed.items():
+            self.postings[term][number] = weight
 
-    def script(self) -> str:
-        """search-index.js: the index as one JSON object, safe inside a script file."""
-        postings: dict[str, list[int]] = {}
-        for term in sorted(self.postings):
-            row = self.postings[term]
-            flat: list[int] = []
+    def files(self) -> dict[str, str]:
+        """The index as scripts, path under assets/ -> text: `search-index.js` (the documents
+        and what the page needs to read a query) and one shard of postings per `shard_of`
+        key, loaded only when a query has a term in it.
+
+        A term's postings are one string: `doc.weight` pairs split by commas, each doc number
+        the difference from the one before it in base 36, `.weight` left out when it is 1."""
+        shards: dict[str, dict[str, str]] = defaultdict(dict)
+        for term, row in self.postings.items():
+            parts, before = [], 0
             for number in sorted(row):
-                flat.extend((number, row[number]))
-            postings[term] = flat
-        data = {
+                gap = _base36(number - before)
+                before = number
+                parts.append(gap if row[number] == 1 else f"{gap}.{row[number]}")
+            shards[shard_of(term)][term] = ",".join(parts)
+        main = {
             "format": FORMAT,
             "retired": list(RETIRED),
             "retiredWeight": RETIRED_WEIGHT,
             "stop": sorted(STOPWORDS),
             "cjk": _CJK_RUN.pattern,
-            "docs": [
-                [d.id, d.title, d.kind, d.scope, d.status, d.snippet, d.url] for d in self.docs
-            ],
-            "terms": postings,
+            "spread": SPREAD,
+            "shards": sorted(shards),
+            "docs": [[d.id, d.title, d.kind, d.scope, d.status, d.snippet] for d in self.docs],
         }
-        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
-        # ensure_ascii leaves no U+2028 and no raw "<": nothing in the text can end the script.
-        text = text.replace("<", "\\u003c")
-        return f"window.MEMKIT_SEARCH={text};\n"
+        out = {"search-index.js": f"window.MEMKIT_SEARCH={_script_json(main)};\n"}
+        for name, postings in shards.items():
+            out[f"search/{name}.js"] = (
+                f'window.memkitShard("{name}",{_script_json(dict(sorted(postings.items())))});\n'
+            )
+        return out
+
+
+def shard_of(term: str) -> str:
+    """The shard a term's postings are in (search.js `shardOf`): its first character when
+    that is a-z or 0-9, else "x" and the character's code modulo SPREAD in hex."""
+    first = term[0]
+    if first.isascii() and first.isalnum():
+        return first
+    return f"x{ord(first) % SPREAD:x}"
+
+
+def _script_json(data: object) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # Nothing in the text may end the script or break its line: "<", U+2028, U+2029.
+    for char in ("<", "\u2028", "\u2029"):
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def _base36(value: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rest = divmod(value, 36)
+        out = digits[rest] + out
+        if not value:
+            return out
 
 
 def _idf(total: int, found: int) -> float:

@@ -65,16 +65,56 @@
     return Math.log(1 + (total - found + 0.5) / (found + 0.5));
   }
 
+  // The postings live in shards (assets/search/<shard>.js), loaded when a query needs them:
+  // a term's shard is its first character when that is a-z or 0-9, else "x" and the
+  // character's code modulo INDEX.spread in hex (memkit/site/search.py `shard_of`).
+  var SHARDS = {};
+  window.memkitShard = function (name, terms) { SHARDS[name] = terms; };
+
+  function shardOf(term) {
+    var first = term[0];
+    if (/[a-z0-9]/.test(first)) return first;
+    return "x" + (first.codePointAt(0) % INDEX.spread).toString(16);
+  }
+
+  function load(names) {
+    return Promise.all(names.filter(function (n) { return !(n in SHARDS); }).map(function (n) {
+      return new Promise(function (resolve) {
+        if (INDEX.shards.indexOf(n) < 0) { SHARDS[n] = {}; resolve(); return; }
+        var tag = document.createElement("script");
+        tag.src = "assets/search/" + n + ".js";
+        tag.onload = resolve;
+        tag.onerror = function () { SHARDS[n] = {}; resolve(); };
+        document.head.appendChild(tag);
+      });
+    }));
+  }
+
+  // A term's postings, [doc, weight, doc, weight, ...], from the index's compact string:
+  // "gap.weight" pairs, the gap from the doc before in base 36, ".1" left out.
+  function decode(text) {
+    var out = [];
+    var doc = 0;
+    if (!text) return out;
+    text.split(",").forEach(function (part) {
+      var dot = part.indexOf(".");
+      doc += parseInt(dot < 0 ? part : part.slice(0, dot), 36);
+      out.push(doc, dot < 0 ? 1 : parseInt(part.slice(dot + 1), 10));
+    });
+    return out;
+  }
+
   // doc number -> weight for one term; the last word of a query still being typed also
   // matches the terms it begins.
   function postings(term, prefix) {
     var rows = {};
+    var shard = SHARDS[shardOf(term)] || {};
     var names = [term];
     if (prefix && term.length >= 3) {
-      names = Object.keys(INDEX.terms).filter(function (t) { return t.startsWith(term); });
+      names = Object.keys(shard).filter(function (t) { return t.startsWith(term); });
     }
     names.forEach(function (name) {
-      var flat = INDEX.terms[name] || [];
+      var flat = decode(shard[name]);
       var weight = idf(flat.length / 2);
       for (var i = 0; i < flat.length; i += 2) {
         var score = weight * flat[i + 1];
@@ -84,14 +124,19 @@
     return rows;
   }
 
-  // Every term must match; best first, then by id (as search.py `search`).
-  function search(query, typing) {
+  function unique(query) {
     var seen = {};
-    var wanted = terms(query).filter(function (t) {
+    return terms(query).filter(function (t) {
       if (seen[t[0]]) return false;
       seen[t[0]] = true;
       return true;
     });
+  }
+
+  // Every term must match; best first, then by id (as search.py `search`). The shards the
+  // query needs must be loaded (`find` does it).
+  function search(query, typing) {
+    var wanted = unique(query);
     if (!wanted.length) return [];
     var scores = null;
     wanted.forEach(function (t, n) {
@@ -118,6 +163,11 @@
       .map(function (d) { return INDEX.docs[d]; });
   }
 
+  function find(query, typing) {
+    var names = unique(query).map(function (t) { return shardOf(t[0]); });
+    return load(names).then(function () { return search(query, typing); });
+  }
+
   function el(tag, cls, text) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -125,30 +175,44 @@
     return node;
   }
 
+  var latest = 0;
+  var pending = Promise.resolve();
+
   function show(query, typing) {
     var list = document.getElementById("results");
     var count = document.getElementById("count");
-    if (!list || !count) return;
-    list.replaceChildren();
+    if (!list || !count) return Promise.resolve();
+    var mine = ++latest;
     if (!query.trim()) {
+      list.replaceChildren();
       count.textContent = "Type words or characters to search " + INDEX.docs.length + " atoms.";
-      return;
+      return Promise.resolve();
     }
-    var found = search(query, typing);
-    count.textContent = found.length + (found.length === 1 ? " atom" : " atoms") + " found";
-    found.slice(0, 100).forEach(function (doc) {
-      var item = el("li", "result");
-      var link = el("a", "", doc[1]);
-      link.href = doc[6];
-      item.appendChild(link);
-      item.appendChild(el("span", "meta", " " + doc[0] + " · " + doc[2] + " · " + doc[3] +
-        (doc[4] === "live" ? "" : " · " + doc[4])));
-      item.appendChild(el("p", "snippet", doc[5]));
-      list.appendChild(item);
+    pending = find(query, typing).then(function (found) {
+      if (mine !== latest) return;  // a newer query is on its way
+      list.replaceChildren();
+      count.textContent = found.length + (found.length === 1 ? " atom" : " atoms") + " found";
+      found.slice(0, 100).forEach(function (doc) {
+        var item = el("li", "result");
+        var link = el("a", "", doc[1]);
+        link.href = "atoms/" + doc[0] + ".html";
+        item.appendChild(link);
+        item.appendChild(el("span", "meta", " " + doc[0] + " · " + doc[2] + " · " + doc[3] +
+          (doc[4] === "live" ? "" : " · " + doc[4])));
+        item.appendChild(el("p", "snippet", doc[5]));
+        list.appendChild(item);
+      });
     });
+    return pending;
   }
 
-  window.memkitSearch = { stem: stem, terms: terms, search: search };
+  // For tests and the curious: the stemmer, and a promise that the last search has shown.
+  window.memkitSearch = {
+    stem: stem,
+    terms: terms,
+    find: find,
+    idle: function () { return pending; },
+  };
 
   document.addEventListener("DOMContentLoaded", function () {
     var box = document.getElementById("q");
