@@ -337,3 +337,29 @@ def test_the_pages_jobs_publish_what_a_fresh_clone_builds(
     assert (clone / out / "atoms/ws-heartbeat-interval.html").is_file()
     for _, data in _all_bytes(clone / out):
         assert SECRET.encode() not in data
+
+
+def test_the_cache_keeps_no_verdict_past_a_change_of_rules_and_no_stale_link(team: Path) -> None:
+    repo, out = team / "repo", team / "out"
+    again = memkit("site", "--out", str(out), cwd=repo)
+    assert "0 of 14 atom file(s) read" in again.stdout, again.stdout  # all known, unchanged
+    # The injection was refused under `gate: {injection: fail}`; under warn it is admitted.
+    config = repo / "memkit.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("injection: fail", "injection: warn"),
+        encoding="utf-8",
+    )
+    relaxed = memkit("site", "--out", str(out), cwd=repo)
+    assert "14 of 14 atom file(s) read" in relaxed.stdout, relaxed.stdout
+    assert (out / "atoms/helpful-tip.html").is_file()
+    # A body's link to an atom that is no longer shown becomes text on the next build.
+    page = out / "atoms/ws-heartbeat-interval.html"
+    assert '<a href="deploy-with-argo.html">deploying</a>' in page.read_text(encoding="utf-8")
+    # (still an atom, so no reference dangles: one the site does not show)
+    (repo / "personal/alice").mkdir(parents=True)
+    (repo / "shared/deploy-with-argo.md").rename(repo / "personal/alice/deploy-with-argo.md")
+    gone = memkit("site", "--out", str(out), cwd=repo)
+    assert gone.returncode == 0, gone.stderr
+    text = page.read_text(encoding="utf-8")
+    assert 'href="deploy-with-argo.html"' not in text
+    assert '<span class="link" title="deploy-with-argo.md">deploying</span>' in text

@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     took = sum(stats.seconds.values())
     print(
         f"memkit site: {stats.atoms} atoms shown (not shown: {hidden}); "
+        f"{stats.read} of {stats.files} atom file(s) read; "
         f"{stats.written} file(s) written, {stats.reused} unchanged, {stats.removed} removed "
         f"in {took:.2f} s -> {args.out / 'index.html'}"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from memkit.site.graph import neighbourhood
 from memkit.site.html import badge, esc, page, table
@@ -201,13 +201,12 @@ def body_markdown(title: str, body: str) -> str:
 def atom_page(
     model: Model,
     atom_id: str,
-    render: Callable[[str], str],
+    body_html: str,
     *,
     findings: Sequence[str] = (),
     memory: str = "memory",
 ) -> str:
     atom = model.atoms[atom_id].atom
-    body_html = render(body_markdown(atom.title, atom.body))
     status = model.status[atom_id]
     parts = [
         f"<h1>{esc(atom.title)} {badge(status)}</h1>",

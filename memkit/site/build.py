@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -24,7 +24,10 @@ from memkit.config import Config
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.parallel import in_halves
-from memkit.site.atompage import atom_page, page_inputs
+from memkit.site.atompage import atom_page, body_markdown, page_inputs
+from memkit.site.cache import Entry
+from memkit.site.cache import load as load_cache
+from memkit.site.cache import save as save_cache
 from memkit.site.collect import collect
 from memkit.site.history import read_history
 from memkit.site.html import ATOM_DIR
@@ -32,7 +35,7 @@ from memkit.site.lists import archive_page, atoms_page, graph_page, search_page
 from memkit.site.markdown import known_pages, make_renderer
 from memkit.site.model import PENDING, Model, build_model
 from memkit.site.plots import PLOTS
-from memkit.site.searchdocs import search_files
+from memkit.site.searchdocs import search_index
 from memkit.site.start import Conflict, conflict_of, start_page
 
 log = logging.getLogger(__name__)
@@ -45,6 +48,8 @@ PARALLEL_PAGES = 1000  # from this many pages to render, a forked child renders 
 @dataclass
 class SiteStats:
     atoms: int = 0
+    files: int = 0  # atom files in the working tree
+    read: int = 0  # of them read this time (the others known from the cache, unchanged)
     written: int = 0
     reused: int = 0
     removed: int = 0
@@ -180,16 +185,17 @@ def build_site(
 
     out = out.resolve()
     keys = _Keys(out)
-    collected = collect(root, config, current_manifest(root))
+    collected = collect(root, config, current_manifest(root), load_cache(root))
     lap("collect")
     model = build_model(collected, read_history(root), read_team_usage(root, local=False), today)
     stats.atoms, stats.hidden = len(model.atoms), dict(model.hidden)
+    stats.files, stats.read = len(collected.entries), collected.read
     lap("history")
     health = build_health(root, config, today=today)
     conflicts = _conflicts(root, model)
     findings = _pending_findings(model, config, conflicts or [])
     lap("health")
-    _atom_pages(model, keys, findings, memory, stats)
+    _atom_pages(model, keys, collected.entries, findings=findings, memory=memory, stats=stats)
     lap("atoms")
     top = make_renderer(known_pages(set(model.atoms), f"{ATOM_DIR}/"))
     _put(
@@ -213,15 +219,18 @@ def build_site(
         )
         _put(keys, f"assets/{name}", text, stats)
     lap("pages")
-    _search(model, keys, stats)
+    _search(model, keys, collected.entries, stats)
     lap("search")
     stats.removed = keys.save()
+    save_cache(root, collected.entries)
+    lap("save")
     return stats
 
 
-def _search(model: Model, keys: _Keys, stats: SiteStats) -> None:
-    """The search index, made again when an atom, its status or its title changed; then each
-    shard is written only when it changed."""
+def _search(model: Model, keys: _Keys, entries: dict[str, Entry], stats: SiteStats) -> None:
+    """The search index, made again when an atom, its status or its title changed (each
+    atom's terms from the cache when its file is unchanged); then each shard is written only
+    when it changed."""
     inputs = _key([(i, s.blob, model.status[i]) for i, s in sorted(model.atoms.items())])
     keys.made_from_now["search"] = inputs
     if keys.made_from.get("search") == inputs:
@@ -231,31 +240,67 @@ def _search(model: Model, keys: _Keys, stats: SiteStats) -> None:
                 keys.now[rel] = keys.before[rel]
             stats.reused += len(kept)
             return
-    for rel, text in search_files(model).items():
+    known = {i: e.weights for i, s in model.atoms.items() if (e := entries[s.key]).weights}
+    index = search_index(model, known)
+    for atom_id, weighed in index.weighed.items():
+        entries[model.atoms[atom_id].key].weights = weighed
+    for rel, text in index.files().items():
         _put(keys, f"assets/{rel}", text, stats)
 
 
 def _atom_pages(
-    model: Model, keys: _Keys, findings: dict[str, list[str]], memory: str, stats: SiteStats
+    model: Model,
+    keys: _Keys,
+    entries: dict[str, Entry],
+    *,
+    findings: dict[str, list[str]],
+    memory: str,
+    stats: SiteStats,
 ) -> None:
-    todo: list[tuple[str, str]] = []
-    for atom_id, shown in model.atoms.items():
+
+    def page_key(atom_id: str) -> str:
+        shown = model.atoms[atom_id]
         said = findings.get(atom_id, [])
-        key = _key(memory, shown.blob, shown.more, page_inputs(model, atom_id), said)
-        if keys.fresh(f"{ATOM_DIR}/{atom_id}.html", key):
+        # The body's links to atom pages hold while the atoms they name are shown or not.
+        resolved = sorted((i, i in model.atoms) for i in entries[shown.key].links)
+        return _key(memory, shown.blob, shown.more, page_inputs(model, atom_id), said, resolved)
+
+    todo: list[str] = []
+    for atom_id in model.atoms:
+        if keys.fresh(f"{ATOM_DIR}/{atom_id}.html", page_key(atom_id)):
             stats.reused += 1
         else:
-            todo.append((atom_id, key))
+            todo.append(atom_id)
     out = keys.out
     (out / ATOM_DIR).mkdir(parents=True, exist_ok=True)
+    ids = set(model.atoms)
 
-    def work(part: Sequence[tuple[str, str]], in_child: bool) -> int:
-        render: Callable[[str], str] = make_renderer(known_pages(set(model.atoms)))
-        for atom_id, _ in part:
+    def work(part: Sequence[str], in_child: bool) -> list[tuple[str, str, dict[str, bool]]]:
+        looked: dict[str, bool] = {}  # the atom links a body names, and whether each is shown
+
+        def page_of(atom_id: str) -> str | None:
+            looked[atom_id] = atom_id in ids
+            return known_pages(ids)(atom_id)
+
+        render = make_renderer(page_of)
+        made = []
+        for atom_id in part:
+            shown = model.atoms[atom_id]
+            entry = entries[shown.key]
+            body = entry.body
+            if body is None or any((i in ids) != was for i, was in entry.links.items()):
+                looked.clear()
+                body = render(body_markdown(shown.atom.title, shown.atom.body))
+                made.append((shown.key, body, dict(looked)))
             html = atom_page(
-                model, atom_id, render, findings=findings.get(atom_id, ()), memory=memory
+                model, atom_id, body, findings=findings.get(atom_id, ()), memory=memory
             )
             write_atomic(out / ATOM_DIR / f"{atom_id}.html", html, durable=False)
-        return len(part)
+        return made
 
-    stats.written += sum(in_halves(todo, work, minimum=PARALLEL_PAGES))
+    for share in in_halves(todo, work, minimum=PARALLEL_PAGES):
+        for key, body, links in share:
+            entries[key].body, entries[key].links = body, links
+    for atom_id in todo:  # keyed by the links their bodies resolved just now
+        keys.now[f"{ATOM_DIR}/{atom_id}.html"] = page_key(atom_id)
+    stats.written += len(todo)

@@ -25,10 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from memkit.atom import Atom, id_from_path
-from memkit.atom.read import ParsedAtom
 from memkit.checks.admission import (
     error_codes,
     file_findings,
@@ -38,6 +36,7 @@ from memkit.checks.admission import (
 )
 from memkit.config import Config
 from memkit.parallel import in_halves
+from memkit.site.cache import Entry
 
 log = logging.getLogger(__name__)
 MORE_KEYS = ("updated", "reviewed_by", "reviewed", "rejected_reason", "archived_reason")
@@ -66,46 +65,76 @@ class Shown:
     findings: tuple[str, ...] = ()  # warnings of an atom waiting for review, as printed
     more: tuple[tuple[str, str], ...] = ()  # frontmatter the Atom record does not keep
 
+    @property
+    def key(self) -> str:
+        return entry_key(self.atom.path, self.blob)
+
 
 @dataclass
 class Collected:
     atoms: dict[str, Shown] = field(default_factory=dict)  # by id, sorted by path
     hidden: Counter[str] = field(default_factory=Counter)  # reason -> files not shown
+    # What was learnt of each file (`entry_key`), for the pages, the search and the cache.
+    entries: dict[str, Entry] = field(default_factory=dict)
+    read: int = 0  # files read this time (the others were known from the cache)
 
 
-def collect(root: Path, config: Config, manifest: dict[str, str]) -> Collected:
-    """Read every atom file of `manifest` (path -> blob id) and keep what may be shown."""
+def entry_key(path: str, blob: str) -> str:
+    return f"{path}\0{blob}"
+
+
+def collect(
+    root: Path, config: Config, manifest: dict[str, str], known: dict[str, Entry] | None = None
+) -> Collected:
+    """Read every atom file of `manifest` (path -> blob id) and keep what may be shown;
+    `known`: what an earlier build learnt of files, by `entry_key` (the site's cache)."""
+    known = known or {}
     paths = sorted(manifest)
+    todo = [p for p in paths if entry_key(p, manifest[p]) not in known]
 
-    def work(part: Sequence[str], in_child: bool) -> list[tuple[ParsedAtom, list[str], Any]]:
+    def work(part: Sequence[str], in_child: bool) -> list[tuple[str, Entry]]:
         done = []
         for path in part:
             parsed, codes = read_admitted(root, path, config, fast=True)
-            warnings: tuple[str, ...] = ()
-            if not codes and parsed.atom is not None and parsed.atom.pending:
-                # Review needs what validate warns about too (MK016, MK112, …).
-                warnings = tuple(
-                    f.format() for f in sorted(file_findings(parsed, config)) if not f.is_error
-                )
-            more = _more_keys(parsed.text) if not codes else ()
-            slim = _portable(parsed) if in_child else _slim(parsed)
-            done.append((slim, codes, (warnings, more)))
+            entry = Entry(codes, _slim(parsed.atom))
+            if not codes and parsed.atom is not None:
+                entry.more = _more_keys(parsed.text)
+                if parsed.atom.pending:
+                    # Review needs what validate warns about too (MK016, MK112, …).
+                    entry.warnings = tuple(
+                        f.format() for f in sorted(file_findings(parsed, config)) if not f.is_error
+                    )
+            if in_child and entry.atom is not None:  # read-only mappings do not pickle
+                entry.atom = None if entry.atom is None else _portable(entry.atom)
+            done.append((path, entry))
         return done
 
-    read: list[tuple[ParsedAtom, list[str], Any]] = []
-    for share in in_halves(paths, work, minimum=PARALLEL_ATOMS):
-        read.extend(share)
-    held = _refused_across([p.atom for p, _, _ in read if p.atom is not None], paths)
-    out = Collected()
-    for parsed, codes, (warnings, more) in read:
-        atom = _restored(parsed.atom) if parsed.atom is not None else None
-        all_codes = sorted({*codes, *held.get(parsed.path, ())})
-        reason = hidden_because(atom, all_codes)
+    read = dict(known)
+    for share in in_halves(todo, work, minimum=PARALLEL_ATOMS):
+        for path, entry in share:
+            if entry.atom is not None:
+                entry.atom = _restored(entry.atom)
+            read[entry_key(path, manifest[path])] = entry
+    out = Collected(read=len(todo))
+    out.entries = {entry_key(p, manifest[p]): read[entry_key(p, manifest[p])] for p in paths}
+    every = [e.atom for e in out.entries.values() if e.atom is not None]
+    held = _refused_across(every, paths)
+    for path in paths:
+        entry = out.entries[entry_key(path, manifest[path])]
+        atom = entry.atom
+        codes = sorted({*entry.codes, *held.get(path, ())})
+        reason = hidden_because(atom, codes)
         if reason or atom is None:
             out.hidden[reason or "refused"] += 1
             continue
-        out.atoms[atom.id] = Shown(atom, manifest[parsed.path], warnings, more)
-    log.info("site: %d atoms shown, hidden: %s", len(out.atoms), dict(out.hidden))
+        out.atoms[atom.id] = Shown(atom, manifest[path], entry.warnings, entry.more)
+    log.info(
+        "site: %d atoms shown, hidden: %s; %d of %d files read",
+        len(out.atoms),
+        dict(out.hidden),
+        len(todo),
+        len(paths),
+    )
     return out
 
 
@@ -144,23 +173,14 @@ def _more_keys(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((k, v) for k in MORE_KEYS if isinstance(v := meta.get(k), str) and v.strip())
 
 
-def _slim(parsed: ParsedAtom) -> ParsedAtom:
-    """Without the sections and the file's text: the site renders the body itself."""
-    atom = parsed.atom
-    if atom is None:
-        return ParsedAtom(parsed.path, None, parsed.findings)
-    return ParsedAtom(parsed.path, dataclasses.replace(atom, sections=()), parsed.findings)
+def _slim(atom: Atom | None) -> Atom | None:
+    """Without the sections: the site renders the body itself."""
+    return None if atom is None else dataclasses.replace(atom, sections=())
 
 
-def _portable(parsed: ParsedAtom) -> ParsedAtom:
+def _portable(atom: Atom) -> Atom:
     """What pickles back from the child: an Atom's read-only mappings as dicts."""
-    atom = parsed.atom
-    if atom is None:
-        return ParsedAtom(parsed.path, None, parsed.findings)
-    slim = dataclasses.replace(
-        atom, sections=(), key_lines=dict(atom.key_lines), extra=dict(atom.extra)
-    )
-    return ParsedAtom(parsed.path, slim, parsed.findings)
+    return dataclasses.replace(atom, key_lines=dict(atom.key_lines), extra=dict(atom.extra))
 
 
 def _restored(atom: Atom) -> Atom:

@@ -65,10 +65,10 @@ def edges_of_around(model: Model, center: str, around: Sequence[str]) -> list[Ed
     return [e for e in out if e.a in around or e.b in around]
 
 
-def groups(model: Model) -> list[list[str]]:
+def groups(model: Model, edges: Sequence[Edge]) -> list[list[str]]:
     """Connected groups of linked atoms, largest first (then by their first id)."""
     neighbours: dict[str, set[str]] = {}
-    for edge in edges_of(model):
+    for edge in edges:
         neighbours.setdefault(edge.a, set()).add(edge.b)
         neighbours.setdefault(edge.b, set()).add(edge.a)
     seen: set[str] = set()
@@ -90,9 +90,10 @@ def groups(model: Model) -> list[list[str]]:
     return out
 
 
-def group_picture(model: Model, group: list[str], href: Href, number: int) -> str:
-    inside = set(group)
-    edges = [e for e in edges_of(model) if e.a in inside and e.b in inside]
+def group_picture(
+    model: Model, group: list[str], edges: Sequence[Edge], href: Href, number: int
+) -> str:
+    """One group's picture; `edges`: the group's own."""
     size = int(max(260, min(900, 90 * math.sqrt(len(group)) + 120)))
     pos = _force(group, edges, size) if len(group) <= FORCE_NODES else _circle(group, size)
     return _svg(model, pos, edges, href, (size, size), number=number)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from memkit.atom import TYPES
-from memkit.site.graph import GROUPS, group_picture, groups
+from memkit.site.graph import GROUPS, Edge, edges_of, group_picture, groups
 from memkit.site.html import atom_href, badge, esc, page, table
 from memkit.site.model import ARCHIVED, EXPIRED, LIVE, SUPERSEDED, Model
 
@@ -90,14 +90,20 @@ def archive_page(model: Model, *, memory: str) -> str:
 
 
 def graph_page(model: Model, *, memory: str) -> str:
-    found = groups(model)
+    edges = edges_of(model)
+    found = groups(model, edges)
+    group_of = {atom_id: n for n, group in enumerate(found[:GROUPS]) for atom_id in group}
+    edges_in: list[list[Edge]] = [[] for _ in found[:GROUPS]]
+    for edge in edges:
+        if edge.a in group_of:
+            edges_in[group_of[edge.a]].append(edge)
     parts = [
         f"<h1>Links ({len(found)} group(s) of linked atoms)</h1>",
         '<p class="muted">Solid red arrows: the newer atom supersedes the older one. Dashed: '
         "related. Grey: superseded or archived. Each atom's page shows its own links.</p>",
     ]
     for n, group in enumerate(found[:GROUPS]):
-        picture = group_picture(model, group, atom_href, n)
+        picture = group_picture(model, group, edges_in[n], atom_href, n)
         parts.append(f'<figure class="card">{picture}</figure>')
     if len(found) > GROUPS:
         parts.append(f'<p class="muted">{len(found) - GROUPS} smaller group(s) not drawn.</p>')

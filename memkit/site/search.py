@@ -88,13 +88,13 @@ def terms(text: str) -> list[str]:
     """The index terms of a text, in order, repeats kept."""
     text = normalise(text)
     out: list[str] = []
-    for run in _CJK_RUN.findall(text):
+    runs = _CJK_RUN.findall(text)
+    for run in runs:
         if len(run) == 1:
             out.append(run)
-        out.extend(run[i : i + 2] for i in range(len(run) - 1))
-    for word in _WORD.findall(_CJK_RUN.sub(" ", text)):
-        if word not in STOPWORDS:
-            out.append(stem(word))
+        out.extend(map(str.__add__, run, run[1:]))
+    words = _WORD.findall(_CJK_RUN.sub(" ", text) if runs else text)
+    out.extend(stem(w) for w in words if w not in STOPWORDS)
     return out
 
 
@@ -118,7 +118,9 @@ class SearchIndex:
 
     def __init__(self) -> None:
         self.docs: list[Doc] = []
-        self.postings: dict[str, dict[int, int]] = defaultdict(dict)
+        # term -> [(doc number, weight)], doc numbers rising: documents come one at a time
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self.weighed: dict[str, dict[str, int]] = {}  # doc id -> its terms, found this build
 
     def add(self, doc: Doc, *, title: str, keys: Iterable[str], body: str) -> None:
         self.add_weights(doc, weights(doc.id, title, keys, body))
@@ -126,8 +128,13 @@ class SearchIndex:
     def add_weights(self, doc: Doc, weighed: dict[str, int]) -> None:
         number = len(self.docs)
         self.docs.append(doc)
+        postings = self.postings
         for term, weight in weighed.items():
-            self.postings[term][number] = weight
+            row = postings.get(term)
+            if row is None:
+                postings[term] = [(number, weight)]
+            else:
+                row.append((number, weight))
 
     def files(self) -> dict[str, str]:
         """The index as scripts, path under assets/ -> text: `search-index.js` (the documents
@@ -137,12 +144,13 @@ class SearchIndex:
         A term's postings are one string: `doc.weight` pairs split by commas, each doc number
         the difference from the one before it in base 36, `.weight` left out when it is 1."""
         shards: dict[str, dict[str, str]] = defaultdict(dict)
+        digits = [_base36(n) for n in range(len(self.docs) + 1)]
         for term, row in self.postings.items():
             parts, before = [], 0
-            for number in sorted(row):
-                gap = _base36(number - before)
+            for number, weight in row:
+                gap = digits[number - before]
                 before = number
-                parts.append(gap if row[number] == 1 else f"{gap}.{row[number]}")
+                parts.append(gap if weight == 1 else f"{gap}.{weight}")
             shards[shard_of(term)][term] = ",".join(parts)
         main = {
             "format": FORMAT,
@@ -200,7 +208,7 @@ def search(index: SearchIndex, query: str, limit: int = 20) -> Sequence[Doc]:
         return []
     scores: dict[int, float] = {}
     for n, term in enumerate(wanted):
-        row = index.postings.get(term, {})
+        row = dict(index.postings.get(term, []))
         idf = _idf(len(index.docs), len(row)) if row else 0.0
         if n == 0:
             scores = {d: idf * w for d, w in row.items()}

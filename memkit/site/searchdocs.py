@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memkit.atom.text import plain_text
 from memkit.parallel import in_halves
@@ -15,34 +15,31 @@ PARALLEL_ATOMS = 2000  # from this many atoms, a forked child finds half of the 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
-def search_index(model: Model) -> SearchIndex:
-    """Every shown atom, in id order; the terms of the second half found by a forked child
-    when there are many (`memkit.parallel`)."""
+def search_index(model: Model, known: Mapping[str, dict[str, int]]) -> SearchIndex:
+    """Every shown atom, in id order; `known`: terms found before (by atom id, for unchanged
+    files); the others are found here, the second half by a forked child when there are
+    many (`memkit.parallel`). The index's `weighed` holds the terms found now."""
 
-    def work(ids: Sequence[str], in_child: bool) -> list[tuple[Doc, dict[str, int]]]:
+    def doc_of(atom_id: str) -> Doc:
+        atom = model.atoms[atom_id].atom
+        text = _LINK.sub(r"\1", plain_text("", body_markdown(atom.title, atom.body)))
+        snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
+        return Doc(atom_id, atom.title, atom.type, atom.scope, model.status[atom_id], snippet)
+
+    def work(ids: Sequence[str], in_child: bool) -> list[tuple[str, dict[str, int]]]:
         done = []
         for atom_id in ids:
             atom = model.atoms[atom_id].atom
-            text = _LINK.sub(r"\1", plain_text("", body_markdown(atom.title, atom.body)))
-            snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
-            doc = Doc(
-                atom_id,
-                atom.title,
-                atom.type,
-                atom.scope,
-                model.status[atom_id],
-                snippet,
-            )
             body = _LINK.sub(r"\1", atom.body)  # a link's words, not where it leads
-            done.append((doc, weights(atom_id, atom.title, (*atom.triggers, *atom.tags), body)))
+            done.append((atom_id, weights(atom_id, atom.title, (*atom.triggers, *atom.tags), body)))
         return done
 
+    todo = [i for i in sorted(model.atoms) if i not in known]
+    found: dict[str, dict[str, int]] = {}
+    for share in in_halves(todo, work, minimum=PARALLEL_ATOMS):
+        found.update(share)
     index = SearchIndex()
-    for share in in_halves(sorted(model.atoms), work, minimum=PARALLEL_ATOMS):
-        for doc, weighed in share:
-            index.add_weights(doc, weighed)
+    for atom_id in sorted(model.atoms):
+        index.add_weights(doc_of(atom_id), found[atom_id] if atom_id in found else known[atom_id])
+    index.weighed = found
     return index
-
-
-def search_files(model: Model) -> dict[str, str]:
-    return search_index(model).files()
