@@ -95,6 +95,8 @@ def test_the_atom_page_shows_frontmatter_links_usage_and_history(made: Path) -> 
     assert "<dt>file</dt><dd>shared/ws-heartbeat-interval.md</dd>" in page
     # supersedes and related, both ways, as links to the other atoms' pages
     assert 'href="ws-heartbeat-60s.html"' in page and 'href="deploy-with-argo.html"' in page
+    # the conflict it is in, with the edit that settles it
+    assert "contradicts `ws-heartbeat-90s`: different values for heartbeat" in page
     older = (made / "out/atoms/ws-heartbeat-60s.html").read_text(encoding="utf-8")
     assert "Superseded by" in older and 'href="ws-heartbeat-interval.html"' in older
     assert "<h3>Related</h3>" in (made / "out/atoms/deploy-with-argo.html").read_text("utf-8")

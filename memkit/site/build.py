@@ -125,25 +125,20 @@ def _put(keys: _Keys, rel: str, text: str, stats: SiteStats) -> None:
     stats.written += 1
 
 
-def _pending_findings(
-    model: Model, config: Config, conflicts: Sequence[Conflict]
-) -> dict[str, list[str]]:
-    """What review should know of each waiting atom: validate's warnings, the write gate's
-    score, the conflicts it takes part in."""
+def _findings(model: Model, config: Config, conflicts: Sequence[Conflict]) -> dict[str, list[str]]:
+    """atom id -> what its page and review say of it: for an atom waiting for review,
+    validate's warnings and the write gate's score; for any atom, the conflicts it is in."""
     from memkit.gate.score import GateSettings, score_atom  # noqa: PLC0415
 
     settings = GateSettings.from_config(config.section("gate"))
     out: dict[str, list[str]] = {}
     for shown in model.with_status(PENDING):
         atom = shown.atom
-        said = list(shown.findings)
         score = score_atom(atom.title, atom.body, atom.type, settings)
-        said.append(f"write gate: {score.verdict} — {score.explain()}")
-        for c in conflicts:
-            if atom.id in (c.a, c.b):
-                other = c.b if atom.id == c.a else c.a
-                said.append(f"{c.kind} `{other}`: {c.reason}; {c.fix}")
-        out[atom.id] = said
+        out[atom.id] = [*shown.findings, f"write gate: {score.verdict} — {score.explain()}"]
+    for c in conflicts:
+        for atom_id, other in ((c.a, c.b), (c.b, c.a)):
+            out.setdefault(atom_id, []).append(f"{c.kind} `{other}`: {c.reason}; {c.fix}")
     return out
 
 
@@ -193,7 +188,7 @@ def build_site(
     lap("history")
     health = build_health(root, config, today=today)
     conflicts = _conflicts(root, model)
-    findings = _pending_findings(model, config, conflicts or [])
+    findings = _findings(model, config, conflicts or [])
     lap("health")
     _atom_pages(model, keys, collected.entries, findings=findings, memory=memory, stats=stats)
     lap("atoms")

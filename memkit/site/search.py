@@ -119,7 +119,7 @@ class SearchIndex:
     def __init__(self) -> None:
         self.docs: list[Doc] = []
         # term -> [(doc number, weight)], doc numbers rising: documents come one at a time
-        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self.postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
         self.weighed: dict[str, dict[str, int]] = {}  # doc id -> its terms, found this build
 
     def add(self, doc: Doc, *, title: str, keys: Iterable[str], body: str) -> None:
@@ -130,11 +130,7 @@ class SearchIndex:
         self.docs.append(doc)
         postings = self.postings
         for term, weight in weighed.items():
-            row = postings.get(term)
-            if row is None:
-                postings[term] = [(number, weight)]
-            else:
-                row.append((number, weight))
+            postings[term].append((number, weight))
 
     def files(self) -> dict[str, str]:
         """The index as scripts, path under assets/ -> text: `search-index.js` (the documents

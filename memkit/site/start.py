@@ -114,6 +114,8 @@ def _health(model: Model, health: Health) -> str:
             what += ": " + shown + (f", … (+{more})" if more > 0 else "")
         if left:
             what += f' <span class="muted">({left} not shown here)</span>'
+        if line.kind == "conflicts" and line.items:
+            what += ' <a href="#conflicts">(below)</a>'
         rows.append([esc(line.label), what, f'<span class="fix">{esc(line.fix)}</span>'])
     return (
         '<section class="card" id="health"><h2>Health</h2>'
