@@ -365,3 +365,4 @@ def test_the_cache_keeps_no_verdict_past_a_change_of_rules_and_no_stale_link(tea
     text = page.read_text(encoding="utf-8")
     assert 'href="deploy-with-argo.html"' not in text
     assert '<span class="link" title="deploy-with-argo.md">deploying</span>' in text
+    assert "1 link(s) to atoms this site does not show." in text  # `related`, counted
