@@ -20,20 +20,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from memkit.atom import Atom, id_from_path
-from memkit.checks.admission import (
-    error_codes,
-    file_findings,
-    read_admitted,
-    reference_findings,
-    supersede_cycle,
-)
+from memkit.atom import Atom
+from memkit.checks.admission import file_findings, read_admitted, refused_across
 from memkit.config import Config
 from memkit.parallel import in_halves
 from memkit.site.cache import Entry
@@ -118,7 +112,7 @@ def collect(
     out = Collected(read=len(todo))
     out.entries = {entry_key(p, manifest[p]): read[entry_key(p, manifest[p])] for p in paths}
     every = [e.atom for e in out.entries.values() if e.atom is not None]
-    held = _refused_across(every, paths)
+    held = refused_across(every, paths)
     for path in paths:
         entry = out.entries[entry_key(path, manifest[path])]
         atom = entry.atom
@@ -136,28 +130,6 @@ def collect(
         len(paths),
     )
     return out
-
-
-def _refused_across(atoms: list[Atom], paths: Sequence[str]) -> dict[str, list[str]]:
-    """path -> the codes of what other files say (duplicate ids, dangling references,
-    supersede cycles), as `memkit validate` finds them: ids from every file's name, the
-    supersede graph from every atom that parses."""
-    paths_of: dict[str, list[str]] = defaultdict(list)
-    for path in paths:
-        paths_of[id_from_path(path)].append(path)
-    graph: dict[str, set[str]] = defaultdict(set)
-    for atom in atoms:
-        graph[atom.id].update(atom.supersedes)
-        for newer in atom.superseded_by:
-            graph[newer].add(atom.id)
-    held: dict[str, list[str]] = {}
-    for atom in atoms:
-        linked = atom.supersedes or atom.superseded_by
-        cycle = supersede_cycle(atom.id, graph) if linked else []
-        codes = error_codes(reference_findings(atom, paths_of, cycle))
-        if codes:
-            held[atom.path] = codes
-    return held
 
 
 def _more_keys(text: str) -> tuple[tuple[str, str], ...]:
