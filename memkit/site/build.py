@@ -53,6 +53,7 @@ class SiteStats:
     written: int = 0
     reused: int = 0
     removed: int = 0
+    learnt: int = 0  # files read, bodies rendered, terms found: what the cache did not know
     hidden: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -180,7 +181,8 @@ def build_site(
 
     out = out.resolve()
     keys = _Keys(out)
-    collected = collect(root, config, current_manifest(root), load_cache(root))
+    known = load_cache(root)
+    collected = collect(root, config, current_manifest(root), known)
     lap("collect")
     model = build_model(collected, read_history(root), read_team_usage(root, local=False), today)
     stats.atoms, stats.hidden = len(model.atoms), dict(model.hidden)
@@ -217,7 +219,9 @@ def build_site(
     _search(model, keys, collected.entries, stats)
     lap("search")
     stats.removed = keys.save()
-    save_cache(root, collected.entries)
+    stats.learnt += collected.read
+    if stats.learnt or collected.entries.keys() != known.keys():
+        save_cache(root, collected.entries)
     lap("save")
     return stats
 
@@ -239,6 +243,7 @@ def _search(model: Model, keys: _Keys, entries: dict[str, Entry], stats: SiteSta
     index = search_index(model, known)
     for atom_id, weighed in index.weighed.items():
         entries[model.atoms[atom_id].key].weights = weighed
+        stats.learnt += 1
     for rel, text in index.files().items():
         _put(keys, f"assets/{rel}", text, stats)
 
@@ -296,6 +301,7 @@ def _atom_pages(
     for share in in_halves(todo, work, minimum=PARALLEL_PAGES):
         for key, body, links in share:
             entries[key].body, entries[key].links = body, links
+            stats.learnt += 1
     for atom_id in todo:  # keyed by the links their bodies resolved just now
         keys.now[f"{ATOM_DIR}/{atom_id}.html"] = page_key(atom_id)
     stats.written += len(todo)
