@@ -24,9 +24,11 @@ from memkit.site.search import Doc, SearchIndex, search, stem, terms
 from tests.helpers import copy_made, git, memkit, write_atom
 from tests.site_memory import (
     ATOMS,
+    INJECTION,
     NEVER_SHOWN,
     ONERROR,
     PENDING,
+    PRIVATE,
     SECRET,
     XSS,
     team_memory,
@@ -86,6 +88,11 @@ def test_every_shown_atom_has_a_page_and_nothing_refused_is_anywhere(made: Path)
         for never in NEVER_SHOWN:
             assert never not in text, (never, path)
         assert "helpful-tip" not in text and "db-access" not in text, path
+    # Nor in what the site keeps for its next build in this clone (.memkit/site-cache.json).
+    cache = (made / "repo/.memkit/site-cache.json").read_text(encoding="utf-8")
+    assert "ws-heartbeat-interval" in cache
+    for never in (SECRET, PRIVATE, INJECTION):
+        assert never not in cache
 
 
 def test_the_atom_page_shows_frontmatter_links_usage_and_history(made: Path) -> None:

@@ -78,6 +78,8 @@ class _Keys:
                 files, made = data.get("files"), data.get("made_from")
                 self.before = dict(files) if isinstance(files, dict) else {}
                 self.made_from = dict(made) if isinstance(made, dict) else {}
+        elif out.exists() and not out.is_dir():
+            raise MemkitError(f"{out} is a file; choose a folder for the site")
         elif out.exists() and any(out.iterdir()):
             raise MemkitError(
                 f"{out} is not empty and was not written by `memkit site`; "

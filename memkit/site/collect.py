@@ -90,7 +90,9 @@ def collect(
         done = []
         for path in part:
             parsed, codes = read_admitted(root, path, config, fast=True)
-            entry = Entry(codes, _slim(parsed.atom))
+            # A refused file keeps only what the reference checks read: the cache holds no
+            # secret, no <private> text, no injection.
+            entry = Entry(codes, _references_only(parsed.atom) if codes else _slim(parsed.atom))
             if not codes and parsed.atom is not None:
                 entry.more = _more_keys(parsed.text)
                 if parsed.atom.pending:
@@ -143,6 +145,26 @@ def _more_keys(text: str) -> tuple[tuple[str, str], ...]:
     if not meta:
         return ()
     return tuple((k, v) for k in MORE_KEYS if isinstance(v := meta.get(k), str) and v.strip())
+
+
+def _references_only(atom: Atom | None) -> Atom | None:
+    if atom is None:
+        return None
+    return Atom(
+        path=atom.path,
+        id=atom.id,
+        type="",
+        confidence="",
+        created="",
+        status=atom.status,
+        scope=atom.scope,
+        title="",
+        body="",
+        related=atom.related,
+        supersedes=atom.supersedes,
+        superseded_by=atom.superseded_by,
+        pending=atom.pending,
+    )
 
 
 def _slim(atom: Atom | None) -> Atom | None:
