@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -84,7 +85,10 @@ def make_repo(root: Path, n: int, corpus: Corpus) -> list[str]:
     return paths
 
 
-def timed(root: Path, *argv: str) -> float:
+def timed(root: Path, *argv: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of `memkit ARGV` in a fresh process; the CPU time (user and
+    system, both cores) says more than the wall time on a machine others load."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "memkit", *argv],
@@ -94,13 +98,20 @@ def timed(root: Path, *argv: str) -> float:
         check=False,
     )
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
         raise SystemExit(f"memkit {' '.join(argv)} failed: {done.stderr}")
-    return took
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return took, cpu
 
 
-def summary(values: list[float]) -> str:
-    return f"{statistics.median(values):.2f} s ({min(values):.2f}–{max(values):.2f})"
+def summary(runs: list[tuple[float, float]]) -> str:
+    wall = [w for w, _ in runs]
+    cpu = [c for _, c in runs]
+    return (
+        f"{statistics.median(wall):.2f} s ({min(wall):.2f}–{max(wall):.2f}) | "
+        f"{statistics.median(cpu):.2f} s ({min(cpu):.2f}–{max(cpu):.2f})"
+    )
 
 
 def phases(root: Path, out: Path) -> dict[str, float]:
@@ -130,7 +141,10 @@ def bench(n: int, corpus: Corpus, runs: int, work: Path) -> None:
     root = work / f"repo-{n}"
     paths = make_repo(root, n, corpus)
     timed(root, "validate")  # warm the file cache, as every measured run finds it
-    first, again, changed, validate = [], [], [], []
+    first: list[tuple[float, float]] = []
+    again: list[tuple[float, float]] = []
+    changed: list[tuple[float, float]] = []
+    validate: list[tuple[float, float]] = []
     for run in range(runs):
         out = work / f"out-{n}-{run}"
         validate.append(timed(root, "validate"))
@@ -143,14 +157,17 @@ def bench(n: int, corpus: Corpus, runs: int, work: Path) -> None:
     split = phases(root, work / f"out-{n}-phases")
     total, index, files = size_of(work / f"out-{n}-0")
     print(f"\n{n:,} atoms ({runs} runs, fresh processes)")
-    print("| command | wall |")
-    print("|---|---|")
+    print("| command | wall, median (range) | CPU, median (range) |")
+    print("|---|---|---|")
     print(f"| `memkit validate` (the floor: every atom through admission) | {summary(validate)} |")
     print(f"| `memkit site`, first build | {summary(first)} |")
     print(f"| `memkit site`, nothing changed | {summary(again)} |")
     print(f"| `memkit site`, 10 atoms changed | {summary(changed)} |")
-    ratio = statistics.median(first) / statistics.median(validate)
-    print(f"first build / validate: {ratio:.2f}×")
+    for name, runs_of in (("first build", first), ("nothing changed", again)):
+        wall = statistics.median(w for w, _ in runs_of) / statistics.median(w for w, _ in validate)
+        cpu = statistics.median(c for _, c in runs_of) / statistics.median(c for _, c in validate)
+        print(f"{name} / validate: wall {wall:.2f}×, CPU {cpu:.2f}×")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     print(
         "phases of a first build (in process): "
         + ", ".join(f"{k} {v:.2f} s" for k, v in split.items())

@@ -10,6 +10,7 @@ a folder holding anything else is refused.
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import hashlib
 import json
 import logging
@@ -35,7 +36,7 @@ from memkit.site.lists import archive_page, atoms_page, graph_page, search_page
 from memkit.site.markdown import known_pages, make_renderer
 from memkit.site.model import PENDING, Model, build_model
 from memkit.site.plots import PLOTS
-from memkit.site.searchdocs import search_index
+from memkit.site.searchdocs import atom_weights, search_index
 from memkit.site.start import Conflict, conflict_of, start_page
 
 log = logging.getLogger(__name__)
@@ -166,6 +167,21 @@ def build_site(
     memory: str | None = None,
     today: dt.date | None = None,
 ) -> SiteStats:
+    """Build the site of the memory at `root` into `out`."""
+    # Tens of thousands of small records (atoms, postings) and no cycles among them: the
+    # cyclic collector, run every few hundred allocations, would take most of the time.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(root, out, config, memory=memory, today=today)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _build(
+    root: Path, out: Path, config: Config, *, memory: str | None, today: dt.date | None
+) -> SiteStats:
     from memkit.index.manifest import current_manifest  # noqa: PLC0415
     from memkit.lifecycle.health import build_health  # noqa: PLC0415
     from memkit.lifecycle.team import read_team_usage  # noqa: PLC0415
@@ -277,7 +293,7 @@ def _atom_pages(
     (out / ATOM_DIR).mkdir(parents=True, exist_ok=True)
     ids = set(model.atoms)
 
-    def work(part: Sequence[str], in_child: bool) -> list[tuple[str, str, dict[str, bool]]]:
+    def work(part: Sequence[str], in_child: bool) -> list[tuple[str, Entry]]:
         looked: dict[str, bool] = {}  # the atom links a body names, and whether each is shown
 
         def page_of(atom_id: str) -> str | None:
@@ -290,10 +306,15 @@ def _atom_pages(
             shown = model.atoms[atom_id]
             entry = entries[shown.key]
             body = entry.body
+            # What the cache did not know of this file: its body's HTML, its search terms
+            # (found here, where the pages are shared between two cores, not later alone).
+            learnt = Entry([], weights=None if entry.weights else atom_weights(shown.atom))
             if body is None or any((i in ids) != was for i, was in entry.links.items()):
                 looked.clear()
                 body = render(body_markdown(shown.atom.title, shown.atom.body))
-                made.append((shown.key, body, dict(looked)))
+                learnt.body, learnt.links = body, dict(looked)
+            if learnt.body is not None or learnt.weights is not None:
+                made.append((shown.key, learnt))
             html = atom_page(
                 model, atom_id, body, findings=findings.get(atom_id, ()), memory=memory
             )
@@ -301,8 +322,12 @@ def _atom_pages(
         return made
 
     for share in in_halves(todo, work, minimum=PARALLEL_PAGES):
-        for key, body, links in share:
-            entries[key].body, entries[key].links = body, links
+        for key, learnt in share:
+            entry = entries[key]
+            if learnt.body is not None:
+                entry.body, entry.links = learnt.body, learnt.links
+            if learnt.weights is not None:
+                entry.weights = learnt.weights
             stats.learnt += 1
     for atom_id in todo:  # keyed by the links their bodies resolved just now
         keys.now[f"{ATOM_DIR}/{atom_id}.html"] = page_key(atom_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from memkit.atom import Atom
 from memkit.atom.text import plain_text
 from memkit.parallel import in_halves
 from memkit.site.atompage import body_markdown
@@ -13,6 +14,12 @@ from memkit.site.search import SNIPPET, Doc, SearchIndex, weights
 
 PARALLEL_ATOMS = 2000  # from this many atoms, a forked child finds half of the terms
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+def atom_weights(atom: Atom) -> dict[str, int]:
+    """An atom's search terms and their weights (`memkit.site.search.weights`)."""
+    body = _LINK.sub(r"\1", atom.body)  # a link's words, not where it leads
+    return weights(atom.id, atom.title, (*atom.triggers, *atom.tags), body)
 
 
 def search_index(model: Model, known: Mapping[str, dict[str, int]]) -> SearchIndex:
@@ -27,12 +34,7 @@ def search_index(model: Model, known: Mapping[str, dict[str, int]]) -> SearchInd
         return Doc(atom_id, atom.title, atom.type, atom.scope, model.status[atom_id], snippet)
 
     def work(ids: Sequence[str], in_child: bool) -> list[tuple[str, dict[str, int]]]:
-        done = []
-        for atom_id in ids:
-            atom = model.atoms[atom_id].atom
-            body = _LINK.sub(r"\1", atom.body)  # a link's words, not where it leads
-            done.append((atom_id, weights(atom_id, atom.title, (*atom.triggers, *atom.tags), body)))
-        return done
+        return [(atom_id, atom_weights(model.atoms[atom_id].atom)) for atom_id in ids]
 
     todo = [i for i in sorted(model.atoms) if i not in known]
     found: dict[str, dict[str, int]] = {}
