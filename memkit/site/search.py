@@ -26,7 +26,8 @@ FORMAT = 1
 _WORD = re.compile(r"[a-z0-9\u00e0-\u024f]+")
 _VOWEL = re.compile(r"[aeiouy]")
 SNIPPET = 120
-# Where a term occurs: found in the title, the triggers or tags, or the id weighs more.
+# Where a term occurs: found in the title, the triggers or tags, or the id weighs more. The
+# sum of the three stays below 8: a posting packs it with the doc number (`add_weights`).
 TITLE_WEIGHT = 3
 TRIGGER_WEIGHT = 3
 BODY_WEIGHT = 1
@@ -118,8 +119,9 @@ class SearchIndex:
 
     def __init__(self) -> None:
         self.docs: list[Doc] = []
-        # term -> [(doc number, weight)], doc numbers rising: documents come one at a time
-        self.postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
+        # term -> [doc number * 8 + weight], rising: documents come one at a time, and a
+        # weight is a sum of distinct field weights (at most 7); one int, not a pair
+        self.postings: defaultdict[str, list[int]] = defaultdict(list)
         self.weighed: dict[str, dict[str, int]] = {}  # doc id -> its terms, found this build
 
     def add(self, doc: Doc, *, title: str, keys: Iterable[str], body: str) -> None:
@@ -129,8 +131,9 @@ class SearchIndex:
         number = len(self.docs)
         self.docs.append(doc)
         postings = self.postings
+        base = number * 8
         for term, weight in weighed.items():
-            postings[term].append((number, weight))
+            postings[term].append(base + weight)
 
     def files(self) -> dict[str, str]:
         """The index as scripts, path under assets/ -> text: `search-index.js` (the documents
@@ -143,7 +146,8 @@ class SearchIndex:
         digits = [_base36(n) for n in range(len(self.docs) + 1)]
         for term, row in self.postings.items():
             parts, before = [], 0
-            for number, weight in row:
+            for code in row:
+                number, weight = code >> 3, code & 7
                 gap = digits[number - before]
                 before = number
                 parts.append(gap if weight == 1 else f"{gap}.{weight}")
@@ -204,7 +208,7 @@ def search(index: SearchIndex, query: str, limit: int = 20) -> Sequence[Doc]:
         return []
     scores: dict[int, float] = {}
     for n, term in enumerate(wanted):
-        row = dict(index.postings.get(term, []))
+        row = {code >> 3: code & 7 for code in index.postings.get(term, [])}
         idf = _idf(len(index.docs), len(row)) if row else 0.0
         if n == 0:
             scores = {d: idf * w for d, w in row.items()}

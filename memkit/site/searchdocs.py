@@ -29,7 +29,9 @@ def search_index(model: Model, known: Mapping[str, dict[str, int]]) -> SearchInd
 
     def doc_of(atom_id: str) -> Doc:
         atom = model.atoms[atom_id].atom
-        text = _LINK.sub(r"\1", plain_text("", body_markdown(atom.title, atom.body)))
+        # The snippet's words come from the body's start: no need to clean all of it.
+        head = body_markdown(atom.title, atom.body)[: SNIPPET * 4]
+        text = _LINK.sub(r"\1", plain_text("", head))
         snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
         return Doc(atom_id, atom.title, atom.type, atom.scope, model.status[atom_id], snippet)
 
