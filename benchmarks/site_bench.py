@@ -9,7 +9,8 @@ one, committed in ten commits by five authors, with one member's usage export. E
 runs in a fresh process, side by side with `memkit validate` over the same repository (the
 floor: reading every atom through admission):
 
-- first build into an empty folder (wall, median and range of `--runs`);
+- first build into an empty folder, without the site cache, as in CI's fresh clone (wall and
+  CPU, median and range of `--runs`);
 - again with nothing changed (every page reused);
 - again after 10 atoms changed (their pages and their neighbours' rewritten);
 - the phases of one first build, in process (collect, history, health, atom pages, other
@@ -148,12 +149,14 @@ def bench(n: int, corpus: Corpus, runs: int, work: Path) -> None:
     for run in range(runs):
         out = work / f"out-{n}-{run}"
         validate.append(timed(root, "validate"))
+        (root / ".memkit/site-cache.json").unlink(missing_ok=True)  # as in CI's clone
         first.append(timed(root, "site", "--out", str(out)))
         again.append(timed(root, "site", "--out", str(out)))
         for rel in paths[run * 10 : run * 10 + 10]:
             path = root / rel
             path.write_text(path.read_text(encoding="utf-8") + f"\n- edit {run}\n", "utf-8")
         changed.append(timed(root, "site", "--out", str(out)))
+    (root / ".memkit/site-cache.json").unlink(missing_ok=True)  # a first build: no cache
     split = phases(root, work / f"out-{n}-phases")
     total, index, files = size_of(work / f"out-{n}-0")
     print(f"\n{n:,} atoms ({runs} runs, fresh processes)")

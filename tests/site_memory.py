@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -180,4 +181,7 @@ def team_memory(path: Path) -> Path:
     )
     audited = memkit("audit", "--all", cwd=repo)
     assert "ws-heartbeat-90s" in audited.stdout, audited.stdout + audited.stderr
+    # The model's unpacked copy (~70 MB, derived) is not what the site reads; tests copy the
+    # repository, and a shared machine's disk is not theirs to fill.
+    shutil.rmtree(repo / ".memkit" / "models", ignore_errors=True)
     return repo

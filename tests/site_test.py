@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -346,6 +347,7 @@ def test_the_pages_jobs_publish_what_a_fresh_clone_builds(
     assert (clone / out / "atoms/ws-heartbeat-interval.html").is_file()
     for _, data in _all_bytes(clone / out):
         assert SECRET.encode() not in data
+    shutil.rmtree(clone / ".memkit" / "models", ignore_errors=True)  # 70 MB, derived
 
 
 def test_the_cache_keeps_no_verdict_past_a_change_of_rules_and_no_stale_link(team: Path) -> None:
