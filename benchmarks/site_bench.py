@@ -131,11 +131,13 @@ def phases(root: Path, out: Path) -> dict[str, float]:
     return result
 
 
-def size_of(folder: Path) -> tuple[float, float, int]:
+def size_of(folder: Path) -> tuple[float, float, float, int]:
+    """MB of the whole site, of the search page's documents, of the postings; files."""
     files = [p for p in folder.rglob("*") if p.is_file()]
     total = sum(p.stat().st_size for p in files) / 1e6
     index = (folder / "assets/search-index.js").stat().st_size / 1e6
-    return total, index, len(files)
+    shards = sum(p.stat().st_size for p in (folder / "assets/search").glob("*.js")) / 1e6
+    return total, index, shards, len(files)
 
 
 def bench(n: int, corpus: Corpus, runs: int, work: Path) -> None:
@@ -158,7 +160,7 @@ def bench(n: int, corpus: Corpus, runs: int, work: Path) -> None:
         changed.append(timed(root, "site", "--out", str(out)))
     (root / ".memkit/site-cache.json").unlink(missing_ok=True)  # a first build: no cache
     split = phases(root, work / f"out-{n}-phases")
-    total, index, files = size_of(work / f"out-{n}-0")
+    total, index, shards, files = size_of(work / f"out-{n}-0")
     print(f"\n{n:,} atoms ({runs} runs, fresh processes)")
     print("| command | wall, median (range) | CPU, median (range) |")
     print("|---|---|---|")
@@ -175,7 +177,10 @@ def bench(n: int, corpus: Corpus, runs: int, work: Path) -> None:
         "phases of a first build (in process): "
         + ", ".join(f"{k} {v:.2f} s" for k, v in split.items())
     )
-    print(f"output: {files:,} files, {total:.1f} MB, of which the search index {index:.1f} MB")
+    print(
+        f"output: {files:,} files, {total:.1f} MB; search: documents {index:.1f} MB, "
+        f"postings {shards:.1f} MB in shards"
+    )
 
 
 def main() -> int:
