@@ -375,3 +375,12 @@ def test_the_cache_keeps_no_verdict_past_a_change_of_rules_and_no_stale_link(tea
     assert 'href="deploy-with-argo.html"' not in text
     assert '<span class="link" title="deploy-with-argo.md">deploying</span>' in text
     assert "1 link(s) to atoms this site does not show." in text  # `related`, counted
+
+
+def test_an_unchanged_atom_s_page_follows_what_it_shows_from_elsewhere(team: Path) -> None:
+    repo, out = team / "repo", team / "out"
+    page = out / "atoms/cache-ttl-zh.html"
+    assert "No use recorded in the team&#x27;s usage exports" in page.read_text("utf-8")
+    (repo / "usage/bob.json").unlink()  # its file unchanged, what it says of usage is not
+    assert memkit("site", "--out", str(out), cwd=repo).returncode == 0
+    assert "No usage exported yet" in page.read_text(encoding="utf-8")

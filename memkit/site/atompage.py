@@ -24,6 +24,7 @@ def page_inputs(model: Model, atom_id: str) -> tuple[object, ...]:
     links = model.links[atom_id]
     near = [*links.supersedes, *links.superseded_by, *links.related]
     use = model.use(atom_id)
+    changes = model.history.of(model.atoms[atom_id].atom.path)
     return (
         model.status[atom_id],
         tuple(links.supersedes),
@@ -33,7 +34,9 @@ def page_inputs(model: Model, atom_id: str) -> tuple[object, ...]:
         tuple((n, model.atoms[n].atom.title, model.status[n]) for n in near),
         tuple(use.tally),
         tuple(sorted(use.users)),
-        tuple(model.history.of(model.atoms[atom_id].atom.path)[: HISTORY_ROWS + 1]),
+        bool(model.usage.sources),  # "no usage exported yet" or "none recorded"
+        tuple(changes[:HISTORY_ROWS]),
+        len(changes),  # "N earlier changes"
     )
 
 
