@@ -196,8 +196,10 @@ def test_no_request_leaves_the_folder(chrome: Browser, site: Path) -> None:
     assert len(pages) > 10
     for page in pages:
         _open(chrome, site, page)
-    _open(chrome, site, "search.html", "?q=deploy")
+    _open(chrome, site, "search.html", "?q=deploy 快取")
+    chrome.evaluate("window.memkitSearch.idle()")  # the shards the query loaded, too
     requests = chrome.requests()
+    assert any("/assets/search/" in url for url in requests)
     inside = site.as_uri() + "/"
     assert requests and all(url.startswith(inside) for url in requests), [
         url for url in requests if not url.startswith(inside)
