@@ -267,7 +267,7 @@ def _route_contradictions(
         outcome.contradicts.append(conflict.other_id)
         if conflict.route and not routed:
             relpath, routed = f"{PENDING}/{Path(atom.path).name}", True
-        where = " sent to review" if conflict.route else ""
+        where = " sent to review;" if conflict.route else ""
         findings.append(
             Finding(
                 atom.path,
