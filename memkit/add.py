@@ -45,6 +45,7 @@ class Draft:
     status: str = "active"
     created: str | None = None  # YYYY-MM-DD; today when not given
     source: str | None = None  # where the text came from (imports: `path:line (format hash)`)
+    project: str = ""  # the code project it is about: exported into that project only
 
 
 @dataclass
@@ -80,15 +81,43 @@ class AddOutcome:
         return out
 
 
+SLUG_MAX = 60
+# Words a phrase does not end on: an id cut before one of them ends where a phrase does.
+_FUNCTION_TEXT = (
+    "a an the to of by for in on at with and or but from into onto over under via as "
+    "than that which who when while because before after since until unless if so is "
+    "are was were be been it its their our your this these those not"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+# Where a clause ends: punctuation followed by a space, or an opening parenthesis.
+_CLAUSE_END = re.compile(r"[.!?,;:](?=\s|$)|\s\(|\s[\u2014\u2013-]\s")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
 def slugify(title: str) -> str:
+    """The title's words as an id of at most SLUG_MAX characters. A long title is cut where
+    a clause ends (`…-to-argo-cd`, not `…-argo-cd-production-deploys-are`), else before a
+    word a phrase does not end on, never after one (`…-never-by`)."""
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
-    slug = ""
-    for word in words:
-        if len(slug) + len(word) + 1 > 60:
-            break
-        slug = f"{slug}-{word}" if slug else word
-    return slug
+    words = _words(ascii_text)
+    fit = 0
+    while fit < len(words) and len("-".join(words[: fit + 1])) <= SLUG_MAX:
+        fit += 1
+    if fit == len(words):
+        return "-".join(words)
+    cut = 0
+    for m in _CLAUSE_END.finditer(ascii_text):
+        head = len(_words(ascii_text[: m.start()]))
+        if 3 <= head <= fit:
+            cut = head
+    if not cut:
+        cut = next((n for n in range(fit, 2, -1) if words[n] in _FUNCTION_WORDS), fit)
+    while cut > 1 and words[cut - 1] in _FUNCTION_WORDS:
+        cut -= 1
+    return "-".join(words[:cut])
 
 
 def id_base(title: str, text: str, atom_type: str) -> str:
@@ -192,6 +221,8 @@ def add_atom(
         lines.append(f"status: {draft.status}")
     if draft.source:
         lines.append(f"source: {json.dumps(without_secrets(draft.source), ensure_ascii=False)}")
+    if draft.project:
+        lines.append(f"project: {json.dumps(without_secrets(draft.project), ensure_ascii=False)}")
     content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
     relpath = f"{folder}/{atom_id}.md"
 

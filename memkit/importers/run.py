@@ -27,7 +27,7 @@ from memkit.claude.private import strip_private
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError
 from memkit.gate.secrets import redact_secrets
-from memkit.importers import SOURCE_RE, Candidate, Collected, Unimported
+from memkit.importers import SKIPS, SOURCE_RE, Candidate, Collected, Unimported
 
 _FINDING = re.compile(r"^.*?:\d+:\d+: (MK\d+) (warning: )?(.*)$")
 
@@ -88,6 +88,7 @@ class _Existing:
 
     by_fingerprint: dict[str, str] = field(default_factory=dict)  # fingerprint → id
     by_source: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # file → (id, fp)
+    projects_of: dict[str, set[str]] = field(default_factory=dict)  # title → projects
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Existing:
@@ -97,6 +98,8 @@ class _Existing:
         out = cls()
         for relpath in list_atom_files(root):
             atom = read_atom(root, relpath, config, fast=True).atom
+            if atom is not None and atom.is_active:
+                out.projects_of.setdefault(atom.title.lower(), set()).add(atom.project)
             m = SOURCE_RE.match(atom.source) if atom is not None else None
             if atom is None or m is None:
                 continue
@@ -216,6 +219,34 @@ def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
     return code, message, warnings
 
 
+def _scoped(
+    candidates: Sequence[Candidate], existing: _Existing, root: Path, project: str | None
+) -> list[Candidate]:
+    """Each candidate with the project it is about (`project`: the user's choice for all,
+    '' for none; None: the code project each file belongs to, never the memory repository
+    itself), its title naming that project when another project has the same title."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from memkit.atom.title import title_of  # noqa: PLC0415
+
+    own = root.resolve().name
+    out = []
+    for cand in candidates:
+        name = cand.project if project is None else project
+        out.append(replace(cand, project="" if name == own and project is None else name))
+    titles = [c.title or title_of(c.text) for c in out]
+    projects = {k: set(v) for k, v in existing.projects_of.items()}
+    for cand, title in zip(out, titles, strict=True):
+        if not cand.refusal:
+            projects.setdefault(title.lower(), set()).add(cand.project)
+    return [
+        replace(cand, title=f"{title} ({cand.project})")
+        if cand.project and not cand.refusal and len(projects.get(title.lower(), ())) > 1
+        else cand
+        for cand, title in zip(out, titles, strict=True)
+    ]
+
+
 def run_import(
     root: Path,
     collected: Collected,
@@ -224,6 +255,7 @@ def run_import(
     scope: str = "shared",
     dry_run: bool = False,
     config: Config | None = None,
+    project: str | None = None,
 ) -> ImportReport:
     """Check every candidate as `memkit add` would and write those nothing refuses."""
     started = time.perf_counter()
@@ -233,7 +265,7 @@ def run_import(
     ]
     report = ImportReport(fmt, dry_run, collected.files, unimported=unimported)
     existing = _Existing.read(root, config)
-    candidates = _ordered(collected.candidates)
+    candidates = _scoped(_ordered(collected.candidates), existing, root, project)
     near = _near_duplicates(root, candidates, config)
     seen: dict[str, Candidate] = {}
     written: dict[str, str] = {}  # ADR source → id written (or to be written) in this run
@@ -253,6 +285,8 @@ def run_import(
         changed = cand.format == "adr" and existing.named(cand.source)
         if cand.refusal:
             out.reason, out.message = cand.refusal, cand.refusal_message
+            if cand.refusal in SKIPS:
+                out.action = "skip"
         elif known:
             out.action, out.reason, out.id = "skip", "already-imported", known
             out.message = f"already imported as `{known}`"
@@ -329,6 +363,7 @@ def _check(
         status=cand.status,
         created=cand.created,
         source=cand.source_value(),
+        project=cand.project,
     )
     try:
         result = add_atom(root, draft, dry_run=True, config=config, reserved=planned)
