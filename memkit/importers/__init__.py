@@ -3,7 +3,7 @@ rules, architecture decision records.
 
 Each format module reads its files into `Candidate`s (one rule, convention or decision each,
 with the file and line it came from); `memkit.importers.run` passes every candidate through
-`memkit.add.add_atom`, the path `memkit add` takes, and reports what was written and what was
+`memkit.add.check_drafts`, the checks `memkit add` runs, and reports what was written and what was
 refused, and why.
 """
 
