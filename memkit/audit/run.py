@@ -103,6 +103,7 @@ class IndexedAtom:
     triggers: tuple[str, ...]
     supersedes: tuple[str, ...]
     superseded_by: tuple[str, ...]
+    created: str = ""
 
     @property
     def is_active(self) -> bool:
@@ -145,6 +146,7 @@ class _Loader:
             tuple(e["triggers"]),
             tuple(e["supersedes"]),
             tuple(e["superseded_by"]),
+            str(e.get("created") or ""),
         )
 
     def _read(self, path: str) -> Atom | None:
