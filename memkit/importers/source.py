@@ -259,7 +259,7 @@ def _read_regular(path: Path) -> bytes:
                 "parts",
             )
         try:
-            return fh.read(MAX_SOURCE_BYTES + 1)
+            return fh.read(st.st_size + 1)  # not a 4 MiB buffer per file
         except OSError as exc:
             raise Unreadable("unreadable", f"cannot be read: {exc.strerror or exc}") from exc
 
