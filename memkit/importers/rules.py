@@ -191,7 +191,14 @@ def file_candidates(
                 project=src.project,
             )
         )
-    for line, text in references:
+    # Lines that are no rule, each said in the report: `@path` references (refused: the file
+    # they name is what to import) and headings with nothing under them (skipped).
+    said = [(line, text, "reference", _REFERENCE_MESSAGE) for line, text in references]
+    said += [
+        (line, heading, "headings-only", f"the heading `{heading}` has no text under it")
+        for line, heading in empty
+    ]
+    for line, text, reason, message in said:
         out.candidates.append(
             Candidate(
                 fmt,
@@ -199,21 +206,8 @@ def file_candidates(
                 line,
                 text,
                 "fact",
-                refusal="reference",
-                refusal_message=_REFERENCE_MESSAGE,
-                project=src.project,
-            )
-        )
-    for line, heading in empty:
-        out.candidates.append(
-            Candidate(
-                fmt,
-                src.shown,
-                line,
-                heading,
-                "fact",
-                refusal="headings-only",
-                refusal_message=f"the heading `{heading}` has no text under it",
+                refusal=reason,
+                refusal_message=message,
                 project=src.project,
             )
         )
