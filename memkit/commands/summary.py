@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from memkit.summary import render_summary  # noqa: PLC0415
 
     root = find_root(args.repo)
+    if args.stage and _partial_commit():
+        return 0  # the next whole commit takes MEMORY.md along
     refresh(root, quiet=True)  # incremental: nearly free when the index is current
     text = render_summary(open_index(root).atoms, load_config(root).memory_md_lines)
     path = root / MEMORY_MD
@@ -63,3 +65,13 @@ def run(args: argparse.Namespace) -> int:
         git.run(root, "add", "--", MEMORY_MD)
     print(f"memkit summary: wrote {MEMORY_MD} ({len(text.splitlines())} lines)")
     return 0
+
+
+def _partial_commit() -> bool:
+    """`git commit -- PATHS` (or `-o`): git commits a temporary index of those paths only, and
+    the hooks see it as GIT_INDEX_FILE (`.git/next-index-*.lock`). MEMORY.md staged there would
+    stay behind in the person's own index, and written but not staged it would fail the hook:
+    such a commit leaves MEMORY.md alone."""
+    import os  # noqa: PLC0415
+
+    return Path(os.environ.get("GIT_INDEX_FILE", "")).name.startswith("next-index")
