@@ -139,7 +139,7 @@ def _show(root: Path, atom_id: str) -> int:
     for old in atom.supersedes:
         print(f"supersedes `{old}`: approving it retires `{old}`")
     for concern in found:
-        line = f"{concern.kind}: {concern.message}"
+        line = concern.message  # it says what it is: contradicts …, duplicate of …, quality …
         if concern.blocks:
             line += f"\n  settle it: `{settle_with(atom_id, concern)}`"
         print(redact_secrets(line))
