@@ -188,14 +188,19 @@ def _admitted(root: Path, relpath: str, config: Config) -> Atom:
     return parsed.atom
 
 
-def _set_list(path: Path, key: str, ids: Sequence[str], status: str | None = None) -> None:
+def _flow(ids: Sequence[str]) -> object:
+    """A YAML list written `[a, b]`, as atoms write lists."""
     from ruamel.yaml.comments import CommentedSeq  # noqa: PLC0415
 
+    seq = CommentedSeq(list(ids))
+    seq.fa.set_flow_style()
+    return seq
+
+
+def _set_list(path: Path, key: str, ids: Sequence[str], status: str | None = None) -> None:
     from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
-    seq = CommentedSeq(list(ids))
-    seq.fa.set_flow_style()  # `supersedes: [a, b]`, as atoms write lists
-    changes: dict[str, object] = {key: seq}
+    changes: dict[str, object] = {key: _flow(ids)}
     if status:
         changes["status"] = status
     update_frontmatter(path, changes)
@@ -260,24 +265,25 @@ def propose(root: Path, atom_id: str, who: Identity) -> Proposal:
     new_id = _next_id(root, atom_id)
     target = f"{PENDING}{new_id}.md"
     write_atomic(root / target, edit[1] if edit else committed)
+    from ruamel.yaml.error import YAMLError  # noqa: PLC0415
+
+    from memkit.atom.plain import read_meta  # noqa: PLC0415
+    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
+
+    meta = read_meta(root / target) or {}
+    earlier = [s for s in _listed(meta.get("supersedes")) if s != atom_id]
     changes: dict[str, object] = {
         "id": new_id,
         "created": dt.date.today().isoformat(),
         "status": None,
         "superseded_by": None,
+        "supersedes": _flow([*earlier, atom_id]),
     }
+    if who.email and "author" in meta:
+        changes["author"] = who.email
     try:
-        from memkit.atom.write import update_frontmatter  # noqa: PLC0415
-
         update_frontmatter(root / target, changes)
-        from memkit.atom.plain import read_meta  # noqa: PLC0415
-
-        meta = read_meta(root / target) or {}
-        old = [s for s in _listed(meta.get("supersedes")) if s != atom_id]
-        _set_list(root / target, "supersedes", [*old, atom_id])
-        if who.email and "author" in meta:
-            update_frontmatter(root / target, {"author": who.email})
-    except ValueError as exc:  # the edit broke the frontmatter: keep it as written
+    except (ValueError, YAMLError) as exc:  # the edit broke the frontmatter: kept as written
         raise MemkitError(
             f"{target} keeps your edit, but its frontmatter cannot be read ({exc}); fix it "
             f"there, set `id: {new_id}` and `supersedes: [{atom_id}]`"
