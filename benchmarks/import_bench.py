@@ -13,8 +13,9 @@ read from the paths given (see there for where they come from).
 
 `--speed` asks whether an import's time depends on how much memory is already there: the
 first `--files` rule files of RULES_DIR (Cursor rules, sorted by path) go into an empty memory
-and into one holding `--atoms` real-size atoms (benchmarks/realsize.py, from the public sets),
-side by side in one run (a dry run of each, then the import into each).
+and into one holding `--atoms` atoms (`--prefill realsize`: real-size records and passages
+from the public sets, benchmarks/realsize.py; `--prefill facts`: one-sentence facts,
+benchmarks/facts.py), side by side in one run (a dry run of each, then the import into each).
 """
 
 from __future__ import annotations
@@ -143,16 +144,34 @@ def _rule_files(folder: Path, count: int, into: Path) -> int:
     return len(found)
 
 
-def _memory(work: Path, name: str, atoms: int, data: Path | None, env: dict[str, str]) -> Path:
+def _prefill(kind: str, atoms: int, data: Path | None) -> list[tuple[str, str]]:
+    """(path, text) of the atoms a memory holds before the import: `realsize`, real-size
+    records and passages from the public sets (long); `facts`, one-sentence facts about
+    made-up services and people (benchmarks/facts.py: short, as most atoms are)."""
+    if kind == "facts":
+        from facts import facts
+
+        return [
+            (
+                f"shared/fact-{i:05d}.md",
+                f"---\nid: fact-{i:05d}\ntype: fact\nconfidence: observed\n"
+                f"created: 2026-01-01\ntriggers: [{triggers[0]}]\n---\n# {text}\n\n{text}\n",
+            )
+            for i, (_, text, triggers) in enumerate(facts(atoms))
+        ]
+    from realsize import Corpus
+    from realsize import atoms as realsize_atoms
+
+    assert data is not None
+    return list(realsize_atoms(atoms, Corpus(data)))
+
+
+def _memory(work: Path, name: str, atoms: list[tuple[str, str]], env: dict[str, str]) -> Path:
     repo = work / name
     made, _ = memkit("init", str(repo), "--no-hooks", cwd=work, env=env)
     assert made.returncode == 0, made.stdout + made.stderr
     if atoms:
-        from realsize import Corpus
-        from realsize import atoms as realsize_atoms
-
-        assert data is not None
-        for rel, text in realsize_atoms(atoms, Corpus(data)):
+        for rel, text in atoms:
             (repo / rel).parent.mkdir(parents=True, exist_ok=True)
             (repo / rel).write_text(text, encoding="utf-8")
         subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
@@ -164,11 +183,11 @@ def _memory(work: Path, name: str, atoms: int, data: Path | None, env: dict[str,
     return repo
 
 
-def speed(rules: Path, files: int, atoms: int, data_arg: str | None) -> None:
+def speed(rules: Path, files: int, atoms: int, data_arg: str | None, prefill: str) -> None:
     from _common import data_dir
 
     data = data_dir(data_arg)
-    if data is None:
+    if data is None and prefill == "realsize":
         print("public data sets not found (pass --data): no memory to fill", file=sys.stderr)
         raise SystemExit(1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -179,10 +198,10 @@ def speed(rules: Path, files: int, atoms: int, data_arg: str | None) -> None:
         source = work / "rules"
         copied = _rule_files(rules, files, source)
         repos = {
-            "empty": _memory(work, "empty", 0, None, env),
-            "full": _memory(work, "full", atoms, data, env),
+            "empty": _memory(work, "empty", [], env),
+            "full": _memory(work, "full", _prefill(prefill, atoms, data), env),
         }
-        print(f"{copied} rule files; memories: empty, {atoms} atoms")
+        print(f"{copied} rule files; memories: empty, {atoms} atoms ({prefill})")
         print(f"load average at start: {os.getloadavg()[0]:.2f}")
         times: dict[str, list[float]] = {"empty": [], "full": []}
         reports: dict[str, dict[str, object]] = {}
@@ -223,9 +242,10 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--atoms", type=int, default=1000)
     parser.add_argument("--data", help="folder with scifact/ and cmrc2018/ (for --speed)")
+    parser.add_argument("--prefill", choices=("realsize", "facts"), default="realsize")
     args = parser.parse_args()
     if args.speed:
-        speed(args.speed, args.files, args.atoms, args.data)
+        speed(args.speed, args.files, args.atoms, args.data, args.prefill)
         return
     runs = [("cursor-rules", args.cursor_rules), ("claude-md", args.claude_md), ("adr", args.adr)]
     if not any(paths for _, paths in runs):
