@@ -266,3 +266,24 @@ def test_management_writing_a_contradicting_decision_is_told_the_one_step(
     assert "status: superseded" in (alice / "shared/deploy-with-helm.md").read_text(
         encoding="utf-8"
     )
+
+
+def test_review_show_names_a_duplicate_and_the_step_that_settles_it(
+    team: tuple[Path, Path],
+) -> None:
+    alice, bob = team
+    # A copy of an approved decision that reached review past the hooks (--no-verify).
+    copy = PNPM.replace("id: use-pnpm", "id: pnpm-everywhere")
+    write_atom(bob, "shared/_pending/pnpm-everywhere.md", copy)
+    git(bob, "add", "-A")
+    git(bob, "commit", "-q", "--no-verify", "-m", "pnpm again")
+    git(bob, "push", "--quiet", "origin", "HEAD:main")
+    git(alice, "pull", "--quiet", "--no-rebase", "origin", "main")
+    shown = memkit("review", "show", "pnpm-everywhere", cwd=alice)
+    assert shown.returncode == 0, shown.stderr
+    assert "duplicate of `use-pnpm`" in shown.stdout, shown.stdout
+    seen: list[str] = []
+    follow(alice, shown.stdout.split("--- what the checks find", 1)[1], seen)
+    assert seen == ["memkit review approve pnpm-everywhere --supersedes use-pnpm"]
+    rc, out = commit(alice, "review: approve pnpm-everywhere")
+    assert rc == 0, out
