@@ -200,41 +200,65 @@ class _Judge:
             return
         if self.identity.is_management:
             return
-        if after is not None:
-            new = self.sensitive_atom(after, change.new_blob, change.new_mode)
-            if new is not None:
-                atom, kind = new
-                pending = "shared/_pending/" + after.removeprefix("shared/")
-                self.add(
-                    after,
-                    atom.line_of("type"),
-                    "MK204",
-                    f"`{kind}` atoms enter shared/ only through review; move it with "
-                    f"`git mv {after} {pending}` and a management member will "
-                    f"`memkit review approve {atom.id}`",
-                )
-                return
         old = (
             self.sensitive_atom(before, change.old_blob, change.old_mode)
             if before is not None
             else None
         )
+        if after is not None:
+            new = self.sensitive_atom(after, change.new_blob, change.new_mode)
+            if new is not None:
+                atom, kind = new
+                if old is not None and before == after:
+                    # An edit of an approved atom: moving it back into review would take the
+                    # approved one out (MK205); a proposal that supersedes it does not.
+                    fix = (
+                        f"propose your change with `memkit review propose {old[0].id}` (it "
+                        f"keeps {after} as approved and puts your version in "
+                        f"shared/_pending/ with `supersedes: [{old[0].id}]`)"
+                    )
+                elif old is not None:  # an approved atom renamed: a new atom, unreviewed
+                    fix = f"put it back with `git mv {after} {before}`"
+                else:
+                    pending = "shared/_pending/" + after.removeprefix("shared/")
+                    fix = (
+                        f"move it with `git mv {after} {pending}` and a management member "
+                        f"will `memkit review approve {atom.id}`"
+                    )
+                self.add(
+                    after,
+                    atom.line_of("type"),
+                    "MK204",
+                    f"`{kind}` atoms enter shared/ only through review; {fix}",
+                )
+                return
         if old is None:
             return
         atom, kind = old
+        back = f"shared/_pending/{atom.id}.md"
+        propose = (
+            f"`memkit review propose {atom.id}` (it puts {atom.path} back and writes your "
+            f"version to shared/_pending/ with `supersedes: [{atom.id}]` for management "
+            "to approve)"
+        )
         if after is None:
             where, what = atom.path, "deleting it"
+            fix = f"to replace or retire it, {propose}"
+        elif after == back:
+            where, what = after, f"moving it to {after}"
+            fix = f"propose your change with {propose}"
         elif after != atom.path:
             where, what = after, f"moving it to {after}"
+            fix = f"put it back with `git mv {after} {atom.path}`"
         else:
             where, what = after, f"changing it into something other than a `{kind}` atom"
+            fix = f"propose your change with {propose}"
         self.add(
             where,
             1,
             "MK205",
             f"`{atom.id}` is an approved `{kind}` atom; {what} takes it out of review, which "
-            "needs management as adding it does: ask a management member, or propose the "
-            "change through shared/_pending/",
+            f"needs management as adding it does: {fix}",
         )
 
 
