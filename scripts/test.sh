@@ -36,4 +36,4 @@ ruff format --check memkit tests
 mypy
 # One worker per core, at most 4; a file's tests stay on one worker, so its module-scoped
 # repositories are built once. `bash scripts/test.sh -n 0` runs them in this process.
-pytest -n auto --maxprocesses 4 --dist loadfile "$@"
+pytest -n auto --maxprocesses 4 --dist loadfile --durations=25 "$@"

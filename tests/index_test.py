@@ -156,7 +156,7 @@ def test_deleting_dot_memkit_loses_nothing(repo: Path) -> None:
 
     before = ids(repo, "websocket")
     shutil.rmtree(repo / ".memkit")
-    result = memkit("search", "websocket", "--json", cwd=repo)
+    result = memkit("search", "websocket", "--json", "--all-results", cwd=repo)
     assert result.returncode == 0, result.stderr
     assert [r["id"] for r in json.loads(result.stdout)["results"]] == before
 

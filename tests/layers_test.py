@@ -70,7 +70,8 @@ ATOM_REACHES = (
 INDEX_REACHES = (
     *("memkit.index", "memkit.atom", "memkit.config", "memkit.errors", "memkit.files"),
     *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel"),
-    *("memkit.repo", "memkit.git", "memkit.checks.admission", "memkit.checks.content"),
+    *("memkit.repo", "memkit.ownership", "memkit.git", "memkit.checks.admission"),
+    "memkit.checks.content",
     *("memkit.gate.secrets", "memkit.gate.injection", "memkit.gate.text"),
 )
 PACKAGES = {"memkit", "memkit.checks", "memkit.gate"}  # their __init__ files import nothing

@@ -4,6 +4,7 @@ memkit-summary hook runs `memkit summary --stage` in every commit, so it never g
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,14 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from memkit.config import load_config  # noqa: PLC0415
     from memkit.files import write_atomic  # noqa: PLC0415
-    from memkit.index import open_index, refresh  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
     from memkit.summary import render_summary  # noqa: PLC0415
 
     root = find_root(args.repo)
     if args.stage and _partial_commit():
         return 0  # the next whole commit takes MEMORY.md along
-    refresh(root, quiet=True)  # incremental: nearly free when the index is current
-    text = render_summary(open_index(root).atoms, load_config(root).memory_md_lines)
+    config = load_config(root)
+    text = render_summary(_rows(root, config), config.memory_md_lines)
     path = root / MEMORY_MD
     try:
         current: str | None = path.read_text(encoding="utf-8")
@@ -75,3 +75,40 @@ def _partial_commit() -> bool:
     import os  # noqa: PLC0415
 
     return Path(os.environ.get("GIT_INDEX_FILE", "")).name.startswith("next-index")
+
+
+def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
+    """What the overview counts, per atom. From the index when this clone has one (an
+    incremental refresh is nearly free); else, or when it cannot be refreshed (a read-only
+    or full disk), from the files' frontmatter: a commit hook must not be the one that pays
+    for a first build, which a checkout sends to the background."""
+    import logging  # noqa: PLC0415
+
+    from memkit.errors import MemkitError  # noqa: PLC0415
+    from memkit.index import open_index, refresh  # noqa: PLC0415
+    from memkit.index.store import current_generation  # noqa: PLC0415
+
+    if current_generation(root) is not None:
+        try:
+            refresh(root, quiet=True)
+            return list(open_index(root).atoms)
+        except (OSError, MemkitError) as exc:
+            logging.getLogger("memkit").info("summary from the files: %s", exc)
+    from memkit.checks.admission import read_admitted  # noqa: PLC0415
+    from memkit.repo import list_atom_files  # noqa: PLC0415
+
+    rows: list[Mapping[str, Any]] = []
+    for relpath in list_atom_files(root):
+        parsed, refused = read_admitted(root, relpath, config, fast=True)  # as the index does
+        atom = parsed.atom
+        if atom is not None and not refused:
+            rows.append(
+                {
+                    "scope": atom.scope,
+                    "status": atom.status,
+                    "pending": atom.pending,
+                    "type": atom.type,
+                    "triggers": list(atom.triggers),
+                }
+            )
+    return rows
