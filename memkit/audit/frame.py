@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memkit.audit import lexicon as lx
+from memkit.audit.claims import functional_for_subject, is_identifier, set_valued
 
 _TOKEN = re.compile(
     r"(?P<path>(?:~|\.{1,2})?/?[\w.*-]+(?:/[\w.*-]+)+)"
@@ -118,7 +119,9 @@ def _refine_numbers(out: list[Token]) -> None:
             continue
         prev = live[i - 1] if i else None
         nxt = live[i + 1] if i + 1 < len(live) else None
-        if (prev and prev.norm in lx.MONTHS) or (nxt and nxt.norm in lx.MONTHS):
+        if prev and is_identifier(prev.text):
+            kind = "ident"  # "Step 3", "ADR 45": a name, never a value
+        elif (prev and prev.norm in lx.MONTHS) or (nxt and nxt.norm in lx.MONTHS):
             kind = "date"
         elif prev and prev.kind in ("name", "code") and not re.search(r"[a-z%]$", t.norm):
             kind = "version"
@@ -281,6 +284,17 @@ def changed_value(a: str, b: str) -> Change | None:
     return Change(kind, old, new, shown.strip(), at_head=_content(ta[:i1]) == 0)
 
 
+def one_value(change: Change) -> bool:
+    """Whether a changed value is two values of one thing (`memkit.audit.claims`). Who the
+    statement is about changed ("Lukas maintains …" / "Fatima maintains …"): only when what is
+    said of them is a role one holder fills. Otherwise the value changed: only when the
+    relation holds one value at a time ("speaks Portuguese" / "speaks Japanese" holds both)."""
+    who = change.at_head and change.kind in ("person", "team", "name")
+    if who and not functional_for_subject(change.frame):
+        return False
+    return not set_valued(change.frame)
+
+
 def other_subject(a: str, b: str) -> bool:
     """Two parallel statements about different things: the same frame with a changed word at
     its head that is not a value ("session tokens expire after 12 hours" / "refresh tokens …
@@ -329,3 +343,27 @@ def _join(toks: list[Token]) -> str:
 def reason(change: Change, limit: int = 70) -> str:
     frame = change.frame if len(change.frame) <= limit else change.frame[: limit - 1] + "…"
     return f'different {change.kind} in "{frame}": {change.old} vs {change.new}'
+
+
+def swapped_value(a: str, b: str) -> tuple[str, str] | None:
+    """A value (a person, team, place, tool, number, version, date) in `a` whose place `b`
+    fills with another value that `a` does not state anywhere, and the other way round: two
+    texts of one frame about different things, whatever the relation. None when every value
+    of each is stated in the other ("30 s" and "30 seconds", the same names reordered)."""
+    ta, na = _prepared(a)
+    tb, nb = _prepared(b)
+    if not ta or not tb:
+        return None
+    all_a, all_b = set(na), set(nb)
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, na, nb, autojunk=False).get_opcodes():
+        if op != "replace":
+            continue
+        ka = _value_kind(ta[:i1], ta[i1:i2], ta[i2:])
+        kb = _value_kind(tb[:j1], tb[j1:j2], tb[j2:])
+        if not ka or not kb:
+            continue
+        mine = {t.norm for t in ta[i1:i2] if t.kind not in ("stop", "word", "update")}
+        theirs = {t.norm for t in tb[j1:j2] if t.kind not in ("stop", "word", "update")}
+        if mine and theirs and not mine & all_b and not theirs & all_a:
+            return _join(ta[i1:i2]), _join(tb[j1:j2])
+    return None

@@ -15,15 +15,13 @@ from typing import Any
 
 from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
-from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, RULES, UNRELATED, Verdict
+from memkit.audit.classify import CONTRADICTS, DUPLICATE, RULES, UNRELATED
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, full_audit_rules, read_report, unresolved_now
-from memkit.audit.subject import atom_verdict
-from memkit.audit.text import statement_text
+from memkit.audit.verdict import text_of, verdict
 from memkit.checks.admission import read_admitted
 from memkit.config import Config
 from memkit.files import write_atomic
-from memkit.gate.duplicates import subject_swap
 from memkit.git import output
 
 log = logging.getLogger(__name__)
@@ -189,7 +187,7 @@ def compare(
 
     def text(atom: Any) -> str:
         if atom.path not in texts:
-            texts[atom.path] = statement_text(atom.title, atom.body)
+            texts[atom.path] = text_of(atom)
         return texts[atom.path]
 
     seen: set[frozenset[str]] = set()
@@ -204,25 +202,18 @@ def compare(
             if other is None or other.id == atom.id:
                 continue
             seen.add(pair)
-            verdict = atom_verdict(
+            judged = verdict(
                 atom,
                 other,
-                text(atom),
-                text(other),
                 similarity=cand.similarity,
                 duplicate_at=settings.duplicate,
                 related_at=settings.candidate_similarity,
                 shared_triggers=len(triggers & {t.lower() for t in other.triggers}),
+                texts=(text(atom), text(other)),
             )
-            if judge is not None and judge.is_grey(verdict, cand.similarity):
-                verdict = judge.settle(text(atom), text(other), verdict)
-            if verdict.kind == DUPLICATE:
-                swap = subject_swap(atom, other)
-                if swap is not None:  # one procedure per service: the gate's MK104 case
-                    verdict = Verdict(
-                        EXTENDS, f"same text about another subject ({swap[0]} / {swap[1]})"
-                    )
-            if verdict.kind == UNRELATED:
+            if judge is not None and judge.is_grey(judged, cand.similarity):
+                judged = judge.settle(text(atom), text(other), judged)
+            if judged.kind == UNRELATED:
                 continue
             results.append(
                 PairResult(
@@ -230,8 +221,8 @@ def compare(
                     atom.path,
                     other.id,
                     other_path,
-                    verdict.kind,
-                    verdict.reason,
+                    judged.kind,
+                    judged.reason,
                     round(cand.similarity, 4),
                     resolved(atom, other),
                     "+".join(s for s in ("vector", "bm25", "trigger") if s in cand.sources),
