@@ -31,7 +31,8 @@ IDENTIFIER_WORDS = word_set(
     "pull step steps phase phases stage part parts section sections chapter chapters page "
     "pages item items no nr number option options figure fig table appendix rule rules "
     "milestone sprint epic story task tasks case cases incident incidents postmortem "
-    "instance instances node-id line lines row rows level tier grade attempt"
+    "instance instances node-id line lines row rows level tier grade attempt pdr pep kep cve "
+    "jira year years fy"
 )
 _IDENTIFIER_CODE = re.compile(r"^[a-z]{2,}-\d+$|^#\d+$", re.I)
 _LIST_NUMBER = re.compile(r"^\s*\d+\.\s+\D")
@@ -40,14 +41,24 @@ _LIST_NUMBER = re.compile(r"^\s*\d+\.\s+\D")
 def is_identifier(before: str, token: str = "") -> bool:
     """Whether a number written after `before` (the word before it) is a name: `ADR 45`,
     `Step 3`, `#12`, `OPS-412`."""
-    if token and _IDENTIFIER_CODE.match(token):
-        return True
+    if token and (_IDENTIFIER_CODE.match(token) or re.fullmatch(r"0\d+", token)):
+        return True  # OPS-412, #12, 0005: a record's number
     word = before.lower().strip("#.:(")
     return word in IDENTIFIER_WORDS or before.endswith("#")
 
 
-def strip_list_number(text: str) -> str:
-    """ "33. Use of AWS Cloud Map" is record 33's title: its number is no value of it."""
+_FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I)
+
+
+def without_names(text: str) -> str:
+    """The text without what only names things or is no statement: code blocks, the numbers of list items and records ("33.
+    Use of AWS Cloud Map" is record 33's title) and link targets (a URL names a page, an issue
+    or a repository; two links are two pages, not two values of one)."""
+    text = _FENCE.sub("\n", text)
+    text = _LINK.sub(r"\1", text)
+    text = _URL.sub(" ", text)
     return re.sub(r"(?m)^\s*\d+\.\s+(?=\D)", "", text)
 
 

@@ -303,6 +303,13 @@ def _opposite_polarity(a: str, b: str) -> str:
                 shared = obj_a & obj_b
                 if sign_a != -sign_b or not shared or shared <= _VERBS:
                     continue  # "run" alone: two instructions about two things
+                # One word in common names the same object only when it is the whole object
+                # of one instruction ("never npm"); in long clauses it is a coincidence.
+                smaller = min(len(obj_a), len(obj_b))
+                if len(shared - _VERBS) < 2 and smaller > 2:
+                    continue
+                if len(shared) < 0.5 * smaller:
+                    continue  # two long instructions with a word or two in common
                 # A negation about a named subject speaks of that subject only.
                 if not subject_b <= words_a or not _negated_subject(ca) <= words_b:
                     continue
@@ -326,7 +333,7 @@ def _negated(a: str, b: str) -> str:
             affirmed = wb if negated_a else wa
             slack = 1 if len(affirmed) >= 6 else 0
             if (
-                min(len(wa), len(wb)) >= 2
+                min(len(wa), len(wb)) >= 3
                 and len(shared) >= max(2, 0.7 * min(len(wa), len(wb)))
                 and len(affirmed - shared) <= slack
             ):

@@ -39,6 +39,9 @@ _STOP = frozenset(
 # Chinese function characters: frame glue, not content.
 _CJK_GLUE = frozenset("的了在是由用和與与跟及把被將将給给會会要都也就上裡里中之以為为每個个於于")
 _CJK_CLASS = ("團隊", "团队", "小組", "小组")
+_GENERIC_VERBS = frozenset(
+    ("use", "uses", "used", "using", "has", "have", "had", "can", "is", "are")
+)
 _NEGATORS = frozenset(("not", "no", "never", "don't", "doesn't", "isn't", "aren't", "cannot"))
 
 
@@ -119,7 +122,7 @@ def _refine_numbers(out: list[Token]) -> None:
             continue
         prev = live[i - 1] if i else None
         nxt = live[i + 1] if i + 1 < len(live) else None
-        if prev and is_identifier(prev.text):
+        if (prev and is_identifier(prev.text)) or is_identifier("", t.text):
             kind = "ident"  # "Step 3", "ADR 45": a name, never a value
         elif (prev and prev.norm in lx.MONTHS) or (nxt and nxt.norm in lx.MONTHS):
             kind = "date"
@@ -274,6 +277,11 @@ def changed_value(a: str, b: str) -> Change | None:
     frame = ta[:i1] + ta[i2 : tail[0][1] if tail else len(ta)]
     if _content(frame) < (3 if tail else 2):
         return None
+    # A tool or a name needs a frame that says what it is for, not only that it is used: "FAC
+    # uses Docker" and "FAC uses Django" are both true; "we deploy with Argo CD" holds one.
+    named = "tool" in (ka, kb) or "name" in (ka, kb)
+    if named and _content([t for t in frame if t.norm not in _GENERIC_VERBS]) < 2:
+        return None
     head = [t for t in ta[:i1] if t.norm not in lx.TEAM_WORDS and t.norm not in lx.THING_WORDS]
     if _content(head) == 0 and _content(ta[i2:]) < 3:
         return None  # the subject changed, and the rest does not pin one statement down
@@ -292,7 +300,8 @@ def one_value(change: Change) -> bool:
     who = change.at_head and change.kind in ("person", "team", "name")
     if who and not functional_for_subject(change.frame):
         return False
-    return not set_valued(change.frame)
+    # A count or a version is one value even of a set ("made up of 5 members").
+    return change.kind in ("number", "version") or not set_valued(change.frame)
 
 
 def other_subject(a: str, b: str) -> bool:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memkit.audit.claims import strip_list_number
+from memkit.audit.claims import without_names
 from memkit.audit.classify import (
     CONTRADICTS,
     DUPLICATE,
@@ -54,8 +54,8 @@ def text_of(atom: Any) -> str:
     """What an atom states, as the readers take it: title and body as plain lines, without
     the numbers of list items and records ("33. Use of AWS Cloud Map")."""
     if isinstance(atom, str):
-        return strip_list_number(atom)
-    return strip_list_number(statement_text(atom.title, atom.body))
+        return without_names(atom)
+    return without_names(statement_text(atom.title, atom.body))
 
 
 def verdict(
