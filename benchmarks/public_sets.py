@@ -153,7 +153,9 @@ def adr_rows(root: Path) -> Iterator[dict[str, Any]]:
         files = [
             f
             for f in git(repo, "ls-tree", "--name-only", commit, f"{folder}/").split("\n")
-            if f.endswith(".md") and re.match(r"\d", Path(f).name) and not Path(f).name[:4] == "0000"
+            if f.endswith(".md")
+            and re.match(r"\d", Path(f).name)
+            and not Path(f).name[:4] == "0000"
         ]
         later = {new: old for old, new in pairs}
         for path in files:
@@ -243,17 +245,35 @@ def _pair(
 
 # Words before a number that make it a position or a name, not a value: "Step 3", "ADR 14",
 # "instance 2", "Amended by 17."
-_POSITION = frozenset("step steps adr rfc phase part stage by instance no. number item #".split())
+_POSITION = frozenset(
+    [
+        "step",
+        "steps",
+        "adr",
+        "rfc",
+        "phase",
+        "part",
+        "stage",
+        "by",
+        "instance",
+        "no.",
+        "number",
+        "item",
+        "#",
+    ]
+)
 
 
 def value_change(old: str, new: str) -> str:
-    """"contradicts" when one number or version changed in an otherwise unchanged line,
+    """ "contradicts" when one number or version changed in an otherwise unchanged line,
     "identifier" when that number is a position or a record number (a list item's number, a
     step, an ADR), "" when the lines differ otherwise."""
     ta, tb = old.split(), new.split()
     if len(ta) < 6 or len(ta) != len(tb) or "http" in old:
         return ""
-    ops = [o for o in SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes() if o[0] != "equal"]
+    ops = [
+        o for o in SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes() if o[0] != "equal"
+    ]
     if len(ops) != 1 or ops[0][0] != "replace" or ops[0][2] - ops[0][1] != 1:
         return ""
     at = ops[0][1]
@@ -272,8 +292,16 @@ def history_rows(root: Path) -> Iterator[dict[str, Any]]:
         if repo is None:
             continue
         log = git(
-            repo, "log", "-p", "-U0", "--no-merges", "--format=@@commit %h", commit, "--",
-            "*.md", ":!*CHANGELOG*",
+            repo,
+            "log",
+            "-p",
+            "-U0",
+            "--no-merges",
+            "--format=@@commit %h",
+            commit,
+            "--",
+            "*.md",
+            ":!*CHANGELOG*",
         )
         seen: set[str] = set()
         sha = ""
@@ -300,22 +328,37 @@ def history_rows(root: Path) -> Iterator[dict[str, Any]]:
                 minus = []
         # Negatives: lines of the docs at the commit that hold a number, never one of the
         # changed lines: the memory the updates are pulled into.
-        docs = [f for f in git(repo, "ls-tree", "-r", "--name-only", commit).split("\n")
-                if f.endswith(".md") and "CHANGELOG" not in f]
+        docs = [
+            f
+            for f in git(repo, "ls-tree", "-r", "--name-only", commit).split("\n")
+            if f.endswith(".md") and "CHANGELOG" not in f
+        ]
         lines: list[str] = []
         for path in docs[:400]:
             for raw in git(repo, "show", f"{commit}:{path}").splitlines():
                 text = _clean(raw)
-                if (re.search(r"\d", text) and 6 <= len(text.split()) <= 60
-                        and "http" not in text and text not in seen):
+                if (
+                    re.search(r"\d", text)
+                    and 6 <= len(text.split()) <= 60
+                    and "http" not in text
+                    and text not in seen
+                ):
                     lines.append(text)
         for i, text in enumerate(dict.fromkeys(lines)):
             if i >= 150:
                 break
             key = f"{name}:line{i}"
-            yield {"set": "history", "id": key, "lang": "en", "a": "", "b": text,
-                   "label": "memory", "commit": commit, "split": split_of(key),
-                   "collection": name}
+            yield {
+                "set": "history",
+                "id": key,
+                "lang": "en",
+                "a": "",
+                "b": text,
+                "label": "memory",
+                "commit": commit,
+                "split": split_of(key),
+                "collection": name,
+            }
 
 
 def _clean(line: str) -> str:

@@ -97,7 +97,10 @@ UNRELATED: tuple[tuple[str, str], ...] = (
         "s3-lifecycle",
         "The uploads bucket has an S3 lifecycle rule that moves objects to Glacier after 90 days.",
     ),
-    ("amara-leads-search", "Amara is the tech lead of the search team."),
+    (
+        "amara-leads-search",
+        "Amara is the tech lead of the search team; ask her before changing the ranking service.",
+    ),
     (
         "terraform-state",
         "Terraform state lives in a locked S3 backend; never run terraform apply from a laptop.",

@@ -166,8 +166,13 @@ def _anchor(text: str, start: int, end: int | None = None) -> set[str]:
         if after and not re.match(r"\s*(?:and|or|to|for|if|when|then|but)\b", text[end:]):
             following = _ordered_words(after.group(1))
             if following:
-                return {_stem(w) for w in following}
-    return {_stem(w) for w in _ordered_words(text[max(0, start - 60) : start])[-3:]}
+                return {_stem(w) for w in following} - _GENERIC_ANCHORS
+    before = _ordered_words(text[max(0, start - 60) : start])[-3:]
+    # A verb the value is given with ("sets a deadline of", "has it set to") names nothing.
+    return {_stem(w) for w in before} - _GENERIC_ANCHORS
+
+
+_GENERIC_ANCHORS = frozenset(("set", "has", "get", "use", "make", "keep", "run", "take", "give"))
 
 
 def _stem(word: str) -> str:
