@@ -53,9 +53,10 @@ _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I)
 
 
 def without_names(text: str) -> str:
-    """The text without what only names things or is no statement: code blocks, the numbers of list items and records ("33.
-    Use of AWS Cloud Map" is record 33's title) and link targets (a URL names a page, an issue
-    or a repository; two links are two pages, not two values of one)."""
+    """The text without what only names things or states nothing: code blocks, the numbers
+    of list items and records ("33. Use of AWS Cloud Map" is record 33's title) and link
+    targets (a URL names a page, an issue or a repository; two links are two pages, not two
+    values of one)."""
     text = _FENCE.sub("\n", text)
     text = _LINK.sub(r"\1", text)
     text = _URL.sub(" ", text)

@@ -1,5 +1,7 @@
 """An optional judge for grey cases, off by default: a local Ollama, any OpenAI-compatible chat
-endpoint (vLLM, llama.cpp's server, LM Studio, OpenAI itself) or the Anthropic Messages API.
+endpoint (vLLM, llama.cpp's server, LM Studio, OpenAI itself), the Anthropic Messages API, or
+the user's own Claude Code CLI (`provider: claude-cli`, `memkit.audit.claude_judge`; the pull
+audit and `memkit audit --all` only).
 
 Bounded: a timeout per call, at most `max_calls` calls per run, each note cut to 2,000
 characters, and no further calls after the first failure. Any failure keeps the heuristic
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, UNRELATED, Verdict
+from memkit.audit.claude_judge import ClaudeJudge
 from memkit.llm import CALL_ERRORS, Endpoint
 
 log = logging.getLogger(__name__)
@@ -45,10 +48,13 @@ class Judge:
     broken: bool = False
 
     @classmethod
-    def from_config(cls, section: Mapping[str, Any]) -> Judge | None:
+    def from_config(cls, section: Mapping[str, Any]) -> Judge | ClaudeJudge | None:
         judge = section.get("judge")
         if not isinstance(judge, Mapping):
             return None
+        if judge.get("provider") == "claude-cli":
+            # The user's own Claude Code, headless (`memkit.audit.claude_judge`).
+            return ClaudeJudge.from_config(judge) if judge.get("enabled") is True else None
         endpoint = Endpoint.from_config(judge, "audit judge")
         if endpoint is None:
             return None

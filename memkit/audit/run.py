@@ -16,6 +16,7 @@ from typing import Any
 from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, RULES, UNRELATED
+from memkit.audit.claude_judge import ClaudeJudge
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, full_audit_rules, read_report, unresolved_now
 from memkit.audit.verdict import text_of, verdict
@@ -79,7 +80,9 @@ def audit(
     incoming = [
         a for p in paths if (a := loader(p)) is not None and a.scope not in ("archive", "episodic")
     ]
-    return compare(root, incoming, config, settings=settings, loader=loader, reader=reader)
+    return compare(
+        root, incoming, config, settings=settings, loader=loader, reader=reader, judging=True
+    )
 
 
 @dataclass(frozen=True)
@@ -162,15 +165,20 @@ def compare(
     settings: AuditSettings | None = None,
     loader: Any = None,
     reader: Any = None,
+    judging: bool = False,
 ) -> list[PairResult]:
     """Classify `incoming` atoms (files or drafts not yet written) against their candidates
-    among the live atoms of the index, which is refreshed first unless `reader` is given."""
+    among the live atoms of the index, which is refreshed first unless `reader` is given.
+    `judging`: the pull audit or `--all`, where the Claude Code CLI may judge grey pairs;
+    the write check (gate, add, MCP save, PostToolUse) must answer in a second."""
     if not incoming:
         return []
     settings = settings or AuditSettings.from_config(
         config.section("audit"), config.section("gate")
     )
     judge = Judge.from_config(config.section("audit"))
+    if isinstance(judge, ClaudeJudge) and not judging:
+        judge = None
     if reader is None:
         from memkit.index import open_index, refresh  # noqa: PLC0415
 
