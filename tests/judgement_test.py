@@ -143,6 +143,7 @@ def test_every_path_gives_the_same_verdict(
     new = _draft_atom(team, "incoming", text)
     theirs = read_atom(team, f"shared/{other}.md", config).atom
     encoder = load_encoder()
+    assert theirs is not None
     va, vb = encoder.encode([f"{new.title}\n{new.body}", f"{theirs.title}\n{theirs.body}"])  # type: ignore[attr-defined]
     direct = verdict(new, theirs, similarity=float(va @ vb)).kind
     assert direct == expected

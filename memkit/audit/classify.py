@@ -36,7 +36,7 @@ from memkit.gate.duplicates import words_agree
 # Raised whenever a rule here (or in the modules it calls) comes to see a contradiction it did
 # not see before: a memory audited in full with older rules may hold pairs a pull never
 # shows (a pull audits only what it brings), and `memkit health` says to run `--all` once.
-RULES = 2  # 2: imperative steps, migrations, per-subject values (2026-11)
+RULES = 3  # 2: imperative steps, migrations, per-subject values; 3: the claim model (issue 27)
 DUPLICATE = "duplicate"
 EXTENDS = "extends"
 CONTRADICTS = "contradicts"
