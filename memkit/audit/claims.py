@@ -49,17 +49,18 @@ def is_identifier(before: str, token: str = "") -> bool:
 
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.I)
+_AUTOLINK = re.compile(r"<(?:https?|ftp)://[^>\s]+>", re.I)
 
 
 def without_names(text: str) -> str:
     """The text without what only names things or states nothing: code blocks, the numbers
-    of list items and records ("33. Use of AWS Cloud Map" is record 33's title) and link
-    targets (a URL names a page, an issue or a repository; two links are two pages, not two
-    values of one)."""
+    of list items and records ("33. Use of AWS Cloud Map" is record 33's title) and the
+    targets of links (`[text](url)`, `<url>`: a link names a page, an issue or a repository;
+    two links are two pages, not two values of one). A URL written out in prose stays: "point
+    the client at https://api.staging.example.com/v2" gives a value."""
     text = _FENCE.sub("\n", text)
     text = _LINK.sub(r"\1", text)
-    text = _URL.sub(" ", text)
+    text = _AUTOLINK.sub(" ", text)
     return re.sub(r"(?m)^\s*\d+\.\s+(?=\D)", "", text)
 
 
@@ -84,10 +85,14 @@ _INDEFINITE_EN = re.compile(r"\b(?:is|are|was|were|has|have|had|became)\s+(?:an?
 # Relations that hold one value at a time when the value is who does it: the lead, the owner,
 # the one on call, the one who ran *the* event.
 _FUNCTIONAL_EN = re.compile(
-    r"\b(?:lead|leads|led|owner|owners|owns|owned|maintainer|maintains|maintained|manager|"
-    r"manages|managed|head|heads|headed|chair|chairs|chaired|on[- ]call|contact|dri|"
-    r"responsible|accountable|approver|approves|signs? off|signed off|escalated|decides|"
-    r"runs|ran|hosts|hosted|presents|presented|assigned|belongs? to|ask|go(?:es)? to|for access)\b",
+    # A role as what is said of the subject: "is the tech lead of …", "is on call for …".
+    r"\b(?:is|are|was|were|as|remains?)\s+(?:now\s+|still\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:lead|owner|owners|maintainer|manager|head|chair|on[- ]call|contact|dri|responsible|"
+    r"accountable|approver|point of contact)\b"
+    # Or a verb whose object has one holder: owns, leads, maintains, ran *the* workshop.
+    r"|\b(?:leads|led|owns|owned|maintains|maintained|manages|managed|heads|headed|chairs|"
+    r"chaired|approves|signs? off|signed off|escalated|decides|runs|ran|hosts|hosted|"
+    r"presents|presented|assigned|belongs? to|ask|go(?:es)? to|for access)\b",
     re.I,
 )
 _FUNCTIONAL_ZH = re.compile(

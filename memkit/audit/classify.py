@@ -172,7 +172,11 @@ def _anchor(text: str, start: int, end: int | None = None) -> set[str]:
     return {_stem(w) for w in before} - _GENERIC_ANCHORS
 
 
-_GENERIC_ANCHORS = frozenset(("set", "has", "get", "use", "make", "keep", "run", "take", "give"))
+# Words near a value that name neither its key nor anything in particular: the verb it is
+# given with ("sets a deadline of") or the kind of thing a subject is ("the X service").
+_GENERIC_ANCHORS = word_set(
+    "set has get use make keep run take give service app application system job server team"
+)
 
 
 def _stem(word: str) -> str:

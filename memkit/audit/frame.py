@@ -207,6 +207,8 @@ def _value_kind(left: list[Token], span: list[Token], right: list[Token]) -> str
         return t.kind
     if t.kind == "code" and re.search(r"-\d+$", t.norm):
         return "place"  # a cloud region: us-east-1
+    if t.kind == "word" and nxt in lx.TEAM_WORDS and prev not in lx.THING_WORDS:
+        return "team"  # "the payments team": a lowercase name is still the team's
     if t.kind not in ("name", "code") or prev in lx.THING_WORDS:
         return ""
     if prev in lx.TEAM_WORDS or nxt in lx.TEAM_WORDS or after.startswith(_CJK_CLASS):
@@ -270,6 +272,17 @@ def changed_value(a: str, b: str) -> Change | None:
     if len(ops) - len(tail) != 1 or ops[0][0] != "replace":
         return None
     _, i1, i2, j1, j2 = ops[0]
+    if tail:
+        # A value that moved rather than changed ("王芳是搜索团队的…" / "支付团队的…是王芳"):
+        # what the tail adds or drops is in the other side's changed span.
+        _, t1, t2, u1, u2 = tail[0]
+        moved = {t.norm for t in tb[u1:u2]} & {t.norm for t in ta[i1:i2]}
+        moved |= {t.norm for t in ta[t1:t2]} & {t.norm for t in tb[j1:j2]}
+        if any(_content([t]) for t in [*ta[i1:i2], *tb[j1:j2]] if t.norm in moved):
+            return None
+        # Or a second value in the tail ("…的技术负责人是李明"): two changes, not one.
+        if _value_kind(ta[:t1], ta[t1:t2], ta[t2:]) or _value_kind(tb[:u1], tb[u1:u2], tb[u2:]):
+            return None
     ka = _value_kind(ta[:i1], ta[i1:i2], ta[i2:])
     kb = _value_kind(tb[:j1], tb[j1:j2], tb[j2:])
     if not ka or not kb or not _same_kind(ka, kb):
