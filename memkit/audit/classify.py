@@ -95,6 +95,9 @@ _NEGATION = re.compile(
 )
 
 
+# An atom of more sentences than this is a record, not a note: coincidences between its
+# clauses and another record's are many.
+_SHORT = 6
 # Verbs an instruction starts with: shared alone, they say nothing of what is done to what.
 _VERBS = word_set(
     "run runs use uses make makes keep keeps do does set sets get gets go take send add check "
@@ -175,7 +178,8 @@ def _anchor(text: str, start: int, end: int | None = None) -> set[str]:
 # Words near a value that name neither its key nor anything in particular: the verb it is
 # given with ("sets a deadline of") or the kind of thing a subject is ("the X service").
 _GENERIC_ANCHORS = word_set(
-    "set has get use make keep run take give service app application system job server team"
+    "set has get use make keep run take give service app application system job server team "
+    "http https www com org html"  # a URL's scheme and host say which site, not which key
 )
 
 
@@ -303,6 +307,7 @@ def _opposite_polarity(a: str, b: str) -> str:
     polar_b = [(*_polar(c), _negated_subject(c)) for c in clauses_b]
     words_a = words(a)
     words_b = words(b)
+    long = min(len(sentences(a)), len(sentences(b))) > _SHORT
     for sa in sentences(a):
         for ca in _clauses(sa):
             sign_a, obj_a = _polar(ca)
@@ -315,7 +320,9 @@ def _opposite_polarity(a: str, b: str) -> str:
                 # One word in common names the same object only when it is the whole object
                 # of one instruction ("never npm"); in long clauses it is a coincidence.
                 smaller = min(len(obj_a), len(obj_b))
-                if len(shared - _VERBS) < 2 and smaller > 2:
+                # Between two long records, any two clauses may share a word: one word is
+                # enough only between short atoms ("never npm").
+                if len(shared - _VERBS) < 2 and (smaller > 2 or long):
                     continue
                 if len(shared) < 0.5 * smaller:
                     continue  # two long instructions with a word or two in common
@@ -327,6 +334,8 @@ def _opposite_polarity(a: str, b: str) -> str:
 
 
 def _negated(a: str, b: str) -> str:
+    # Between two long records, a short sentence and its negation may be about anything.
+    least = 4 if min(len(sentences(a)), len(sentences(b))) > _SHORT else 3
     for sa in sentences(a):
         wa = words(sa)
         for sb in sentences(b):
@@ -342,8 +351,8 @@ def _negated(a: str, b: str) -> str:
             affirmed = wb if negated_a else wa
             slack = 1 if len(affirmed) >= 6 else 0
             if (
-                min(len(wa), len(wb)) >= 3
-                and len(shared) >= max(2, 0.7 * min(len(wa), len(wb)))
+                min(len(wa), len(wb)) >= least
+                and len(shared) >= max(least - 1, 0.7 * min(len(wa), len(wb)))
                 and len(affirmed - shared) <= slack
             ):
                 return "the same statement affirmed in one and negated in the other"
