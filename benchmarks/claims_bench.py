@@ -14,12 +14,13 @@ on the claim sets, pulls of 100 atoms into 1,000 and 10,000, and unrelated new a
   subjects, set-valued relations, identifiers, migrations, paraphrases).
 - adr: each ADR collection of `public_adr.jsonl` as one memory, `memkit audit --all` in
   process: recall of the real supersessions, false alarms (other contradictions) per record.
-- pull: the contradiction and identifier pairs of `public_history` and `claims_*` of the split;
-  the first halves in a memory of N atoms (the rest generated facts, `facts.py`), the second
+- pull: the pairs of `public_history` and `claims_*` of the split, then rule pairs of
+  `public_rules` (another rule of the same set) up to 100; the first halves in a memory of N atoms (the rest generated facts, `facts.py`), the second
   halves pulled in one commit, `memkit audit --from HEAD~1 --to HEAD` in a fresh process:
   recall, false alarms per incoming atom, p50 time.
 - gate: 100 new atoms unrelated to a memory of N (the 12 of `tests/judgement_memory.py`, then
-  bullets of `public_rules` and facts): the share that gets any MK103–MK106 finding from
+  bullets of `public_rules`), each committed alone to a memory of `tests/judgement_memory.py`
+  and generated facts: the share that gets any MK103–MK106 finding from
   `memkit gate`'s checks (`gate_atoms` and the write check), in process.
 """
 
@@ -192,6 +193,12 @@ def pull_pairs(split: str) -> list[dict[str, Any]]:
         for r in pair_rows(name, split)
         if r["label"] in ("contradicts", "identifier", "compatible")
     ]
+    # Up to 100 incoming atoms: then rules of the same collection, each against another rule of
+    # its set (a same-repository negative).
+    rows += [r for r in pair_rows("public_rules", split) if r["label"] == "distinct"]
+    rows = [
+        {**r, "label": r["label"] if r["label"] == "contradicts" else "compatible"} for r in rows
+    ]
     for i, r in enumerate(rows):
         r["id"] = f"p{i:03d}"
     return rows[:100]
@@ -235,7 +242,7 @@ def gate_unrelated(n: int) -> list[str]:
     from memkit.checks.gate import gate_atoms
     from memkit.config import load_config
 
-    rules = [r["a"] for r in read_jsonl(DATA / "public_rules.jsonl") if r["label"] == "distinct"]
+    rules = [t for r in read_jsonl(DATA / "public_rules.jsonl") for t in (r["a"], r["b"])]
     new = [*(text for _, text in UNRELATED), *dict.fromkeys(rules)][:100]
     with tempfile.TemporaryDirectory(prefix="memkit-gate-", ignore_cleanup_errors=True) as tmp:
         root = Path(tmp)

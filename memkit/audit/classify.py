@@ -91,7 +91,7 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _NEGATION = re.compile(
-    r"\b(?:not|no|isn't|aren't|doesn't|cannot|can't|won't)\b|不|沒|没|無|无", re.I
+    r"\b(?:not|no|isn't|aren't|doesn't|don't|cannot|can't|won't)\b|不|沒|没|無|无", re.I
 )
 
 
@@ -465,6 +465,8 @@ def overlap(a: str, b: str) -> float:
 # sides, most content words shared, and a cosine that says the texts are close at all.
 SAME_CLAIMS_FROM = 0.80
 SAME_CLAIMS_WORDS = 0.5  # of the words of both (Jaccard): a text that adds a claim is not one
+SAME_WORDS = 0.6  # of the words of both
+CONTAINED = 0.8  # of the smaller text's words
 _VALUE_TOKEN = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
 
 
@@ -481,8 +483,15 @@ def same_claims(a: str, b: str, similarity: float, duplicate_at: float) -> str:
     if similarity < SAME_CLAIMS_FROM:
         return ""
     va, vb = set(_VALUE_TOKEN.findall(a)), set(_VALUE_TOKEN.findall(b))
-    if va and va == vb and len(wa & wb) >= SAME_CLAIMS_WORDS * len(wa | wb):
+    if va != vb:
+        return ""
+    shared = len(wa & wb)
+    if va and shared >= SAME_CLAIMS_WORDS * len(wa | wb):
         return f"the same values ({', '.join(sorted(va)[:3])}), similarity {similarity:.2f}"
+    # No values: the same words, give or take a label or a verb ("**Verify Information**:
+    # Always verify …" / "Always verify …"; "Use proper null safety" / "Implement …").
+    if shared >= SAME_WORDS * len(wa | wb) and shared >= CONTAINED * min(len(wa), len(wb)):
+        return f"the same words, similarity {similarity:.2f}"
     return ""
 
 

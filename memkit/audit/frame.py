@@ -281,7 +281,7 @@ def changed_value(a: str, b: str) -> Change | None:
         if any(_content([t]) for t in [*ta[i1:i2], *tb[j1:j2]] if t.norm in moved):
             return None
         # Or a second value in the tail ("…的技术负责人是李明"): two changes, not one.
-        if _value_kind(ta[:t1], ta[t1:t2], ta[t2:]) or _value_kind(tb[:u1], tb[u1:u2], tb[u2:]):
+        if _tail_value(ta, t1, t2) or _tail_value(tb, u1, u2):
             return None
     ka = _value_kind(ta[:i1], ta[i1:i2], ta[i2:])
     kb = _value_kind(tb[:j1], tb[j1:j2], tb[j2:])
@@ -300,9 +300,17 @@ def changed_value(a: str, b: str) -> Change | None:
         return None  # the subject changed, and the rest does not pin one statement down
     old = _join(ta[i1:i2])
     new = _join(tb[j1:j2])
+    if _one_spelling(old, new):
+        return None
     kind = ka if ka == kb else ("person" if "person" in (ka, kb) else ka)
     shown = _join(ta[:i1]) + " … " + _join(ta[i2:])
     return Change(kind, old, new, shown.strip(), at_head=_content(ta[:i1]) == 0)
+
+
+def _tail_value(toks: list[Token], start: int, end: int) -> str:
+    """The kind of value an added or dropped tail holds, its glue ("是", "the") left out."""
+    span = [t for t in toks[start:end] if not (t.kind == "cjk" and t.text in _CJK_GLUE)]
+    return _value_kind(toks[:start], span, toks[end:]) if span else ""
 
 
 def one_value(change: Change) -> bool:
@@ -387,5 +395,12 @@ def swapped_value(a: str, b: str) -> tuple[str, str] | None:
         mine = {t.norm for t in ta[i1:i2] if t.kind not in ("stop", "word", "update")}
         theirs = {t.norm for t in tb[j1:j2] if t.kind not in ("stop", "word", "update")}
         if mine and theirs and not mine & all_b and not theirs & all_a:
-            return _join(ta[i1:i2]), _join(tb[j1:j2])
+            if not _one_spelling(_join(ta[i1:i2]), _join(tb[j1:j2])):
+                return _join(ta[i1:i2]), _join(tb[j1:j2])
     return None
+
+
+def _one_spelling(x: str, y: str) -> bool:
+    """Two spellings of one name: Postgres and PostgreSQL (one begins the other)."""
+    x, y = x.lower(), y.lower()
+    return min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))
