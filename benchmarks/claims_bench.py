@@ -15,7 +15,8 @@ on the claim sets, pulls of 100 atoms into 1,000 and 10,000, and unrelated new a
 - adr: each ADR collection of `public_adr.jsonl` as one memory, `memkit audit --all` in
   process: recall of the real supersessions, false alarms (other contradictions) per record.
 - pull: the pairs of `public_history` and `claims_*` of the split, then rule pairs of
-  `public_rules` (another rule of the same set) up to 100; the first halves in a memory of N atoms (the rest generated facts, `facts.py`), the second
+  `public_rules` (another rule of the same set) up to 100; the first halves in a memory of N
+  atoms (the rest generated facts, `facts.py`), the second
   halves pulled in one commit, `memkit audit --from HEAD~1 --to HEAD` in a fresh process:
   recall, false alarms per incoming atom, p50 time.
 - gate: 100 new atoms unrelated to a memory of N (the 12 of `tests/judgement_memory.py`, then
@@ -235,12 +236,11 @@ def _new_atom(atom_id: str, text: str) -> str:
 def gate_unrelated(n: int) -> list[str]:
     """Share of 100 unrelated new atoms with any MK103–MK106 finding in a memory of `n`."""
     sys.path.insert(0, str(ROOT))
-    from tests.judgement_memory import MEMORY, UNRELATED
-
     from memkit.atom.read import read_atom
     from memkit.audit.write import conflicts
     from memkit.checks.gate import gate_atoms
     from memkit.config import load_config
+    from tests.judgement_memory import MEMORY, UNRELATED
 
     rules = [t for r in read_jsonl(DATA / "public_rules.jsonl") for t in (r["a"], r["b"])]
     new = [*(text for _, text in UNRELATED), *dict.fromkeys(rules)][:100]
@@ -274,18 +274,18 @@ def gate_unrelated(n: int) -> list[str]:
             if atom is not None:
                 for result in gate_atoms(root, [atom], config):
                     codes[relpath] |= {f.code for f in result.findings}
-                for c in conflicts(root, [atom], config):
-                    codes[relpath].add(c.finding().code)
-                    print(f"  {n}: {relpath} vs {c.other_id}: {c.reason}", file=sys.stderr)
+                for found in conflicts(root, [atom], config):
+                    codes[relpath].add(found.finding().code)
+                    print(f"  {n}: {relpath} vs {found.other_id}: {found.reason}", file=sys.stderr)
             (root / relpath).unlink()
         live = new
         took = time.perf_counter() - start
-        hit = {p: sorted(c & {"MK103", "MK104", "MK105", "MK106"}) for p, c in codes.items()}
-        hit = {p: c for p, c in hit.items() if c}
-        for p, c in sorted(hit.items()):
-            print(f"  {n}: {c} {p} {new[int(p.split('-')[1][:3])][:90]}", file=sys.stderr)
+        judged = {p: sorted(c & {"MK103", "MK104", "MK105", "MK106"}) for p, c in codes.items()}
+        hit = {p: c for p, c in judged.items() if c}
+        for p, got in sorted(hit.items()):
+            print(f"  {n}: {got} {p} {new[int(p.split('-')[1][:3])][:90]}", file=sys.stderr)
         issue = sum(1 for p in hit if int(p.split("-")[1][:3]) < len(UNRELATED))
-        kinds = Counter(code for c in hit.values() for code in c)
+        kinds = Counter(code for got in hit.values() for code in got)
         return [
             f"| {n:,} | {len(hit)}/{len(live)} ({len(hit) / len(live):.0%}) | "
             f"{issue}/{len(UNRELATED)} | {dict(sorted(kinds.items()))} | {took:.1f} s |"
@@ -316,7 +316,8 @@ def main() -> int:
             print("\n".join(pull(n, args.split, args.runs)), flush=True)
         print()
     print(
-        "| memory | unrelated new atoms with any MK103–MK106 | of the 12 issue atoms | codes | time |"
+        "| memory | unrelated new atoms with any MK103–MK106 | of the 12 issue atoms | codes "
+        "| time |"
     )
     print("|---|---|---|---|---|")
     for n in args.gate_sizes:

@@ -80,14 +80,15 @@ def verdict(a: dict[str, Any], b: dict[str, Any], encoder: Any) -> str:
     # A pair has no memory around it: the neighbour is taken to stand out (issue 27 reads
     # "very close" against the memory's own spread; `benchmarks/claims_bench.py` measures it).
     try:
-        match = Match(other.id, other.path, similarity, standing=float("inf"))  # type: ignore[call-arg]
+        match = Match(other.id, other.path, similarity, standing=float("inf"))
     except TypeError:  # a memkit from before the spread (--before)
         match = Match(other.id, other.path, similarity)
     found = _match_findings(atom, match, settings, other)
     if found:
         return found[0].code
     try:
-        from memkit.audit.verdict import CONTRADICTS, verdict as judge
+        from memkit.audit.verdict import CONTRADICTS
+        from memkit.audit.verdict import verdict as judge
     except ImportError:  # before issue 27 an empty answer was always the contradiction check's
         return "MK105"
     kind = judge(atom, other, similarity=similarity, duplicate_at=settings.duplicate).kind

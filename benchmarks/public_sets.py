@@ -153,9 +153,7 @@ def adr_rows(root: Path) -> Iterator[dict[str, Any]]:
         files = [
             f
             for f in git(repo, "ls-tree", "--name-only", commit, f"{folder}/").split("\n")
-            if f.endswith(".md")
-            and re.match(r"\d", Path(f).name)
-            and not Path(f).name[:4] == "0000"
+            if f.endswith(".md") and re.match(r"\d", Path(f).name) and Path(f).name[:4] != "0000"
         ]
         later = {new: old for old, new in pairs}
         for path in files:
@@ -217,7 +215,7 @@ def rule_rows(root: Path) -> Iterator[dict[str, Any]]:
         split = split_of(folder)
         found = 0
         for i, bullet in enumerate(mine):
-            path, best = max(theirs, key=lambda t: _overlap(bullet, t[1]))
+            _, best = max(theirs, key=lambda t: _overlap(bullet, t[1]))
             if _overlap(bullet, best) >= 0.6 and _norm(bullet) != _norm(best) and found < 4:
                 found += 1
                 yield _pair("rules", f"{folder}#{i}", split, bullet, best, "duplicate", commit)
@@ -228,7 +226,7 @@ def rule_rows(root: Path) -> Iterator[dict[str, Any]]:
                     yield _pair("rules", f"{folder}#{i}n", split, bullet, pick, "distinct", commit)
 
 
-def _pair(
+def _pair(  # noqa: PLR0917  (one row's fields, in the order they are written)
     kind: str, key: str, split: str, a: str, b: str, label: str, commit: str
 ) -> dict[str, Any]:
     return {

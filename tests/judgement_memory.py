@@ -8,7 +8,8 @@ MEMORY: tuple[tuple[str, str, str], ...] = (
     (
         "use-pnpm",
         "Use pnpm",
-        "Always install JavaScript dependencies with pnpm, never npm or yarn; the lockfile is pnpm-lock.yaml.",
+        "Always install JavaScript dependencies with pnpm, never npm or yarn; the lockfile is "
+        "pnpm-lock.yaml.",
     ),
     (
         "ws-heartbeat",
@@ -28,7 +29,8 @@ MEMORY: tuple[tuple[str, str, str], ...] = (
     (
         "api-statement-timeout",
         "API database statement timeout",
-        "The API's PostgreSQL role has statement_timeout set to 5s so a slow query cannot hold a connection.",
+        "The API's PostgreSQL role has statement_timeout set to 5s so a slow query cannot hold a "
+        "connection.",
     ),
     (
         "migrations-before-deploy",
@@ -43,7 +45,8 @@ MEMORY: tuple[tuple[str, str, str], ...] = (
     (
         "utc-timestamps",
         "Timestamps in UTC",
-        "Store every timestamp as UTC with an explicit offset; convert to local time only in the UI.",
+        "Store every timestamp as UTC with an explicit offset; convert to local time only in the "
+        "UI.",
     ),
     (
         "redis-session-ttl",
@@ -63,7 +66,8 @@ MEMORY: tuple[tuple[str, str, str], ...] = (
     (
         "staging-refresh",
         "Staging data refresh",
-        "The staging database is refreshed from an anonymised production snapshot every Sunday night.",
+        "The staging database is refreshed from an anonymised production snapshot every Sunday "
+        "night.",
     ),
     (
         "log-retention",
@@ -78,7 +82,8 @@ MEMORY: tuple[tuple[str, str, str], ...] = (
     (
         "oncall-handover",
         "On-call handover",
-        "On-call hands over on Mondays at 10:00 with a short written summary in the incident channel.",
+        "On-call hands over on Mondays at 10:00 with a short written summary in the incident "
+        "channel.",
     ),
     (
         "image-scanning",

@@ -94,7 +94,7 @@ def test_two_subjects_of_one_key_are_no_contradiction_and_related_settles_closen
 
 
 def test_the_migration_to_flux_is_a_contradiction_at_commit(team: Path) -> None:
-    rc, out = _commit(team, {"deploys-with-flux": FLUX})
+    _, out = _commit(team, {"deploys-with-flux": FLUX})
     assert re.search(r"MK10[56] .*`deploy-with-argo`.*moved from Argo CD to Flux", out), out
 
 

@@ -516,10 +516,31 @@ def classify(
     )
     if reason:
         return Verdict(CONTRADICTS, reason)
+    return no_conflict(
+        a,
+        b,
+        similarity=similarity,
+        duplicate_at=duplicate_at,
+        related_at=related_at,
+        shared_triggers=shared_triggers,
+    )
+
+
+def no_conflict(
+    a: str,
+    b: str,
+    *,
+    similarity: float,
+    duplicate_at: float,
+    related_at: float,
+    shared_triggers: int,
+) -> Verdict:
+    """A related pair with no conflict: the same claims (`duplicate`), `extends` or
+    `unrelated`."""
     same = same_claims(a, b, similarity, duplicate_at)
     if same:
         return Verdict(DUPLICATE, same)
-    if share >= 0.2 or shared_triggers or similarity >= related_at:
+    if overlap(a, b) >= 0.2 or shared_triggers or similarity >= related_at:
         return Verdict(
             EXTENDS,
             f"same subject (similarity {similarity:.2f}, "

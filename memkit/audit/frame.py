@@ -394,9 +394,10 @@ def swapped_value(a: str, b: str) -> tuple[str, str] | None:
             continue
         mine = {t.norm for t in ta[i1:i2] if t.kind not in ("stop", "word", "update")}
         theirs = {t.norm for t in tb[j1:j2] if t.kind not in ("stop", "word", "update")}
-        if mine and theirs and not mine & all_b and not theirs & all_a:
-            if not _one_spelling(_join(ta[i1:i2]), _join(tb[j1:j2])):
-                return _join(ta[i1:i2]), _join(tb[j1:j2])
+        old, new = _join(ta[i1:i2]), _join(tb[j1:j2])
+        swapped = mine and theirs and not mine & all_b and not theirs & all_a
+        if swapped and not _one_spelling(old, new):
+            return old, new
     return None
 
 

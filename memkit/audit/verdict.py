@@ -40,8 +40,8 @@ from memkit.audit.classify import (
     UNRELATED,
     Verdict,
     conflict,
+    no_conflict,
     overlap,
-    same_claims,
 )
 from memkit.audit.subject import per_subject
 from memkit.audit.text import statement_text
@@ -89,13 +89,11 @@ def verdict(
     swap = subject_swap(a, b) if atoms else None
     if swap is not None:
         return Verdict(EXTENDS, f"same text about another subject ({swap[0]} / {swap[1]})")
-    same = same_claims(ta, tb, similarity, duplicate_at)
-    if same:
-        return Verdict(DUPLICATE, same)
-    if share >= 0.2 or shared_triggers or similarity >= related_at:
-        return Verdict(
-            EXTENDS,
-            f"same subject (similarity {similarity:.2f}, "
-            f"{shared_triggers} shared trigger(s)), no conflict found",
-        )
-    return Verdict(UNRELATED, f"similarity {similarity:.2f}")
+    return no_conflict(
+        ta,
+        tb,
+        similarity=similarity,
+        duplicate_at=duplicate_at,
+        related_at=related_at,
+        shared_triggers=shared_triggers,
+    )
