@@ -301,14 +301,16 @@ def main() -> int:
     parser.add_argument("--before", help="another memkit source tree, for the pair sets")
     parser.add_argument("--kinds", action="store_true")
     parser.add_argument("--skip-pull", action="store_true")
+    parser.add_argument("--skip-pairs", action="store_true", help="no pair sets, no ADRs")
     parser.add_argument("--pairs-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("MEMKIT_NO_ENGINE", "1")
     if args.pairs_json:
         print(json.dumps(measure_pairs(args.split)))
         return 0
-    print("\n".join(pairs_table(args.split, args.before, args.kinds)), end="\n\n", flush=True)
-    print("\n".join(adr_table(args.split, args.kinds)), end="\n\n", flush=True)
+    if not args.skip_pairs:
+        print("\n".join(pairs_table(args.split, args.before, args.kinds)), end="\n\n", flush=True)
+        print("\n".join(adr_table(args.split, args.kinds)), end="\n\n", flush=True)
     if not args.skip_pull:
         print("| pull | recall | false alarms / incoming | audit p50 | python -c pass p50 |")
         print("|---|---|---|---|---|")

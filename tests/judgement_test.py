@@ -93,6 +93,25 @@ def test_two_subjects_of_one_key_are_no_contradiction_and_related_settles_closen
     assert not _FINDING.search(out), out
 
 
+def test_a_close_atom_is_very_close_until_related_settles_it(team: Path) -> None:
+    near = "Set a TTL on every Redis session key so the cache does not fill up with stale sessions."
+    rc, out = _commit(team, {"redis-ttl-everywhere": near})
+    assert rc == 0, out  # MK104 is a warning
+    assert "MK104 warning: very close to `redis-session-ttl`" in out, out
+    assert "standard deviations above this memory's usual" in out
+    write_atom(
+        team,
+        "shared/redis-ttl-everywhere.md",
+        _atom("redis-ttl-everywhere", near).replace(
+            "---\n#", "related: [redis-session-ttl]\n---\n#", 1
+        ),
+    )
+    git(team, "add", "-A")
+    again = git(team, "commit", "-m", "linked", check=False)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "MK104" not in again.stdout + again.stderr
+
+
 def test_the_migration_to_flux_is_a_contradiction_at_commit(team: Path) -> None:
     _, out = _commit(team, {"deploys-with-flux": FLUX})
     assert re.search(r"MK10[56] .*`deploy-with-argo`.*moved from Argo CD to Flux", out), out
