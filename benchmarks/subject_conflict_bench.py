@@ -4,16 +4,16 @@ write check (MK105/MK106) and the pull audit make it, side by side with another 
     python benchmarks/subject_conflict_bench.py [--before SRC] [--kinds] [--sets NAME…]
 
 For each pair: the cosine of the two atoms' texts with the shipped model, then the audit's
-verdict for an atom and its candidate (`memkit.audit.subject.atom_verdict`: `classify`, and
-the per-subject value rule; a tree without that rule, e.g. `--before` main, runs `classify`
-alone). Sets (benchmarks/data/): subject_values.jsonl (dev: the per-subject value rule was
-tuned on it) and subject_values_heldout.jsonl (never tuned on); subject_capitals.jsonl (dev)
-and subject_capitals_heldout.jsonl (never tuned on): the subject capitalised mid-sentence or
-as the sentence head ("In Staging, …", "The French translation …"); subject_pairs.jsonl and
-subject_heldout.jsonl (per-subject atoms and duplicates: no contradiction among them); and
-the text sets of classify_bench (frame, conflict, imperative), each text made an atom as
-`memkit add TEXT` makes one (a title taken from the text names no subject, so the rule
-leaves them as `classify` finds them: a check that it does).
+verdict for an atom and its candidate (`memkit.audit.verdict.verdict`; before issue 27
+`memkit.audit.subject.atom_verdict`: `classify`, and the per-subject value rule; a tree without
+that rule runs `classify` alone). Sets (benchmarks/data/): subject_values.jsonl (dev: the per-
+subject value rule was tuned on it) and subject_values_heldout.jsonl (never tuned on);
+subject_capitals.jsonl (dev) and subject_capitals_heldout.jsonl (never tuned on): the subject
+capitalised mid-sentence or as the sentence head ("In Staging, …", "The French translation …");
+subject_pairs.jsonl and subject_heldout.jsonl (per-subject atoms and duplicates: no
+contradiction among them); and the text sets of classify_bench (frame, conflict, imperative),
+each text made an atom as `memkit add TEXT` makes one (a title taken from the text names no
+subject, so the rule leaves them as `classify` finds them: a check that it does).
 """
 
 from __future__ import annotations
@@ -58,10 +58,14 @@ def _verdict(a: Any, b: Any, similarity: float) -> str:
     }
     ta, tb = statement_text(a.title, a.body), statement_text(b.title, b.body)
     try:
-        from memkit.audit.subject import atom_verdict
-    except ImportError:  # a memkit from before the per-subject value rule (--before)
-        return classify(ta, tb, **kwargs).kind
-    return atom_verdict(a, b, ta, tb, **kwargs).kind
+        from memkit.audit.verdict import verdict
+    except ImportError:  # a memkit from before the one verdict (issue 27, --before)
+        try:
+            from memkit.audit.subject import atom_verdict  # type: ignore[attr-defined]
+        except ImportError:  # a memkit from before the per-subject value rule
+            return classify(ta, tb, **kwargs).kind
+        return str(atom_verdict(a, b, ta, tb, **kwargs).kind)
+    return verdict(a, b, **kwargs).kind
 
 
 def measure() -> Counts:

@@ -28,6 +28,10 @@ class Neighbour:
     path: str
     similarity: float
     entry: dict[str, Any]
+    # How far the similarity stands above the atom's similarities to every live atom, in
+    # standard deviations: static vectors put unrelated texts at 0.75–0.85, so a raw cosine
+    # says little until it is read against the memory's own spread (`memkit.audit.near`).
+    standing: float = 0.0
 
 
 def atom_vectors(root: Path, atoms: Sequence[Atom], model: str = "default") -> np.ndarray:
@@ -76,10 +80,31 @@ def neighbours(
     live = np.array([is_live(e) for e in reader.atoms])
     for i, atom in enumerate(atoms):
         row = np.where(live, sims[i], -1.0)
+        mean, spread = _spread(sims[i], live, reader.row_of.get(atom.path))
         for j in np.argsort(-row)[: limit + 1]:
             entry = reader.atoms[j]
             if row[j] < floor or entry["path"] == atom.path or entry["id"] == atom.id:
                 continue
-            out[atom.path].append(Neighbour(entry["id"], entry["path"], float(row[j]), entry))
+            standing = (float(row[j]) - mean) / spread
+            out[atom.path].append(
+                Neighbour(entry["id"], entry["path"], float(row[j]), entry, standing)
+            )
         del out[atom.path][limit:]
     return out, reader
+
+
+# A memory of a handful of atoms gives no spread to speak of: never read one as narrower.
+MIN_SPREAD = 0.03
+
+
+def _spread(row: Any, live: Any, own: int | None) -> tuple[float, float]:
+    """Mean and standard deviation of one atom's similarities to the live atoms but itself."""
+    import numpy as np  # noqa: PLC0415
+
+    mask = live.copy()
+    if own is not None:
+        mask[own] = False
+    values = row[mask]
+    if len(values) < 2:
+        return 0.0, 1.0
+    return float(np.mean(values)), max(float(np.std(values)), MIN_SPREAD)

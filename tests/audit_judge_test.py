@@ -30,7 +30,7 @@ def fake() -> Iterator[str]:
 
 def judge(**config: Any) -> Judge:
     found = Judge.from_config({"judge": {"enabled": True, "model": "m", **config}})
-    assert found is not None
+    assert isinstance(found, Judge)
     return found
 
 

@@ -11,8 +11,9 @@ import pytest
 
 from memkit.atom import Atom
 from memkit.audit.classify import CONTRADICTS, EXTENDS, classify
-from memkit.audit.subject import atom_verdict, own_values
+from memkit.audit.subject import own_values
 from memkit.audit.text import statement_text
+from memkit.audit.verdict import verdict as atom_verdict
 from tests.gate_subject_test import atom
 from tests.helpers import git, join_clone, make_memory_repo, memkit
 
@@ -50,13 +51,7 @@ AMARA = ("Amara leads payments", "The payments lead is Amara; ask her before cha
 
 
 def verdict(a: Atom, b: Atom, similarity: float = 0.92) -> tuple[str, str]:
-    found = atom_verdict(
-        a,
-        b,
-        statement_text(a.title, a.body),
-        statement_text(b.title, b.body),
-        similarity=similarity,
-    )
+    found = atom_verdict(a, b, similarity=similarity)
     return found.kind, found.reason
 
 
@@ -140,6 +135,11 @@ CAPITALISED = {
          "在 Production 环境，服务从 Vault 读取数据库凭据，每月轮换一次。"),
     ),
 }  # fmt: skip
+SUBJECT_AT_HEAD = (
+    "the subject alone is the difference",
+    "the subject in the titles, a reviewer each",
+    "chinese, the subject capitalised",
+)
 # Real updates with capitalised names: the same subject's other value, or a value the titles
 # name that is a person (at the sentence head), an owner or a tool (not at the head).
 CAPITALISED_UPDATES = {
@@ -165,11 +165,17 @@ CAPITALISED_UPDATES = {
 def test_values_that_embed_their_own_subject_are_no_contradiction(name: str) -> None:
     a, b = (atom(*pair) for pair in {**PER_SUBJECT, **CAPITALISED}[name])
     texts = statement_text(a.title, a.body), statement_text(b.title, b.body)
-    # The text classifier alone calls them a contradiction: the gap this rule closes.
-    assert classify(*texts, similarity=0.92).kind == CONTRADICTS
+    # Where the subject is written alone at the head of the sentence ("In Staging, …" against
+    # "In Production, …" with nothing else changed), the claim reading itself takes it for the
+    # subject (issue 27): the texts alone are no contradiction. Elsewhere the text reading
+    # calls them one, and the atoms' names settle it: the gap this rule closes.
+    reads_subject = classify(*texts, similarity=0.92).kind != CONTRADICTS
+    assert reads_subject == (name in SUBJECT_AT_HEAD)
     for x, y in ((a, b), (b, a)):
         kind, reason = verdict(x, y)
         assert kind == EXTENDS, reason
+        if reads_subject:
+            continue
         assert reason.startswith("each value names its own subject (")
         if name in CAPITALISED:  # the reason names each subject as the text writes it
             assert all(w in reason for w in set(x.title.split()) ^ set(y.title.split())), reason

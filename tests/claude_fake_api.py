@@ -104,7 +104,7 @@ class FakeAPI:
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.script: list[tuple[str, dict[str, Any]]] = []
-        self.answer = "done"  # the text of every final answer
+        self.answer = "done"  # the text of a plain reply (an audit judge's label, say)
 
     def reply(self, body: dict[str, Any]) -> bytes:
         messages = body.get("messages", [])

@@ -27,13 +27,16 @@ import re
 from dataclasses import dataclass
 
 from memkit.audit import frame, imperative, migration
+from memkit.audit.claims import is_identifier, key_stems, other_subjects
+from memkit.audit.lexicon import word_set
 from memkit.audit.text import clauses
 from memkit.audit.text import sentences as _split
+from memkit.gate.duplicates import words_agree
 
 # Raised whenever a rule here (or in the modules it calls) comes to see a contradiction it did
 # not see before: a memory audited in full with older rules may hold pairs a pull never
 # shows (a pull audits only what it brings), and `memkit health` says to run `--all` once.
-RULES = 2  # 2: imperative steps, migrations, per-subject values (2026-11)
+RULES = 3  # 2: imperative steps, migrations, per-subject values; 3: the claim model (issue 27)
 DUPLICATE = "duplicate"
 EXTENDS = "extends"
 CONTRADICTS = "contradicts"
@@ -88,7 +91,17 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _NEGATION = re.compile(
-    r"\b(?:not|no|isn't|aren't|doesn't|cannot|can't|won't)\b|不|沒|没|無|无", re.I
+    r"\b(?:not|no|isn't|aren't|doesn't|don't|cannot|can't|won't)\b|不|沒|没|無|无", re.I
+)
+
+
+# An atom of more sentences than this is a record, not a note: coincidences between its
+# clauses and another record's are many.
+_SHORT = 6
+# Verbs an instruction starts with: shared alone, they say nothing of what is done to what.
+_VERBS = word_set(
+    "run runs use uses make makes keep keeps do does set sets get gets go take send add check "
+    "start call"
 )
 
 
@@ -156,8 +169,18 @@ def _anchor(text: str, start: int, end: int | None = None) -> set[str]:
         if after and not re.match(r"\s*(?:and|or|to|for|if|when|then|but)\b", text[end:]):
             following = _ordered_words(after.group(1))
             if following:
-                return {_stem(w) for w in following}
-    return {_stem(w) for w in _ordered_words(text[max(0, start - 60) : start])[-3:]}
+                return {_stem(w) for w in following} - _GENERIC_ANCHORS
+    before = _ordered_words(text[max(0, start - 60) : start])[-3:]
+    # A verb the value is given with ("sets a deadline of", "has it set to") names nothing.
+    return {_stem(w) for w in before} - _GENERIC_ANCHORS
+
+
+# Words near a value that name neither its key nor anything in particular: the verb it is
+# given with ("sets a deadline of") or the kind of thing a subject is ("the X service").
+_GENERIC_ANCHORS = word_set(
+    "set has get use make keep run take give service app application system job server team "
+    "http https www com org html"  # a URL's scheme and host say which site, not which key
+)
 
 
 def _stem(word: str) -> str:
@@ -189,29 +212,41 @@ def _versions(text: str) -> dict[str, set[str]]:
         name = m.group("name").lower()
         if name in _STOP or name.isdigit() or re.fullmatch(r"0\d+", m.group("ver")):
             continue  # "Svc 00" numbers an item; it is no version
+        if is_identifier(m.group("name")):
+            continue  # "ADR 45", "Step 3": a record or a position, not a version
         out.setdefault(name, set()).add(m.group("ver"))
     return out
 
 
-def _different_values(a: str, b: str) -> str:
+def _all_values(text: str) -> dict[str, set[float]]:
+    return {kind: {n for n, _, _ in found} for kind, found in _values(text).items()}
+
+
+def _different_values(
+    a: str, b: str, held_a: dict[str, set[float]], held_b: dict[str, set[float]]
+) -> tuple[str, frozenset[str]]:
+    """A value of `a` and a value of `b` for the same key that differ, and the key. Values
+    are sets: two values each whole atom holds (`held_a`, `held_b`) are no disagreement ("30 s
+    and 60 s" against an atom saying both); "10 s caused failures, set 30 s" against "10 s"
+    is one."""
     va, vb = _values(a), _values(b)
     for kind in va.keys() & vb.keys():
         for num_a, anchor_a, raw_a in va[kind]:
             for num_b, anchor_b, raw_b in vb[kind]:
                 shared = anchor_a & anchor_b
-                if shared and num_a != num_b:
-                    nums_b = {n for n, _, _ in vb[kind]}
-                    if num_a not in nums_b:
-                        return (
-                            f"different values for {'/'.join(sorted(shared)[:2])}: "
-                            f"{raw_a} vs {raw_b}"
-                        )
+                both = num_a in held_b.get(kind, ()) and num_b in held_a.get(kind, ())
+                if shared and num_a != num_b and not both:
+                    return (
+                        f"different values for {'/'.join(sorted(shared)[:2])}: {raw_a} vs {raw_b}",
+                        frozenset(shared),
+                    )
     ver_a, ver_b = _versions(a), _versions(b)
     for name in ver_a.keys() & ver_b.keys():
         if ver_a[name].isdisjoint(ver_b[name]):
             return (
                 f"different versions of {name}: {sorted(ver_a[name])[0]} vs "
-                f"{sorted(ver_b[name])[0]}"
+                f"{sorted(ver_b[name])[0]}",
+                frozenset([name]),
             )
     paths_a, paths_b = set(_PATH.findall(a)), set(_PATH.findall(b))
     if paths_a and paths_b and paths_a.isdisjoint(paths_b):
@@ -219,8 +254,11 @@ def _different_values(a: str, b: str) -> str:
         if pa.rsplit("/", 1)[-1] == pb.rsplit("/", 1)[-1] or words(a) & words(b) - words(pa):
             anchor = _anchor(a, a.find(pa)) & _anchor(b, b.find(pb))
             if anchor:
-                return f"different paths for {'/'.join(sorted(anchor)[:2])}: {pa} vs {pb}"
-    return ""
+                return (
+                    f"different paths for {'/'.join(sorted(anchor)[:2])}: {pa} vs {pb}",
+                    frozenset(anchor),
+                )
+    return "", frozenset()
 
 
 @functools.lru_cache(maxsize=65536)
@@ -269,6 +307,7 @@ def _opposite_polarity(a: str, b: str) -> str:
     polar_b = [(*_polar(c), _negated_subject(c)) for c in clauses_b]
     words_a = words(a)
     words_b = words(b)
+    long = min(len(sentences(a)), len(sentences(b))) > _SHORT
     for sa in sentences(a):
         for ca in _clauses(sa):
             sign_a, obj_a = _polar(ca)
@@ -276,8 +315,17 @@ def _opposite_polarity(a: str, b: str) -> str:
                 continue
             for sign_b, obj_b, subject_b in polar_b:
                 shared = obj_a & obj_b
-                if sign_a != -sign_b or not shared:
+                if sign_a != -sign_b or not shared or shared <= _VERBS:
+                    continue  # "run" alone: two instructions about two things
+                # One word in common names the same object only when it is the whole object
+                # of one instruction ("never npm"); in long clauses it is a coincidence.
+                smaller = min(len(obj_a), len(obj_b))
+                # Between two long records, any two clauses may share a word: one word is
+                # enough only between short atoms ("never npm").
+                if len(shared - _VERBS) < 2 and (smaller > 2 or long):
                     continue
+                if len(shared) < 0.5 * smaller:
+                    continue  # two long instructions with a word or two in common
                 # A negation about a named subject speaks of that subject only.
                 if not subject_b <= words_a or not _negated_subject(ca) <= words_b:
                     continue
@@ -286,6 +334,8 @@ def _opposite_polarity(a: str, b: str) -> str:
 
 
 def _negated(a: str, b: str) -> str:
+    # Between two long records, a short sentence and its negation may be about anything.
+    least = 4 if min(len(sentences(a)), len(sentences(b))) > _SHORT else 3
     for sa in sentences(a):
         wa = words(sa)
         for sb in sentences(b):
@@ -301,8 +351,8 @@ def _negated(a: str, b: str) -> str:
             affirmed = wb if negated_a else wa
             slack = 1 if len(affirmed) >= 6 else 0
             if (
-                min(len(wa), len(wb)) >= 2
-                and len(shared) >= max(2, 0.7 * min(len(wa), len(wb)))
+                min(len(wa), len(wb)) >= least
+                and len(shared) >= max(least - 1, 0.7 * min(len(wa), len(wb)))
                 and len(affirmed - shared) <= slack
             ):
                 return "the same statement affirmed in one and negated in the other"
@@ -314,12 +364,19 @@ def _values_per_sentence(a: str, b: str) -> str:
     parallel statements about different subjects."""
     # A value needs a digit or a slash: most sentence pairs are skipped without more regexes.
     with_digits = [sb for sb in sentences(b) if _DIGIT.search(sb)]
-    for sa in sentences(a) if with_digits else ():
+    if not with_digits:
+        return ""
+    held_a, held_b = _all_values(a), _all_values(b)
+    for sa in sentences(a):
         if not _DIGIT.search(sa):
             continue
         for sb in with_digits:
-            reason = _different_values(sa, sb)
-            if reason and not frame.other_subject(sa, sb):
+            reason, key = _different_values(sa, sb, held_a, held_b)
+            if (
+                reason
+                and not frame.other_subject(sa, sb)
+                and not other_subjects(sa, sb, key_stems(key))
+            ):
                 return reason
     return ""
 
@@ -339,9 +396,23 @@ def _same_frame(a: str, b: str) -> str:
     for ua in _units(a):
         for ub in _units(b):
             change = frame.changed_value(ua, ub)
-            if change is not None and not _same_quantity(change.old, change.new):
+            if (
+                change is not None
+                and frame.one_value(change)
+                and not _same_quantity(change.old, change.new)
+                and not _holds_both(change, a, b)
+            ):
                 return frame.reason(change)
     return ""
+
+
+def _holds_both(change: frame.Change, a: str, b: str) -> bool:
+    """Each atom also states the other's value: the sets of values agree."""
+
+    def states(value: str, text: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.I) is not None
+
+    return states(change.new, a) and states(change.old, b)
 
 
 def _same_quantity(x: str, y: str) -> bool:
@@ -350,24 +421,21 @@ def _same_quantity(x: str, y: str) -> bool:
     return any({n for n, _, _ in vx[k]} & {n for n, _, _ in vy[k]} for k in vx.keys() & vy.keys())
 
 
-def classify(
+def conflict(
     a: str,
     b: str,
     *,
     similarity: float,
-    duplicate_at: float = 0.92,
-    related_at: float = 0.60,
     shared_triggers: int = 0,
     loose_from: float = 0.75,
-) -> Verdict:
-    """Classify the texts of two atoms; `similarity` is their embedding cosine."""
-    wa, wb = words(a), words(b)
-    overlap = len(wa & wb) / max(1, min(len(wa), len(wb)))
-    related = similarity >= related_at or shared_triggers > 0 or overlap >= 0.3
-    if not related:
-        return Verdict(UNRELATED, f"similarity {similarity:.2f}, no shared triggers")
-    # The word-anchored rules were built for close pairs; a pair found only by a wide
-    # candidate source (BM25, a lower cosine) needs the frame rule's structural evidence.
+) -> str:
+    """Why the texts of two atoms contradict, or "": each reader of a claim (values, polarity,
+    imperative steps, negation, a changed value in one frame, a migration) in both directions.
+    The readers share the claim model's parts (`memkit.audit.claims`): identifiers are not
+    values, a set-valued relation is never contradicted by a second value, two subjects are
+    two things, and values are sets."""
+    # The word-anchored readers were built for close pairs; a pair found only by a wide
+    # candidate source (BM25, a lower cosine) needs the frame reader's structural evidence.
     loose = similarity >= loose_from or shared_triggers > 0
     word_rules = (
         _values_per_sentence,
@@ -381,12 +449,98 @@ def classify(
     # rule: it runs on wide pairs too ("前端已經從 webpack 遷移到 vite" is at cosine 0.73 from
     # "前端用 webpack 打包"). Last, so a pair another rule explains keeps its reason.
     for rule in (*rules, _same_frame, migration.retired):
-        reason = rule(a, b) or rule(b, a)
+        reason: str = rule(a, b) or rule(b, a)
         if reason:
-            return Verdict(CONTRADICTS, reason)
-    if similarity >= duplicate_at or (wa == wb and wa):
-        return Verdict(DUPLICATE, f"similarity {similarity:.2f}")
-    if overlap >= 0.2 or shared_triggers or similarity >= related_at:
+            return reason
+    return ""
+
+
+def overlap(a: str, b: str) -> float:
+    """Content words in common, over the smaller text's."""
+    wa, wb = words(a), words(b)
+    return len(wa & wb) / max(1, min(len(wa), len(wb)))
+
+
+# Below the duplicate cosine, the same claims still make a duplicate: the same numbers on both
+# sides, most content words shared, and a cosine that says the texts are close at all.
+SAME_CLAIMS_FROM = 0.80
+SAME_CLAIMS_WORDS = 0.5  # of the words of both (Jaccard): a text that adds a claim is not one
+SAME_WORDS = 0.6  # of the words of both
+CONTAINED = 0.8  # of the smaller text's words
+_VALUE_TOKEN = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+
+
+def same_claims(a: str, b: str, similarity: float, duplicate_at: float) -> str:
+    """Why two texts say the same, or "": the cosine (with enough words in common for long
+    texts), or the same values with most content words shared."""
+    if not words_agree(a, b) or frame.swapped_value(a, b) is not None:
+        return ""  # a second value of something: two claims, however close the vectors
+    if similarity >= duplicate_at:
+        return f"similarity {similarity:.2f}"
+    wa, wb = words(a), words(b)
+    if wa == wb and wa:
+        return "the same words"
+    if similarity < SAME_CLAIMS_FROM:
+        return ""
+    va, vb = set(_VALUE_TOKEN.findall(a)), set(_VALUE_TOKEN.findall(b))
+    if va != vb:
+        return ""
+    shared = len(wa & wb)
+    if va and shared >= SAME_CLAIMS_WORDS * len(wa | wb):
+        return f"the same values ({', '.join(sorted(va)[:3])}), similarity {similarity:.2f}"
+    # No values: the same words, give or take a label or a verb ("**Verify Information**:
+    # Always verify …" / "Always verify …"; "Use proper null safety" / "Implement …").
+    if shared >= SAME_WORDS * len(wa | wb) and shared >= CONTAINED * min(len(wa), len(wb)):
+        return f"the same words, similarity {similarity:.2f}"
+    return ""
+
+
+def classify(
+    a: str,
+    b: str,
+    *,
+    similarity: float,
+    duplicate_at: float = 0.92,
+    related_at: float = 0.60,
+    shared_triggers: int = 0,
+    loose_from: float = 0.75,
+) -> Verdict:
+    """Classify the texts of two atoms; `similarity` is their embedding cosine. Atoms are
+    judged by `memkit.audit.verdict.verdict`, which reads their subjects too."""
+    share = overlap(a, b)
+    related = similarity >= related_at or shared_triggers > 0 or share >= 0.3
+    if not related:
+        return Verdict(UNRELATED, f"similarity {similarity:.2f}, no shared triggers")
+    reason = conflict(
+        a, b, similarity=similarity, shared_triggers=shared_triggers, loose_from=loose_from
+    )
+    if reason:
+        return Verdict(CONTRADICTS, reason)
+    return no_conflict(
+        a,
+        b,
+        similarity=similarity,
+        duplicate_at=duplicate_at,
+        related_at=related_at,
+        shared_triggers=shared_triggers,
+    )
+
+
+def no_conflict(
+    a: str,
+    b: str,
+    *,
+    similarity: float,
+    duplicate_at: float,
+    related_at: float,
+    shared_triggers: int,
+) -> Verdict:
+    """A related pair with no conflict: the same claims (`duplicate`), `extends` or
+    `unrelated`."""
+    same = same_claims(a, b, similarity, duplicate_at)
+    if same:
+        return Verdict(DUPLICATE, same)
+    if overlap(a, b) >= 0.2 or shared_triggers or similarity >= related_at:
         return Verdict(
             EXTENDS,
             f"same subject (similarity {similarity:.2f}, "

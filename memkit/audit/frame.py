@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memkit.audit import lexicon as lx
+from memkit.audit.claims import functional_for_subject, is_identifier, set_valued
 
 _TOKEN = re.compile(
     r"(?P<path>(?:~|\.{1,2})?/?[\w.*-]+(?:/[\w.*-]+)+)"
@@ -38,6 +39,9 @@ _STOP = frozenset(
 # Chinese function characters: frame glue, not content.
 _CJK_GLUE = frozenset("的了在是由用和與与跟及把被將将給给會会要都也就上裡里中之以為为每個个於于")
 _CJK_CLASS = ("團隊", "团队", "小組", "小组")
+_GENERIC_VERBS = frozenset(
+    ("use", "uses", "used", "using", "has", "have", "had", "can", "is", "are")
+)
 _NEGATORS = frozenset(("not", "no", "never", "don't", "doesn't", "isn't", "aren't", "cannot"))
 
 
@@ -118,7 +122,9 @@ def _refine_numbers(out: list[Token]) -> None:
             continue
         prev = live[i - 1] if i else None
         nxt = live[i + 1] if i + 1 < len(live) else None
-        if (prev and prev.norm in lx.MONTHS) or (nxt and nxt.norm in lx.MONTHS):
+        if (prev and is_identifier(prev.text)) or is_identifier("", t.text):
+            kind = "ident"  # "Step 3", "ADR 45": a name, never a value
+        elif (prev and prev.norm in lx.MONTHS) or (nxt and nxt.norm in lx.MONTHS):
             kind = "date"
         elif prev and prev.kind in ("name", "code") and not re.search(r"[a-z%]$", t.norm):
             kind = "version"
@@ -201,6 +207,8 @@ def _value_kind(left: list[Token], span: list[Token], right: list[Token]) -> str
         return t.kind
     if t.kind == "code" and re.search(r"-\d+$", t.norm):
         return "place"  # a cloud region: us-east-1
+    if t.kind == "word" and nxt in lx.TEAM_WORDS and prev not in lx.THING_WORDS:
+        return "team"  # "the payments team": a lowercase name is still the team's
     if t.kind not in ("name", "code") or prev in lx.THING_WORDS:
         return ""
     if prev in lx.TEAM_WORDS or nxt in lx.TEAM_WORDS or after.startswith(_CJK_CLASS):
@@ -264,6 +272,17 @@ def changed_value(a: str, b: str) -> Change | None:
     if len(ops) - len(tail) != 1 or ops[0][0] != "replace":
         return None
     _, i1, i2, j1, j2 = ops[0]
+    if tail:
+        # A value that moved rather than changed ("王芳是搜索团队的…" / "支付团队的…是王芳"):
+        # what the tail adds or drops is in the other side's changed span.
+        _, t1, t2, u1, u2 = tail[0]
+        moved = {t.norm for t in tb[u1:u2]} & {t.norm for t in ta[i1:i2]}
+        moved |= {t.norm for t in ta[t1:t2]} & {t.norm for t in tb[j1:j2]}
+        if any(_content([t]) for t in [*ta[i1:i2], *tb[j1:j2]] if t.norm in moved):
+            return None
+        # Or a second value in the tail ("…的技术负责人是李明"): two changes, not one.
+        if _tail_value(ta, t1, t2) or _tail_value(tb, u1, u2):
+            return None
     ka = _value_kind(ta[:i1], ta[i1:i2], ta[i2:])
     kb = _value_kind(tb[:j1], tb[j1:j2], tb[j2:])
     if not ka or not kb or not _same_kind(ka, kb):
@@ -271,14 +290,39 @@ def changed_value(a: str, b: str) -> Change | None:
     frame = ta[:i1] + ta[i2 : tail[0][1] if tail else len(ta)]
     if _content(frame) < (3 if tail else 2):
         return None
+    # A tool or a name needs a frame that says what it is for, not only that it is used: "FAC
+    # uses Docker" and "FAC uses Django" are both true; "we deploy with Argo CD" holds one.
+    named = "tool" in (ka, kb) or "name" in (ka, kb)
+    if named and _content([t for t in frame if t.norm not in _GENERIC_VERBS]) < 2:
+        return None
     head = [t for t in ta[:i1] if t.norm not in lx.TEAM_WORDS and t.norm not in lx.THING_WORDS]
     if _content(head) == 0 and _content(ta[i2:]) < 3:
         return None  # the subject changed, and the rest does not pin one statement down
     old = _join(ta[i1:i2])
     new = _join(tb[j1:j2])
+    if _one_spelling(old, new):
+        return None
     kind = ka if ka == kb else ("person" if "person" in (ka, kb) else ka)
     shown = _join(ta[:i1]) + " … " + _join(ta[i2:])
     return Change(kind, old, new, shown.strip(), at_head=_content(ta[:i1]) == 0)
+
+
+def _tail_value(toks: list[Token], start: int, end: int) -> str:
+    """The kind of value an added or dropped tail holds, its glue ("是", "the") left out."""
+    span = [t for t in toks[start:end] if not (t.kind == "cjk" and t.text in _CJK_GLUE)]
+    return _value_kind(toks[:start], span, toks[end:]) if span else ""
+
+
+def one_value(change: Change) -> bool:
+    """Whether a changed value is two values of one thing (`memkit.audit.claims`). Who the
+    statement is about changed ("Lukas maintains …" / "Fatima maintains …"): only when what is
+    said of them is a role one holder fills. Otherwise the value changed: only when the
+    relation holds one value at a time ("speaks Portuguese" / "speaks Japanese" holds both)."""
+    who = change.at_head and change.kind in ("person", "team", "name")
+    if who and not functional_for_subject(change.frame):
+        return False
+    # A count or a version is one value even of a set ("made up of 5 members").
+    return change.kind in ("number", "version") or not set_valued(change.frame)
 
 
 def other_subject(a: str, b: str) -> bool:
@@ -329,3 +373,35 @@ def _join(toks: list[Token]) -> str:
 def reason(change: Change, limit: int = 70) -> str:
     frame = change.frame if len(change.frame) <= limit else change.frame[: limit - 1] + "…"
     return f'different {change.kind} in "{frame}": {change.old} vs {change.new}'
+
+
+def swapped_value(a: str, b: str) -> tuple[str, str] | None:
+    """A value (a person, team, place, tool, number, version, date) in `a` whose place `b`
+    fills with another value that `a` does not state anywhere, and the other way round: two
+    texts of one frame about different things, whatever the relation. None when every value
+    of each is stated in the other ("30 s" and "30 seconds", the same names reordered)."""
+    ta, na = _prepared(a)
+    tb, nb = _prepared(b)
+    if not ta or not tb:
+        return None
+    all_a, all_b = set(na), set(nb)
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, na, nb, autojunk=False).get_opcodes():
+        if op != "replace":
+            continue
+        ka = _value_kind(ta[:i1], ta[i1:i2], ta[i2:])
+        kb = _value_kind(tb[:j1], tb[j1:j2], tb[j2:])
+        if not ka or not kb:
+            continue
+        mine = {t.norm for t in ta[i1:i2] if t.kind not in ("stop", "word", "update")}
+        theirs = {t.norm for t in tb[j1:j2] if t.kind not in ("stop", "word", "update")}
+        old, new = _join(ta[i1:i2]), _join(tb[j1:j2])
+        swapped = mine and theirs and not mine & all_b and not theirs & all_a
+        if swapped and not _one_spelling(old, new):
+            return old, new
+    return None
+
+
+def _one_spelling(x: str, y: str) -> bool:
+    """Two spellings of one name: Postgres and PostgreSQL (one begins the other)."""
+    x, y = x.lower(), y.lower()
+    return min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))

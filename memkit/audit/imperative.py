@@ -26,7 +26,7 @@ from memkit.audit.text import sentences
 
 # Verbs that start procedure steps. Deliberately common engineering verbs only: a clause that
 # starts with a noun ("helm rollback breaks the sync") is a statement, never an instruction.
-_VERBS = word_set(
+VERBS = word_set(
     "add apply approve archive back build bump call cancel check clean clear commit compile "
     "configure copy create delete deploy disable downgrade drain drop enable encrypt export "
     "fetch flush format generate import install invalidate kill launch lint load lock "
@@ -87,7 +87,7 @@ def _base(word: str) -> str:
     """ "taking" and "takes" are "take": the verb of a step, however it is inflected."""
     word = word.lower()
     for form in (word, word[:-3], word[:-3] + "e", word[:-4], word[:-1], word[:-2]):
-        if form in _VERBS:
+        if form in VERBS:
             return form
     return ""
 

@@ -1,5 +1,7 @@
 """An optional judge for grey cases, off by default: a local Ollama, any OpenAI-compatible chat
-endpoint (vLLM, llama.cpp's server, LM Studio, OpenAI itself) or the Anthropic Messages API.
+endpoint (vLLM, llama.cpp's server, LM Studio, OpenAI itself), the Anthropic Messages API, or
+the user's own Claude Code CLI (`provider: claude-cli`, `memkit.audit.claude_judge`; the pull
+audit and `memkit audit --all` only).
 
 Bounded: a timeout per call, at most `max_calls` calls per run, each note cut to 2,000
 characters, and no further calls after the first failure. Any failure keeps the heuristic
@@ -14,22 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, UNRELATED, Verdict
+from memkit.audit.classify import EXTENDS, Verdict
+from memkit.audit.claude_judge import PROMPT, ClaudeJudge, label_of
 from memkit.llm import CALL_ERRORS, Endpoint
 
 log = logging.getLogger(__name__)
-_LABELS = (CONTRADICTS, DUPLICATE, EXTENDS, UNRELATED)
-_PROMPT = """You compare two notes from a team's engineering memory.
-Answer with exactly one word: duplicate (same knowledge), extends (same subject, adds to it),
-contradicts (they cannot both be true or followed), or unrelated.
-
-Note A:
-{a}
-
-Note B:
-{b}
-
-Answer:"""
 
 
 @dataclass
@@ -45,10 +36,13 @@ class Judge:
     broken: bool = False
 
     @classmethod
-    def from_config(cls, section: Mapping[str, Any]) -> Judge | None:
+    def from_config(cls, section: Mapping[str, Any]) -> Judge | ClaudeJudge | None:
         judge = section.get("judge")
         if not isinstance(judge, Mapping):
             return None
+        if judge.get("provider") == "claude-cli":
+            # The user's own Claude Code, headless (`memkit.audit.claude_judge`).
+            return ClaudeJudge.from_config(judge) if judge.get("enabled") is True else None
         endpoint = Endpoint.from_config(judge, "audit judge")
         if endpoint is None:
             return None
@@ -74,7 +68,7 @@ class Judge:
         if self.broken or self.calls >= self.max_calls:
             return verdict
         self.calls += 1
-        prompt = _PROMPT.format(a=a[:2000], b=b[:2000])
+        prompt = PROMPT.format(a=a[:2000], b=b[:2000])
         endpoint = Endpoint(self.provider, self.url, self.model, self.api_key, self.timeout)
         try:
             answer = endpoint.complete(prompt, 8)
@@ -83,8 +77,7 @@ class Judge:
             self.broken = True
             log.info("audit judge unavailable (%s); keeping %s", type(exc).__name__, verdict.kind)
             return verdict
-        words = str(answer).strip().lower().split()
-        label = next((w.strip(".,:;!\"'") for w in words if w.strip(".,:;!\"'") in _LABELS), "")
+        label = label_of(str(answer))
         if not label:
             log.info("audit judge gave no label (%r); keeping %s", answer[:80], verdict.kind)
             return verdict

@@ -142,6 +142,8 @@ def _stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             word = word[: -len(suffix)]
             break
+    if word.endswith("ment") and len(word) >= 8:
+        word = word[:-4]  # "deployments" are what "deployed" does
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
         word = word[:-1]
     return word.rstrip("e") or word

@@ -15,15 +15,14 @@ from typing import Any
 
 from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
-from memkit.audit.classify import CONTRADICTS, DUPLICATE, EXTENDS, RULES, UNRELATED, Verdict
+from memkit.audit.classify import CONTRADICTS, DUPLICATE, RULES, UNRELATED
+from memkit.audit.claude_judge import ClaudeJudge
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, full_audit_rules, read_report, unresolved_now
-from memkit.audit.subject import atom_verdict
-from memkit.audit.text import statement_text
+from memkit.audit.verdict import text_of, verdict
 from memkit.checks.admission import read_admitted
 from memkit.config import Config
 from memkit.files import write_atomic
-from memkit.gate.duplicates import subject_swap
 from memkit.git import output
 
 log = logging.getLogger(__name__)
@@ -84,7 +83,9 @@ def audit(
     incoming = [
         a for p in paths if (a := loader(p)) is not None and a.scope not in ("archive", "episodic")
     ]
-    return compare(root, incoming, config, settings=settings, loader=loader, reader=reader)
+    return compare(
+        root, incoming, config, settings=settings, loader=loader, reader=reader, judging=True
+    )
 
 
 @dataclass(frozen=True)
@@ -169,15 +170,20 @@ def compare(
     settings: AuditSettings | None = None,
     loader: Any = None,
     reader: Any = None,
+    judging: bool = False,
 ) -> list[PairResult]:
     """Classify `incoming` atoms (files or drafts not yet written) against their candidates
-    among the live atoms of the index, which is refreshed first unless `reader` is given."""
+    among the live atoms of the index, which is refreshed first unless `reader` is given.
+    `judging`: the pull audit or `--all`, where the Claude Code CLI may judge grey pairs;
+    the write check (gate, add, MCP save, PostToolUse) must answer in a second."""
     if not incoming:
         return []
     settings = settings or AuditSettings.from_config(
         config.section("audit"), config.section("gate")
     )
     judge = Judge.from_config(config.section("audit"))
+    if isinstance(judge, ClaudeJudge) and not judging:
+        judge = None
     if reader is None:
         from memkit.index import open_index, refresh  # noqa: PLC0415
 
@@ -194,7 +200,7 @@ def compare(
 
     def text(atom: Any) -> str:
         if atom.path not in texts:
-            texts[atom.path] = statement_text(atom.title, atom.body)
+            texts[atom.path] = text_of(atom)
         return texts[atom.path]
 
     seen: set[frozenset[str]] = set()
@@ -209,25 +215,18 @@ def compare(
             if other is None or other.id == atom.id:
                 continue
             seen.add(pair)
-            verdict = atom_verdict(
+            judged = verdict(
                 atom,
                 other,
-                text(atom),
-                text(other),
                 similarity=cand.similarity,
                 duplicate_at=settings.duplicate,
                 related_at=settings.candidate_similarity,
                 shared_triggers=len(triggers & {t.lower() for t in other.triggers}),
+                texts=(text(atom), text(other)),
             )
-            if judge is not None and judge.is_grey(verdict, cand.similarity):
-                verdict = judge.settle(text(atom), text(other), verdict)
-            if verdict.kind == DUPLICATE:
-                swap = subject_swap(atom, other)
-                if swap is not None:  # one procedure per service: the gate's MK104 case
-                    verdict = Verdict(
-                        EXTENDS, f"same text about another subject ({swap[0]} / {swap[1]})"
-                    )
-            if verdict.kind == UNRELATED:
+            if judge is not None and judge.is_grey(judged, cand.similarity):
+                judged = judge.settle(text(atom), text(other), judged)
+            if judged.kind == UNRELATED:
                 continue
             results.append(
                 PairResult(
@@ -235,8 +234,8 @@ def compare(
                     atom.path,
                     other.id,
                     other_path,
-                    verdict.kind,
-                    verdict.reason,
+                    judged.kind,
+                    judged.reason,
                     round(cand.similarity, 4),
                     resolved(atom, other),
                     "+".join(s for s in ("vector", "bm25", "trigger") if s in cand.sources),

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from memkit.audit import frame
-from memkit.audit.classify import CONTRADICTS, EXTENDS, Verdict, classify, sentences
+from memkit.audit.classify import conflict, sentences
 from memkit.gate.duplicates import names
 
 # A compound value: words joined by path, host, address or identifier separators, with an
@@ -123,13 +123,14 @@ def _as_one_subject(
     return a, b, f"{shown}; {old} / {new}" if shown else f"{old} / {new}"
 
 
-def atom_verdict(atom: Any, other: Any, text: str, other_text: str, **kwargs: Any) -> Verdict:
-    """`classify` for two atoms whose titles, ids and triggers are known: a contradiction
-    that only per-subject values made (`own_values`) is `extends`."""
-    verdict = classify(text, other_text, **kwargs)
-    if verdict.kind != CONTRADICTS:
-        return verdict
-    masked = _as_one_subject(atom, other, text, other_text)
-    if masked is None or classify(masked[0], masked[1], **kwargs).kind == CONTRADICTS:
-        return verdict
-    return Verdict(EXTENDS, f"each value names its own subject ({masked[2]}): {verdict.reason}")
+def per_subject(
+    atom: Any, other: Any, texts: tuple[str, str], *, similarity: float, shared_triggers: int
+) -> str:
+    """The subjects taken out when a contradiction between two atoms is gone once each
+    value is read without its own atom's subject (`own_values`, `_head_swap`): one value per
+    subject, not two values of one thing. "" when the contradiction stays."""
+    masked = _as_one_subject(atom, other, *texts)
+    if masked is None:
+        return ""
+    still = conflict(masked[0], masked[1], similarity=similarity, shared_triggers=shared_triggers)
+    return "" if still else masked[2]

@@ -16,12 +16,11 @@ from pathlib import Path
 
 from memkit.atom import Atom
 from memkit.atom.read import read_atom
-from memkit.atom.text import atom_text
 from memkit.checks import run_hook
 from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
-from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap, words_agree
+from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap
 from memkit.gate.score import GateScore, GateSettings, score_atom
 from memkit.gate.secrets import redact_secrets
 from memkit.index import IndexUnavailable
@@ -78,27 +77,35 @@ def gate_atoms(root: Path, atoms: Sequence[Atom], config: Config) -> list[GateRe
 def _match_findings(
     atom: Atom, match: Match, dup: DuplicateSettings, other: Atom | None
 ) -> list[Finding]:
-    """What a close neighbour means: a copy, a near copy, or a changed value of it."""
+    """What a close neighbour means: a copy (MK103), one that may belong in it (MK104), or
+    nothing; the one verdict (`memkit.audit.verdict`) decides, and a contradiction is the
+    write check's to report (`memkit.audit.write`, MK105/MK106)."""
+    from memkit.audit.near import linked, near  # noqa: PLC0415
+    from memkit.audit.verdict import CONTRADICTS, DUPLICATE, text_of, verdict  # noqa: PLC0415
+
     if match.id in atom.supersedes or (other is not None and atom.id in other.superseded_by):
         return []  # this atom replaces the other: closeness is expected
+    if other is None:
+        return []  # gone or refused since the index was built: nothing to compare
     where = (atom.path, atom.line_of("id"), 1)
-    if other is not None:
-        from memkit.audit.classify import CONTRADICTS  # noqa: PLC0415
-        from memkit.audit.subject import atom_verdict  # noqa: PLC0415
-        from memkit.audit.text import statement_text  # noqa: PLC0415
-
-        verdict = atom_verdict(
-            atom,
-            other,
-            statement_text(atom.title, atom.body),
-            statement_text(other.title, other.body),
-            similarity=match.similarity,
-        )
-        if verdict.kind == CONTRADICTS:
-            # Same wording, different value: an update of the other atom, not a copy. The
-            # write check (memkit.audit.write) reports it, with its routing to review.
-            return []
-    swap = subject_swap(atom, other) if other is not None else None
+    texts = (text_of(atom), text_of(other))
+    found = verdict(
+        atom, other, similarity=match.similarity, duplicate_at=dup.duplicate, texts=texts
+    )
+    if found.kind == CONTRADICTS:
+        return []
+    if found.kind == DUPLICATE:
+        return [
+            Finding(
+                *where,
+                "MK103",
+                f"duplicate of `{match.id}` ({match.path}, {found.reason}); edit that atom "
+                "instead of adding this one",
+            )
+        ]
+    if linked(atom, other):
+        return []  # `related:` settles it: the team keeps both
+    swap = subject_swap(atom, other)
     if swap is not None:
         return [
             Finding(
@@ -110,24 +117,15 @@ def _match_findings(
                 Severity.WARNING,
             )
         ]
-    if match.similarity >= dup.duplicate and (
-        other is None or words_agree(atom_text(atom), atom_text(other))
-    ):
-        return [
-            Finding(
-                *where,
-                "MK103",
-                f"duplicate of `{match.id}` ({match.path}, similarity "
-                f"{match.similarity:.3f}); edit that atom instead of adding this one",
-            )
-        ]
+    if not near(*texts, match.standing):
+        return []
     return [
         Finding(
             *where,
             "MK104",
-            f"very close to `{match.id}` ({match.path}, similarity "
-            f"{match.similarity:.3f}); consider updating that atom, or add "
-            f"`related: [{match.id}]` if both are needed",
+            f"very close to `{match.id}` ({match.path}, similarity {match.similarity:.3f}, "
+            f"{match.standing:.1f} standard deviations above this memory's usual); consider "
+            f"updating that atom, or add `related: [{match.id}]` if both are needed",
             Severity.WARNING,
         )
     ]

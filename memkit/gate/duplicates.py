@@ -37,6 +37,7 @@ class Match:
     id: str
     path: str
     similarity: float
+    standing: float = 0.0  # standard deviations above the atom's mean similarity
 
 
 @dataclass(frozen=True)
@@ -128,4 +129,7 @@ def nearest(
 ) -> dict[str, list[Match]]:
     """For each candidate, the live atoms of the repository at or above `floor`, best first."""
     found, _ = neighbours(root, candidates, floor=floor, limit=limit)
-    return {path: [Match(n.id, n.path, n.similarity) for n in near] for path, near in found.items()}
+    return {
+        path: [Match(n.id, n.path, n.similarity, n.standing) for n in near]
+        for path, near in found.items()
+    }

@@ -194,15 +194,15 @@ def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
     the contradiction check is for)."""
     if a.source in b.supersedes or b.source in a.supersedes:
         return False
-    from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415
     from memkit.audit.text import statement_text  # noqa: PLC0415
+    from memkit.audit.verdict import CONTRADICTS, verdict  # noqa: PLC0415
 
-    verdict = classify(
+    judged = verdict(
         statement_text(a.title or "", a.text),
         statement_text(b.title or "", b.text),
         similarity=similarity,
     )
-    return verdict.kind != CONTRADICTS
+    return judged.kind != CONTRADICTS
 
 
 def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
