@@ -28,6 +28,9 @@ from memkit.gate.text import has_cjk
 from memkit.repo import list_atom_files
 from memkit.roles import git_email, identify
 
+# Refused for what the text says: a secret, `<private>` text, prompt injection.
+TEXT_REFUSALS = ("MK110", "MK111", "MK112")
+
 
 @dataclass(frozen=True)
 class Draft:
@@ -226,6 +229,8 @@ def add_atom(
         outcome.path = relpath
         outcome.pending_review = outcome.pending_review or routed
     outcome.errors = sum(1 for f in findings if f.is_error)
+    if any(f.is_error and f.code in TEXT_REFUSALS for f in findings):
+        findings = _named_by_nothing_it_says(outcome, findings, text, folder, draft.type)
     outcome.findings = [f.format() for f in findings]
     if not outcome.errors and not dry_run:
         write_outcome(root, outcome)
@@ -234,6 +239,21 @@ def add_atom(
 
             remember(root, let_in)
     return outcome
+
+
+def _named_by_nothing_it_says(
+    outcome: AddOutcome, findings: list[Any], text: str, folder: str, atom_type: str
+) -> list[Any]:
+    """A text refused for what it says (a secret, `<private>` text, an instruction to the
+    agent) is named by a digest only, and reported by those findings alone: the id, the file
+    name and the quality line would quote it back (to a terminal, or to the model that sent
+    it through MCP)."""
+    import dataclasses  # noqa: PLC0415
+
+    atom_id = f"{atom_type}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"  # noqa: S324
+    outcome.id, outcome.path = atom_id, f"{folder}/{atom_id}.md"
+    outcome.content, outcome.explain, outcome.similar = "", None, []
+    return [dataclasses.replace(f, path=outcome.path) for f in findings if f.code in TEXT_REFUSALS]
 
 
 def write_outcome(root: Path, outcome: AddOutcome) -> None:

@@ -72,6 +72,7 @@ INDEX_REACHES = (
     *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel"),
     *("memkit.repo", "memkit.git", "memkit.checks.admission", "memkit.checks.content"),
     *("memkit.gate.secrets", "memkit.gate.injection", "memkit.gate.text"),
+    "memkit.gate.lookalike",
 )
 PACKAGES = {"memkit", "memkit.checks", "memkit.gate"}  # their __init__ files import nothing
 
