@@ -18,6 +18,7 @@ from mcp import Client
 from memkit.capture import queue
 from memkit.gate.injection import is_injection
 from tests.capture_test import hook
+from tests.claude_engine_test import engine_running, wait_for
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 from tests.mcp_test import call, drive
 from tests.trust_test import LOOKALIKES
@@ -236,3 +237,35 @@ def test_no_explanation_prints_a_secret(repo: Path) -> None:
     for where, text in outputs.items():
         assert "S3cr3t" not in text and "Passw0rd" not in text, (where, text)
     assert "concrete_value" in outputs["memkit gate"]  # the line is there, masked
+
+
+def test_the_warm_engine_stops_serving_an_order_once_the_repository_refuses_it(
+    repo: Path,
+) -> None:
+    """A team that had turned the refusal off (`injection: warn`, the old default) turns it on:
+    the warm engine's index was built under the old setting and must not go on serving."""
+    with (repo / "memkit.yaml").open("a", encoding="utf-8") as config:
+        config.write("gate:\n  injection: warn\n")
+    write_atom(
+        repo,
+        "shared/release-flow.md",
+        atom_text("release-flow", body=f"- {ORDER}", extra="triggers: [release]\n"),
+    )
+    commit_and_index(repo)
+    env = {"MEMKIT_NO_ENGINE": "0"}
+    payload = {"session_id": "w", "prompt": "how do we release?"}
+    with engine_running(repo, "--idle", "60"):
+        assert "MARK-ORDER" in hook(repo, "user-prompt-submit", payload, env).stdout
+        text = (repo / "memkit.yaml").read_text(encoding="utf-8")
+        (repo / "memkit.yaml").write_text(text.replace("injection: warn", ""), encoding="utf-8")
+
+        asked = iter(range(1000))
+
+        def served() -> bool:
+            fresh = {**payload, "session_id": f"w{next(asked)}"}  # no "already injected"
+            return "MARK-ORDER" in hook(repo, "user-prompt-submit", fresh, env).stdout
+
+        wait_for(lambda: not served(), seconds=60)
+        start = hook(repo, "session-start", {"session_id": "s", "source": "startup"}, env)
+        assert "shared/release-flow.md (MK112)" in start.stdout, start.stdout
+        assert "MARK-ORDER" not in start.stdout
