@@ -327,8 +327,17 @@ _HIDDEN_ORDER = re.compile(
     r"|\b(?:curl|wget)\b[^\n]*\|\s*\w*sh\b|\brm\s+-rf\b|指令|指示|你必須|你必须|助手|助理",
     re.I,
 )
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\u2061-\u2064\ufeff\u202a-\u202e\u2066-\u2069]")
+# Zero-width and bidi controls, and the tag characters (U+E0000 block) that spell ASCII a
+# model reads and a person never sees.
+_INVISIBLE = re.compile(
+    "[\u200b\u200c\u200d\u2060\u2061-\u2064\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
+)
 MODES = ("fail", "warn", "off")
+# What normalising may change: anything outside ASCII, CJK ideographs, kana and Hangul (none
+# of which NFKC changes or folds), found at C speed.
+_MAY_CHANGE = re.compile(
+    "[^\x00-\x7f\u3041-\u3096\u30a1-\u30fa\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
+)
 _FENCE_TAG = "memkit's own fence tag (it would close the fence memory is served in)"
 _HIDDEN_COMMENT = "hidden HTML comment with instructions (invisible when rendered)"
 
@@ -386,15 +395,18 @@ def _to_original(text: str, seen: str, offset: int) -> int:
 
 
 def _hits(text: str) -> list[Hit]:
-    hits = [_instruction(text, m.start(), m.end()) for m in _pattern_matches(text)]
-    seen = normalised(text)
-    if seen != text:
-        # Written so that the patterns miss it (`ig\u200bnore`, `&#105;gnore`, fullwidth
-        # letters), read by the model as plain words.
-        for m in _pattern_matches(seen):
-            start = _to_original(text, seen, m.start())
-            if not any(h.start <= start < max(h.end, h.start + 1) for h in hits):
-                hits.append(_instruction(text, start, _to_original(text, seen, m.end())))
+    # The patterns read the text as a reader takes it: written so that they would miss it
+    # (`ig\u200bnore`, `&#105;gnore`, fullwidth letters), the model still reads plain words.
+    seen = normalised(text, set(_MAY_CHANGE.findall(text)))
+    if seen is text:
+        hits = [_instruction(text, m.start(), m.end()) for m in _pattern_matches(text)]
+    else:
+        hits = [
+            _instruction(
+                text, _to_original(text, seen, m.start()), _to_original(text, seen, m.end())
+            )
+            for m in _pattern_matches(seen)
+        ]
     for at in tag_starts(text):
         if not any(h.start <= at < h.end for h in hits):
             hits.append(Hit(at, at + 1, _FENCE_TAG))
