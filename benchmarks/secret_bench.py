@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import argparse
 
-from _common import ROOT, read_jsonl
+from _common import ROOT, count_labelled, labelled_cells, read_jsonl
 
 from memkit.gate.secrets import find_secrets
 
 DATA = ROOT / "benchmarks" / "data"
 SETS = (("tuned on", "secret_shapes.jsonl"), ("held out", "secret_shapes_heldout.jsonl"))
+
+
+def _flags(text: str) -> bool:
+    return next(find_secrets(text), None) is not None
 
 
 def main() -> None:
@@ -27,21 +31,11 @@ def main() -> None:
     print("| set | items | precision | recall | false alarms |")
     print("|---|---|---|---|---|")
     for name, file in SETS:
-        tp = fp = fn = tn = 0
-        for row in read_jsonl(DATA / file):
-            flagged = next(find_secrets(row["text"]), None) is not None
-            secret = row["label"] == "secret"
-            tp, fp = tp + (flagged and secret), fp + (flagged and not secret)
-            fn, tn = fn + (secret and not flagged), tn + (not secret and not flagged)
-            # Errors of the tuning set only: the held-out set's are not looked at.
-            if args.show_errors and name == "tuned on" and flagged != secret:
-                print(f"  {'missed' if secret else 'false alarm'}: {row['text'][:90]!r}")
-        precision = tp / (tp + fp) if tp + fp else 1.0
-        recall = tp / (tp + fn) if tp + fn else 1.0
-        print(
-            f"| {name} | {tp + fp + fn + tn} | {precision:.2f} ({tp}/{tp + fp}) "
-            f"| {recall:.2f} ({tp}/{tp + fn}) | {fp} of {fp + tn} benign |"
-        )
+        rows = read_jsonl(DATA / file)
+        # Errors of the tuning set only: the held-out set's are not looked at.
+        show = args.show_errors and name == "tuned on"
+        tp, fp, fn, tn = count_labelled(rows, _flags, "secret", show)
+        print(f"| {name} | {tp + fp + fn + tn} | {labelled_cells(tp, fp, fn, tn)} |")
 
 
 if __name__ == "__main__":
