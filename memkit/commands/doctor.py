@@ -27,11 +27,26 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.doctor import FAIL, WARN, diagnose  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
+    from memkit.doctor import FAIL, WARN, Check, check_claude, diagnose  # noqa: PLC0415
+    from memkit.repo import find_root, nearest_repo  # noqa: PLC0415
 
-    root = find_root(args.repo)
-    checks = diagnose(root, (args.project or Path.cwd()).resolve())
+    project = (args.project or Path.cwd()).resolve()
+    here = Path.cwd().resolve()
+    if args.repo is None and nearest_repo(here) is None:
+        # A code project, not a memory repository: say so, check what belongs to a project
+        # (its Claude Code settings), and leave nothing behind (no .memkit/ made here).
+        checks = [
+            Check(
+                FAIL,
+                "memory repository",
+                f"none here: {here} (and no folder above it) has no memkit.yaml",
+                "memkit doctor --repo PATH (your clone of the memory repository), or "
+                "`memkit init --join` inside that clone",
+            ),
+            check_claude(project),
+        ]
+    else:
+        checks = diagnose(find_root(args.repo), project)
     for check in checks:
         print(check.format())
     failed = sum(c.status == FAIL for c in checks)

@@ -36,17 +36,20 @@ def run(args: argparse.Namespace) -> int:
     project = args.project.resolve()
     if not project.is_dir():
         raise UsageError(f"{project} is not a folder")
+    from memkit.repo import nearest_repo, trusted_root  # noqa: PLC0415
+
     repos = [r.resolve() for r in args.repo]
     for repo in repos:
         if not (repo / "memkit.yaml").is_file():
             raise UsageError(f"{repo} is not a memory repository (no memkit.yaml)")
     if not repos and not args.uninstall:
-        from memkit.repo import nearest_repo  # noqa: PLC0415
-
         found = nearest_repo(project)
         if found is None:
             raise UsageError("no memory repository here: pass --repo PATH")
         repos = [found]
+    if not args.uninstall:
+        # Before anything is written: the hooks would serve what these repositories hold.
+        repos = [trusted_root(repo) for repo in repos]
     settings, mcp = project / ".claude" / "settings.json", project / ".mcp.json"
     before = _contents(settings), _contents(mcp)
     path = install(project, repos, uninstall=args.uninstall)
@@ -66,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         verb = "memkit's MCP server is already in" if same else "registered memkit's MCP server in"
     print(f"memkit: {verb} {mcp}")
+    for repo in [] if args.uninstall else repos:
+        print(f"memkit: wiring the memory repository {repo}")
     for program in ("memkit-hook", "memkit"):
         if not args.uninstall and shutil.which(program) is None:
             print(

@@ -31,20 +31,20 @@ def add_parser(subparsers: Any) -> None:
 
 
 def roots_of(repos: list[Path]) -> list[Path]:
-    from memkit.repo import nearest_repo  # noqa: PLC0415
+    from memkit.repo import nearest_repo, trusted_root  # noqa: PLC0415
 
     project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd())
     if not repos:
         found = nearest_repo(project.resolve())
         if found is None:
             raise UsageError(f"no memory repository in or above {project}: pass --repo PATH")
-        return [found]
+        return [trusted_root(found)]
     roots = []
     for repo in repos:
         root = (project / repo.expanduser()).resolve()
         if not (root / "memkit.yaml").is_file():
             raise UsageError(f"{root} is not a memory repository (no memkit.yaml)")
-        roots.append(root)
+        roots.append(trusted_root(root))
     return list(dict.fromkeys(roots))
 
 
