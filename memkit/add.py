@@ -283,9 +283,10 @@ def check_drafts(
         _route_contradictions(batch, clean, findings, outcomes, by_path)
     for draft, outcome, found in zip(drafts, outcomes, findings, strict=True):
         outcome.errors = sum(1 for f in found if f.is_error)
+        shown = found
         if any(f.is_error and f.code in TEXT_REFUSALS for f in found):
-            found = _named_by_nothing_it_says(outcome, found, draft.text.strip(), draft.type)
-        outcome.findings = [f.format() for f in found]
+            shown = _named_by_nothing_it_says(outcome, found, draft.text.strip(), draft.type)
+        outcome.findings = [f.format() for f in shown]
     return outcomes
 
 
