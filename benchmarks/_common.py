@@ -121,3 +121,30 @@ def timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def count_labelled(
+    rows: Iterable[dict[str, Any]], flags: Callable[[str], bool], positive: str, show: bool
+) -> tuple[int, int, int, int]:
+    """(tp, fp, fn, tn) of a check that flags a row's `text` or not, against rows labelled
+    `positive` or something else; `show` prints each error (for the set tuned on only)."""
+    tp = fp = fn = tn = 0
+    for row in rows:
+        flagged = flags(row["text"])
+        wanted = row["label"] == positive
+        tp, fp = tp + (flagged and wanted), fp + (flagged and not wanted)
+        fn, tn = fn + (wanted and not flagged), tn + (not wanted and not flagged)
+        if show and flagged != wanted:
+            print(f"  {'missed' if wanted else 'false alarm'}: {row['text'][:90]!r}")
+    return tp, fp, fn, tn
+
+
+def labelled_cells(tp: int, fp: int, fn: int, tn: int) -> str:
+    """`precision (tp/flagged) | recall (tp/positives) | fp of negatives benign`: the cells the
+    labelled-set benchmarks print for a check that flags or not."""
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    return (
+        f"{precision:.2f} ({tp}/{tp + fp}) | {recall:.2f} ({tp}/{tp + fn}) "
+        f"| {fp} of {fp + tn} benign"
+    )

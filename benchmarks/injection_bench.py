@@ -10,9 +10,8 @@ never tuned on. An item counts as flagged when `injection_hits` finds anything i
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from _common import ROOT, read_jsonl
+from _common import ROOT, count_labelled, labelled_cells, read_jsonl
 
 from memkit.gate.injection import injection_hits
 
@@ -20,18 +19,8 @@ DATA = ROOT / "benchmarks" / "data"
 SETS = (("tuned on", "injection_labels.jsonl"), ("held out", "injection_heldout.jsonl"))
 
 
-def measure(rows: list[dict[str, Any]], show: bool) -> tuple[int, int, int, int]:
-    tp = fp = fn = tn = 0
-    for row in rows:
-        flagged = any(True for _ in injection_hits(row["text"]))
-        attack = row["label"] == "injection"
-        tp += flagged and attack
-        fp += flagged and not attack
-        fn += attack and not flagged
-        tn += not attack and not flagged
-        if show and flagged != attack:
-            print(f"  {'missed' if attack else 'false alarm'}: {row['text'][:90]!r}")
-    return tp, fp, fn, tn
+def _flags(text: str) -> bool:
+    return any(True for _ in injection_hits(text))
 
 
 def main() -> None:
@@ -46,13 +35,8 @@ def main() -> None:
             part = [r for r in rows if lang in ("all", r["lang"])]
             # Errors of the tuning set only: the held-out set's are not looked at.
             show = args.show_errors and lang == "all" and name == "tuned on"
-            tp, fp, fn, tn = measure(part, show)
-            precision = tp / (tp + fp) if tp + fp else 1.0
-            recall = tp / (tp + fn) if tp + fn else 1.0
-            print(
-                f"| {name} | {lang} | {len(part)} | {precision:.2f} ({tp}/{tp + fp}) "
-                f"| {recall:.2f} ({tp}/{tp + fn}) | {fp} of {fp + tn} benign |"
-            )
+            cells = labelled_cells(*count_labelled(part, _flags, "injection", show))
+            print(f"| {name} | {lang} | {len(part)} | {cells} |")
 
 
 if __name__ == "__main__":

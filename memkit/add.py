@@ -28,6 +28,9 @@ from memkit.gate.text import has_cjk
 from memkit.repo import list_atom_files
 from memkit.roles import git_email, identify
 
+# Refused for what the text says: a secret, `<private>` text, prompt injection.
+TEXT_REFUSALS = ("MK110", "MK111", "MK112")
+
 
 @dataclass(frozen=True)
 class Draft:
@@ -278,9 +281,12 @@ def check_drafts(
     clean = [a for a in atoms if not any(f.is_error for f in findings[by_path[a.path]])]
     if clean:
         _route_contradictions(batch, clean, findings, outcomes, by_path)
-    for outcome, found in zip(outcomes, findings, strict=True):
+    for draft, outcome, found in zip(drafts, outcomes, findings, strict=True):
         outcome.errors = sum(1 for f in found if f.is_error)
-        outcome.findings = [f.format() for f in found]
+        shown = found
+        if any(f.is_error and f.code in TEXT_REFUSALS for f in found):
+            shown = _named_by_nothing_it_says(outcome, found, draft.text.strip(), draft.type)
+        outcome.findings = [f.format() for f in shown]
     return outcomes
 
 
@@ -328,6 +334,22 @@ def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcom
         lines.append(f"project: {json.dumps(without_secrets(draft.project), ensure_ascii=False)}")
     content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
     return AddOutcome(f"{folder}/{atom_id}.md", atom_id, content, pending_review=review)
+
+
+def _named_by_nothing_it_says(
+    outcome: AddOutcome, findings: list[Any], text: str, atom_type: str
+) -> list[Any]:
+    """A text refused for what it says (a secret, `<private>` text, an instruction to the
+    agent) is named by a digest only, and reported by those findings alone: the id, the file
+    name and the quality line would quote it back (to a terminal, or to the model that sent
+    it through MCP)."""
+    import dataclasses  # noqa: PLC0415
+
+    folder = outcome.path.rsplit("/", 1)[0]
+    atom_id = f"{atom_type}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"  # noqa: S324
+    outcome.id, outcome.path = atom_id, f"{folder}/{atom_id}.md"
+    outcome.content, outcome.explain, outcome.similar = "", None, []
+    return [dataclasses.replace(f, path=outcome.path) for f in findings if f.code in TEXT_REFUSALS]
 
 
 def write_outcome(root: Path, outcome: AddOutcome) -> None:

@@ -73,6 +73,7 @@ INDEX_REACHES = (
     *("memkit.repo", "memkit.ownership", "memkit.git", "memkit.checks.admission"),
     "memkit.checks.content",
     *("memkit.gate.secrets", "memkit.gate.injection", "memkit.gate.text"),
+    "memkit.gate.lookalike",
 )
 PACKAGES = {"memkit", "memkit.checks", "memkit.gate"}  # their __init__ files import nothing
 

@@ -7,7 +7,7 @@ PostToolUse check:
 
 - per file (`file_findings`): the format checks of `memkit.atom.read` (MK001-MK008,
   MK012-MK022) and, once the format is fine, the content checks (secrets MK110, `<private>`
-  blocks MK111, prompt injection MK112 when `gate: {injection: fail}`);
+  blocks MK111, prompt injection MK112 unless `gate: {injection: warn}` or `off`);
 - across files (`reference_findings`, over a whole memory `refused_across`): a duplicate
   id (MK009), a reference to no atom (MK010), a supersede cycle (MK011).
 

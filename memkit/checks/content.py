@@ -29,14 +29,11 @@ def _load_builtin() -> None:
     if _loaded:
         return
     _loaded = True
-    from memkit.gate.injection import injection_findings  # noqa: PLC0415
+    from memkit.gate.injection import injection_findings, injection_mode  # noqa: PLC0415
     from memkit.gate.secrets import secret_findings  # noqa: PLC0415
 
     register(secret_findings)
-    register(
-        injection_findings,
-        may_refuse=lambda config: config.section("gate").get("injection", "warn") == "fail",
-    )
+    register(injection_findings, may_refuse=lambda config: injection_mode(config) == "fail")
 
 
 def register(

@@ -4,8 +4,10 @@ Everything memkit adds to a session sits inside `<memkit-memory>…</memkit-memo
 `<memkit-index …>…</memkit-index>`, whose opening line says it is reference data, not
 instructions. An atom's text must never be able to close that fence (its next line would
 read as the session's own), so inside a fence every tag-like `<memkit-…` or `</memkit-…` is
-neutralised. The hook client re-checks whatever an engine answers the same way before printing
-it: only the documented JSON of the event, every part of the text fenced.
+neutralised, and so is what a reader takes for one (`&lt;/memkit-memory&gt;`, a zero-width
+character or a line break inside it, a Unicode hyphen: `memkit.gate.lookalike`). The hook
+client re-checks whatever an engine answers the same way before printing it: only the
+documented JSON of the event, every part of the text fenced.
 
 Standard library only, no `re` or `json` (their imports cost ~7 ms): the hook's fast path uses it.
 """
@@ -14,40 +16,26 @@ from __future__ import annotations
 
 import _json  # the C scanner and encoder only
 
+from memkit.gate.lookalike import span_of, tag_starts
+
 MEMORY_OPEN = "<memkit-memory>"
 MEMORY_CLOSE = "</memkit-memory>"
 INDEX_OPEN = "<memkit-index"
 INDEX_CLOSE = "</memkit-index>"
-_NAME = "memkit-"
-_LOOK_BACK = 8  # `<`, an optional `/`, and spaces between them and the name
-
-
-def _tag_starts(text: str) -> list[int]:
-    """Offsets of the `<` of every tag-like `<memkit-…` / `< / MEMKIT-…` in `text`."""
-    lowered = text.lower()
-    out = []
-    at = lowered.find(_NAME)
-    while at >= 0:
-        i = at - 1
-        while i >= 0 and at - i <= _LOOK_BACK and lowered[i] in " \t/":
-            i -= 1
-        if i >= 0 and lowered[i] in "<\uff1c":
-            out.append(i)
-        at = lowered.find(_NAME, at + 1)
-    return out
 
 
 def neutralise(text: str) -> str:
-    """`text` with no tag that could open or close a memkit fence (`<` becomes `‹`)."""
-    if _NAME not in text.lower():
-        return text
-    starts = _tag_starts(text)
+    """`text` with no tag that could open or close a memkit fence (its `<`, or the entity or
+    lookalike standing for one, becomes `‹`)."""
+    starts = tag_starts(text)
     if not starts:
         return text
-    chars = list(text)
-    for i in starts:
-        chars[i] = "\u2039"
-    return "".join(chars)
+    out: list[str] = []
+    done = 0
+    for at in starts:
+        out += (text[done:at], "\u2039")
+        done = at + span_of(text, at)
+    return "".join(out) + text[done:]
 
 
 def attribute(value: str) -> str:
@@ -70,7 +58,7 @@ def is_fenced(text: str) -> bool:
         else:
             return False
         end = rest.find(close, head)
-        if end < 0 or _tag_starts(rest[head:end]):
+        if end < 0 or tag_starts(rest[head:end]):
             return False
         rest = rest[end + len(close) :].lstrip()
     return True

@@ -1,25 +1,46 @@
 """Prompt injection: text in an atom that tries to instruct the agent reading it.
 
 Memory is injected into every teammate's agent, so an atom saying "ignore previous
-instructions" is an attack on all of them. Flagged as a warning by default;
-`gate: {injection: fail}` in memkit.yaml makes it an error.
+instructions" is an attack on all of them. Refused by default (an error, MK112): what the
+check flags is neither committed nor added, saved, captured or imported, and what reached the
+tree anyway (a `--no-verify` commit) is never indexed, so never served or exported
+(`memkit.checks.admission`). A team keeps a benign text the check misfires on by naming the
+phrase in `gate: {injection_allow: [...]}` of memkit.yaml, reviewed like the rest of it;
+`gate: {injection: warn}` (or `off`) turns the refusal off for the whole repository.
+
+The patterns run on the text as written and on the text as a reader takes it
+(`memkit.gate.lookalike`: entities decoded, NFKC, zero-width characters removed), so
+`ign\u200bore previous instructions` or `&lt;/memkit-memory&gt;` are found too.
+`is_injection` is the plain question for text that is no atom (a capture candidate, a
+session summary).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from memkit.atom import Atom
 from memkit.config import Config
 from memkit.findings import Finding, Severity
+from memkit.gate.lookalike import normalised, tag_starts, view
+from memkit.gate.secrets import quote
 from memkit.gate.text import finditer_at, folded, starts
 
+# "Ignore the above" needs no object; "override existing" does ("override existing static
+# files" is a rule about a CDN, not an order).
+_OVERRIDDEN = (
+    r"(?:instructions?|prompts?|rules?|messages?|context|directions?|guidance|guidelines?"
+    r"|directives?|policies|polic(?:y)|constraints?|safety\s+rules?)"
+)
 _OVERRIDE = (
     r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|your\s+"
-    r"|of\s+|every\s+|everything\s+)*(?:previous|prior|above|earlier|preceding|system|original"
-    r"|former|existing|other)(?:\s+(?:instructions?|prompts?|rules?|messages?|context|directions?"
-    r"|guidance|guidelines?|directives?|policies|polic(?:y)|constraints?|safety\s+rules?))?\b"
+    r"|of\s+|every\s+|everything\s+)*(?:(?:previous|prior|above|earlier|preceding)(?:\s+"
+    + _OVERRIDDEN
+    + r")?|(?:system|original|former|existing|other)\s+"
+    + _OVERRIDDEN
+    + r")\b"
     r"|\bpay\s+no\s+attention\s+to\s+(?:the\s+|any\s+|all\s+)*(?:previous|prior|above"
     r"|earlier)"
 )
@@ -48,7 +69,7 @@ _SENSITIVE = (
 )
 # Credentials asked for, where the agent would put them: its reply, a URL, "me".
 _EXFILTRATION = (
-    r"\bexfiltrat\w*"
+    r"(?<!not\s)(?<!n't\s)(?<!never\s)\bexfiltrat\w*"  # "do not exfiltrate …" is a rule
     r"|\bshow\s+me\b[^.\n]{0,40}?"
     + _SENSITIVE
     + r"|\b(?:email|send|upload|mail|forward)\b[^.\n]{0,40}?\bto\s+me\b"
@@ -130,7 +151,7 @@ _OTHER = (
     r"|\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|reveal|show|let)\b[^.\n]{0,30}?"
     r"\bthe\s+user\b"
     r"|\bwithout\s+(?:telling|asking|informing)\s+the\s+user\b"
-    r"|</?\s*(?:system|assistant|instructions?)\s*>|</?\s*memkit-(?:memory|index)\b"
+    r"|</?\s*(?:system|assistant)\s*>"
     r"|(?:忽略|無視|无视|忘記|忘记|不要理會|不要理会)(?:掉)?(?:之前|先前|以上|前面|上面|所有|原本|系統|系统)"
     r"(?:的)?(?:所有)?(?:指令|指示|規則|规则|提示|設定|设定|要求)"
     r"|你現在是|你现在是|從現在開始你|从现在开始你|你必須立即|你必须立即"
@@ -298,16 +319,40 @@ _RULES: tuple[tuple[Callable[[str], bool], re.Pattern[str]], ...] = tuple(
     )
 )
 _COMMENT = re.compile(r"<!--(.*?)-->", re.S)
-_IMPERATIVE = re.compile(
-    r"\b(?:ignore|you|must|instruction|assistant|claude|agent|always|never|run|execute|delete"
-    r"|send|reveal)\b|指令|指示|你|必須|必须|執行|执行",
+# A comment is hidden when rendered; it is an order when it speaks to the agent, or carries
+# a command. "<!-- Describe the tests that you ran -->" in a template is neither.
+_HIDDEN_ORDER = re.compile(
+    r"\b(?:ignore|instructions?|assistants?|claude|agents?|ai|llm|copilot|execute|reveal"
+    r"|exfiltrat\w*)\b|\byou\s+(?:must|should|will|need\s+to|have\s+to|are\s+now)\b"
+    r"|\b(?:curl|wget)\b[^\n]*\|\s*\w*sh\b|\brm\s+-rf\b|指令|指示|你必須|你必须|助手|助理",
     re.I,
 )
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\u2061-\u2064\ufeff\u202a-\u202e\u2066-\u2069]")
+# Zero-width and bidi controls, and the tag characters (U+E0000 block) that spell ASCII a
+# model reads and a person never sees.
+_INVISIBLE = re.compile(
+    "[\u200b\u200c\u200d\u2060\u2061-\u2064\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
+)
+MODES = ("fail", "warn", "off")
+# What normalising may change: anything outside ASCII, CJK ideographs, kana and Hangul (none
+# of which NFKC changes or folds), found at C speed.
+_MAY_CHANGE = re.compile(
+    "[^\x00-\x7f\u3041-\u3096\u30a1-\u30fa\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
+)
+_FENCE_TAG = "memkit's own fence tag (it would close the fence memory is served in)"
+_HIDDEN_COMMENT = "hidden HTML comment with instructions (invisible when rendered)"
 
 
-def injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
-    """(line, col, what) for each suspicious place in `text`."""
+@dataclass(frozen=True)
+class Hit:
+    """One suspicious place: offsets in the text checked, and what it is."""
+
+    start: int
+    end: int
+    what: str
+
+
+def _pattern_matches(text: str) -> list[re.Match[str]]:
+    """Every instruction pattern's matches in `text`, none inside an earlier one."""
     lowered = text.lower()
     found: list[re.Match[str]] = []
     # The two patterns that run on most text are tried only where a match can start.
@@ -322,23 +367,92 @@ def injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
             found += finditer_at(pattern, text, _offsets(text, cased, words))
     if ":" in text or "：" in text:
         found += _fake_turns(text)
+    out: list[re.Match[str]] = []
     end = -1
     for m in sorted(found, key=lambda m: m.start()):
-        if m.start() < end:
-            continue  # inside an earlier hit
-        end = m.end()
-        line, col = _where(text, m.start())
-        yield line, col, f"instruction aimed at the agent ({m.group(0).strip()[:40]!r})"
+        if m.start() >= end:
+            out.append(m)
+            end = m.end()
+    return out
+
+
+def _instruction(text: str, start: int, end: int) -> Hit:
+    # The quote is cut to 40 characters: a secret in it is masked first, whole or in part.
+    return Hit(start, end, f"instruction aimed at the agent ({quote(text, start, end)!r})")
+
+
+def _to_original(text: str, seen: str, offset: int) -> int:
+    """The offset in `text` of what is at `offset` of `normalised(text)` (line by line:
+    normalising keeps line breaks, so only the line is looked at closely)."""
+    line = seen.count("\n", 0, offset)
+    col = offset - (seen.rfind("\n", 0, offset) + 1)
+    lines = text.split("\n")
+    if line >= len(lines):
+        return len(text)
+    head = sum(len(x) + 1 for x in lines[:line])
+    origin = view(lines[line], keep_space=True)[1]
+    return head + (origin[col] if col < len(origin) else len(lines[line]))
+
+
+def _hits(text: str) -> list[Hit]:
+    # The patterns read the text as a reader takes it: written so that they would miss it
+    # (`ig\u200bnore`, `&#105;gnore`, fullwidth letters), the model still reads plain words.
+    seen = normalised(text, set(_MAY_CHANGE.findall(text)))
+    if seen is text:
+        hits = [_instruction(text, m.start(), m.end()) for m in _pattern_matches(text)]
+    else:
+        hits = [
+            _instruction(
+                text, _to_original(text, seen, m.start()), _to_original(text, seen, m.end())
+            )
+            for m in _pattern_matches(seen)
+        ]
+    for at in tag_starts(text):
+        if not any(h.start <= at < h.end for h in hits):
+            hits.append(Hit(at, at + 1, _FENCE_TAG))
     for m in _COMMENT.finditer(text):
-        if _IMPERATIVE.search(m.group(1)):
-            line, col = _where(text, m.start())
-            yield line, col, "hidden HTML comment with instructions (invisible when rendered)"
+        if _HIDDEN_ORDER.search(m.group(1)):
+            hits.append(Hit(m.start(), m.end(), _HIDDEN_COMMENT))
     for m in _INVISIBLE.finditer(text):
         if m.start() == 0 and m.group(0) == "\ufeff":
             continue  # a byte order mark: how some editors start a UTF-8 file, hides nothing
-        line, col = _where(text, m.start())
-        yield line, col, f"invisible character U+{ord(m.group(0)):04X} (can hide text)"
+        what = f"invisible character U+{ord(m.group(0)):04X} (can hide text)"
+        hits.append(Hit(m.start(), m.end(), what))
         break
+    return sorted(hits, key=lambda h: h.start)
+
+
+def _allowed_spans(text: str, allowed: Iterable[str]) -> list[tuple[int, int]]:
+    spans = []
+    for phrase in allowed:
+        words = str(phrase).split()
+        if words:
+            pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.I)
+            spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
+    return spans
+
+
+def refused_hits(text: str, allowed: Sequence[str] = ()) -> list[Hit]:
+    """The hits in `text` that no phrase of `allowed` (a team's `gate: {injection_allow}`:
+    matched case-insensitively, any white space between words) covers."""
+    hits = _hits(text)
+    if not hits or not allowed:
+        return hits
+    spans = _allowed_spans(text, allowed)
+    return [h for h in hits if not any(a <= h.start < b for a, b in spans)]
+
+
+def is_injection(text: str, allowed: Sequence[str] = ()) -> bool:
+    """Whether the check refuses `text`: the question for text that is no atom yet (a capture
+    candidate, what a session summary copies), asked before it is stored anywhere."""
+    return bool(refused_hits(text, allowed))
+
+
+def injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
+    """(line, col, what) for each suspicious place in `text`."""
+    for hit in _hits(text):
+        line, col = _where(text, hit.start)
+        yield line, col, hit.what
 
 
 def _where(text: str, offset: int) -> tuple[int, int]:
@@ -347,18 +461,35 @@ def _where(text: str, offset: int) -> tuple[int, int]:
     return line, col
 
 
+def injection_mode(config: Config) -> str:
+    """fail (the default: MK112 refuses), warn or off, from `gate: {injection: …}`."""
+    mode = config.section("gate").get("injection", "fail")
+    return mode if mode in MODES else "fail"
+
+
+def injection_allowed(config: Config) -> tuple[str, ...]:
+    """The phrases a team allowed (`gate: {injection_allow: [...]}`)."""
+    raw = config.section("gate").get("injection_allow") or ()
+    if isinstance(raw, str):
+        raw = (raw,)
+    return tuple(str(p) for p in raw if str(p).strip()) if isinstance(raw, (list, tuple)) else ()
+
+
 def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
-    mode = config.section("gate").get("injection", "warn")
-    severity = Severity.ERROR if mode == "fail" else Severity.WARNING
+    mode = injection_mode(config)
     if mode == "off":
         return
-    for line, col, what in injection_hits(text):
+    severity = Severity.ERROR if mode == "fail" else Severity.WARNING
+    for hit in refused_hits(text, injection_allowed(config)):
+        line, col = _where(text, hit.start)
         yield Finding(
             atom.path,
             line,
             col,
             "MK112",
-            f"possible prompt injection: {what}; memory is read by every "
-            "teammate's agent, write facts, not orders to the agent",
+            f"possible prompt injection: {hit.what}; memory is read by every teammate's "
+            "agent: write facts, not orders to the agent (if this is a fact the check "
+            "misreads, the team can allow the phrase: `gate: {injection_allow: [...]}` in "
+            "memkit.yaml)",
             severity,
         )

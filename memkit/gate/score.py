@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from memkit.atom.text import plain_text
+from memkit.gate.secrets import quote, secret_spans
 
 DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType(
     {
@@ -328,8 +329,15 @@ class GateSettings:
 
 
 def _first(pattern: re.Pattern[str], text: str) -> str:
+    """What fired, as the explanation quotes it: a secret in it masked (`quote`)."""
     m = pattern.search(text)
-    return m.group(0).strip()[:40] if m else ""
+    return quote(text, m.start(), m.end()) if m else ""
+
+
+def _shown_terms(terms: list[str], text: str) -> str:
+    """The first three terms, leaving out any that is part of a secret value in `text`."""
+    secrets = [text[a:b].lower() for a, b in secret_spans(text)]
+    return ", ".join([t for t in terms if not any(t in s for s in secrets)][:3])
 
 
 def _tech_terms(text: str) -> set[str]:
@@ -354,7 +362,7 @@ def score_text(
     rule("length_20", length >= 20, f"{length} chars")
     rule("length_50", length >= 50)
     terms = sorted(_tech_terms(text))
-    rule("tech_terms", len(terms) >= 2, ", ".join(terms[:3]))
+    rule("tech_terms", len(terms) >= 2, _shown_terms(terms, text))
     rule("explicit_intent", bool(_INTENT_RE.search(text)), _first(_INTENT_RE, text))
     rule("concrete_value", bool(_CONCRETE_RE.search(text)), _first(_CONCRETE_RE, text))
     transient = _first(_TRANSIENT_RE, text)

@@ -45,8 +45,29 @@ _NEAR_WORD = re.compile(
 # A signing secret or token in hex, a few words after the word that names it ("Slack signing
 # secret 8f74…", "the token is …"): hex alone is too common (git commits) to flag by itself.
 _HEX_NEAR_WORD = re.compile(
-    r"(?:secret|token|passw(?:or)?d|api[_ -]?key|signing[_ -]?key|private[_ -]?key"
+    r"(?:secret|token|passw(?:or)?d|api[_ -]?key|signing[_ -]?key|private[_ -]?key|bearer"
+    r"|authorization|hmac|(?:encryption|master|shared|access|deploy)[_ -]?key"
     r"|密鑰|密钥|金鑰|令牌)[^\n]{0,30}?(?<![0-9A-Fa-f])([0-9A-Fa-f]{32,})(?![0-9A-Za-z])",
+    re.I,
+)
+# "with key 9a8b…": the bare word names a key only when the value follows it at once (a
+# commit SHA a few words after "key" is the common benign case).
+_HEX_AFTER_KEY = re.compile(
+    r"\bkey\s*(?:[:=]|=>|\bis\b)?\s*[\"'`]?([0-9A-Fa-f]{32,})(?![0-9A-Za-z])", re.I
+)
+# A token of mixed case and digits a few words after the word that names it ("AWS secret
+# wJalr…", "Bearer Zk4m…"): the case mix tells random base64 from CamelCase identifiers.
+_TOKEN_NEAR_WORD = re.compile(
+    r"(?:secret|token|bearer|authorization|credential|aws|api[_ -]?key|access[_ -]?key"
+    r"|private[_ -]?key|密鑰|密钥|金鑰|令牌)[^\n]{0,30}?(?<![A-Za-z0-9/+_-])"
+    r"([A-Za-z0-9/+_-]{20,}={0,2})(?![A-Za-z0-9/+=_-])",
+    re.I,
+)
+# A password named and given, with no colon ("password hunter2-zebra-prod", "the root
+# password is Tr0ub…", "密碼 …"): a value of letters and digits right after the word.
+_PASSWORD_VALUE = re.compile(
+    r"(?:\b(?:passw(?:or)?d|passphrase|pwd)\b|密碼|密码|口令|パスワード)\s*(?:[:=]|=>|\bis\b"
+    r"|\bwas\b|是|為|为|は)?\s*[\"'`]?([^\s\"'`,;()<>\[\]{}]{8,})",
     re.I,
 )
 _PLACEHOLDER = re.compile(
@@ -63,6 +84,33 @@ class SecretHit:
     col: int
     kind: str
     redacted: str
+
+
+def _random_token(value: str) -> bool:
+    """Looks drawn at random: digits, both cases in a proportion CamelCase words do not have,
+    high entropy; not hex alone (the hex rules judge that)."""
+    letters = [c for c in value if c.isalpha()]
+    if not letters or not any(c.isdigit() for c in value):
+        return False
+    upper = sum(c.isupper() for c in letters) / len(letters)
+    hexa = all(c in "0123456789abcdefABCDEF" for c in value)
+    return 0.25 <= upper <= 0.85 and not hexa and _entropy(value) >= 3.5
+
+
+def _password_like(value: str) -> bool:
+    """A password given in prose: letters and digits, not a placeholder, a path or a
+    version."""
+    return (
+        any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and not _PLACEHOLDER.match(value)
+        and not _VERSION.match(value)
+        and "/" not in value
+        and "." not in value.strip(".")
+    )
+
+
+_VERSION = re.compile(r"^v?\d+(?:[.-]\d+)*[a-z]?$", re.I)
 
 
 # What each provider pattern cannot match without: a text holding none of its words is not
@@ -108,6 +156,14 @@ _HEX_STARTS = (
     "api",
     "signing",
     "private",
+    "bearer",
+    "authorization",
+    "hmac",
+    "encryption",
+    "master",
+    "shared",
+    "access",
+    "deploy",
     "密鑰",
     "密钥",
     "金鑰",
@@ -115,8 +171,34 @@ _HEX_STARTS = (
 )
 
 
+_TOKEN_STARTS = (
+    "secret",
+    "token",
+    "bearer",
+    "authorization",
+    "credential",
+    "aws",
+    "api",
+    "access",
+    "private",
+    "密鑰",
+    "密钥",
+    "金鑰",
+    "令牌",
+)
+_PASSWORD_STARTS = ("passw", "pwd", "密碼", "密码", "口令", "パスワード")
+# The word-led rules after the provider patterns: (pattern, where a match can start).
+_WORD_RULES = (
+    (_NEAR_WORD, _NEAR_STARTS),
+    (_HEX_NEAR_WORD, _HEX_STARTS),
+    (_HEX_AFTER_KEY, ("key",)),
+    (_TOKEN_NEAR_WORD, _TOKEN_STARTS),
+    (_PASSWORD_VALUE, _PASSWORD_STARTS),
+)
+
+
 def _candidates(text: str) -> tuple[bool, ...]:
-    """Per pattern (_PATTERNS, then connection, near-word, hex), whether it matches
+    """Per pattern (_PATTERNS, then connection, then `_WORD_RULES`), whether it matches
     somewhere in `text` (a line it matches in is part of the text)."""
     provider = tuple(
         any(word in text for word in words) and pattern.search(text) is not None
@@ -127,8 +209,10 @@ def _candidates(text: str) -> tuple[bool, ...]:
     return (
         *provider,
         any(finditer_at(_CONNECTION, text, schemes)),
-        any(finditer_at(_NEAR_WORD, text, starts(lowered, _NEAR_STARTS))),
-        any(finditer_at(_HEX_NEAR_WORD, text, starts(lowered, _HEX_STARTS))),
+        *(
+            any(finditer_at(pattern, text, starts(lowered, words)))
+            for pattern, words in _WORD_RULES
+        ),
     )
 
 
@@ -145,7 +229,7 @@ def _line_hits(line: str, may: tuple[bool, ...] | None = None) -> Iterator[tuple
     """(start, end, kind) of each secret value in one line, none overlapping; `may` says
     which patterns can match at all (see `_candidates`), default all."""
     taken: list[tuple[int, int]] = []
-    may = may or (True,) * (len(_PATTERNS) + 3)
+    may = may or (True,) * (len(_PATTERNS) + 1 + len(_WORD_RULES))
 
     def free(start: int, end: int) -> bool:
         return all(end <= a or start >= b for a, b in taken)
@@ -157,7 +241,7 @@ def _line_hits(line: str, may: tuple[bool, ...] | None = None) -> Iterator[tuple
             if free(m.start(), m.end()):
                 taken.append((m.start(), m.end()))
                 yield m.start(), m.end(), kind
-    connection, near, hexed = may[len(_PATTERNS) :]
+    connection, near, hexed, after_key, token, given = may[len(_PATTERNS) :]
     for m in _CONNECTION.finditer(line) if connection else ():
         password = m.group(1)
         if free(m.start(), m.end()) and not _PLACEHOLDER.match(password):
@@ -179,6 +263,21 @@ def _line_hits(line: str, may: tuple[bool, ...] | None = None) -> Iterator[tuple
         if free(m.start(1), m.end(1)) and len(set(value.lower())) >= 8:
             taken.append((m.start(1), m.end(1)))
             yield m.start(1), m.end(1), "hex key next to a secret word"
+    for m in _HEX_AFTER_KEY.finditer(line) if after_key else ():
+        value = m.group(1)
+        if free(m.start(1), m.end(1)) and len(set(value.lower())) >= 8:
+            taken.append((m.start(1), m.end(1)))
+            yield m.start(1), m.end(1), "hex key next to a secret word"
+    for m in _TOKEN_NEAR_WORD.finditer(line) if token else ():
+        value = m.group(1)
+        if free(m.start(1), m.end(1)) and _random_token(value.rstrip("=")):
+            taken.append((m.start(1), m.end(1)))
+            yield m.start(1), m.end(1), "random token next to a secret word"
+    for m in _PASSWORD_VALUE.finditer(line) if given else ():
+        value = m.group(1)
+        if free(m.start(1), m.end(1)) and _password_like(value):
+            taken.append((m.start(1), m.end(1)))
+            yield m.start(1), m.end(1), "password next to the word password"
 
 
 def find_secrets(text: str) -> Iterator[SecretHit]:
@@ -203,6 +302,30 @@ def redact_secrets(text: str) -> str:
             out = out[:start] + redact(out[start:end]) + out[end:]
         lines[n] = out
     return "\n".join(lines)
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets in `text` of every secret value `find_secrets` sees."""
+    may = _candidates(text)
+    if not any(may):
+        return []
+    spans = []
+    head = 0
+    for line in text.split("\n"):
+        spans += [(head + start, head + end) for start, end, _kind in _line_hits(line, may)]
+        head += len(line) + 1
+    return spans
+
+
+def quote(text: str, start: int, end: int, limit: int = 40) -> str:
+    """`text[start:end]` as an explanation may quote it: stripped, cut to `limit` characters,
+    every part of a secret value found in the whole `text` replaced by `…` first (a cut
+    secret would no longer look like one, and would be printed)."""
+    spans = [(max(a, start), min(b, end)) for a, b in secret_spans(text) if a < end and b > start]
+    piece = text[start:end]
+    for a, b in sorted(spans, reverse=True):
+        piece = piece[: a - start] + "…" + piece[b - start :]
+    return piece.strip()[:limit]
 
 
 def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memkit.config import load_config
 from memkit.index import store
-from memkit.index.manifest import DIGEST, Running, current_manifest, digest
+from memkit.index.manifest import DIGEST, Running, config_digest, current_manifest, digest
 
 if TYPE_CHECKING:
     from memkit.index.prepare import Prepared
@@ -86,7 +86,9 @@ def _verify(gen: Path, seal: dict[str, Any], deep: bool) -> dict[str, str]:
     return store.verify(gen, deep=True if deep else "changed", seal=seal)
 
 
-def _unchanged(root: Path, manifest: dict[str, str], model: str, deep: bool) -> BuildStats | None:
+def _unchanged(
+    root: Path, manifest: dict[str, str], model: str, deep: bool, config: str
+) -> BuildStats | None:
     """The live generation's stats when it was built from exactly these files with this
     model and is intact: no parsing of its meta.json (7 MB at 10,000 atoms)."""
     started = time.perf_counter()
@@ -100,7 +102,7 @@ def _unchanged(root: Path, manifest: dict[str, str], model: str, deep: bool) -> 
         return None  # an older build: the full comparison below decides
     seal = store.read_checksums(gen)
     if (
-        built_from != digest(manifest)
+        built_from != digest(manifest, config)
         or not isinstance(info, dict)
         or info.get("model") != model
         or seal is None
@@ -122,11 +124,21 @@ def _unchanged(root: Path, manifest: dict[str, str], model: str, deep: bool) -> 
     )
 
 
-def _open_previous(root: Path, model: str, deep: bool) -> tuple[Path, dict[str, Any]] | None:
+def _open_previous(
+    root: Path, model: str, deep: bool, config: str
+) -> tuple[Path, dict[str, Any]] | None:
     """The live generation to build on, when it can be trusted: sealed, every file intact
-    (an incremental build links its tantivy files, and would carry damage along)."""
+    (an incremental build links its tantivy files, and would carry damage along), and built
+    under the same memkit.yaml (what it admitted was judged by it)."""
     gen = store.current_generation(root)
     if gen is None:
+        return None
+    try:
+        built_under = json.loads((gen / BUILD_INFO).read_text(encoding="utf-8")).get("config")
+    except (OSError, ValueError, AttributeError):
+        built_under = None
+    if built_under != config:
+        log.info("memkit.yaml changed since %s was built: every atom is checked again", gen)
         return None
     seal = store.read_checksums(gen)
     if seal is None:
@@ -178,17 +190,19 @@ def refresh(
     model_path = str(resolve_model(config.embedding_model, root))
     with store.write_lock(root, wait=wait):
         manifest = current_manifest(root, running)
+        settings = config_digest(root)
         if not full:
-            same = _unchanged(root, manifest, model_path, deep=not quiet)
+            same = _unchanged(root, manifest, model_path, not quiet, settings)
             if same is not None:
                 return same
-        previous = None if full else _open_previous(root, model_path, deep=not quiet)
+        previous = None if full else _open_previous(root, model_path, not quiet, settings)
         return _build(
             root,
             manifest,
             previous=previous,
             config=config,
             model_path=model_path,
+            settings=settings,
             quiet=quiet,
             started=started,
         )
@@ -201,6 +215,7 @@ def _build(
     previous: tuple[Path, dict[str, Any]] | None,
     config: Any,
     model_path: str,
+    settings: str,
     quiet: bool,
     started: float,
 ) -> BuildStats:
@@ -231,6 +246,7 @@ def _build(
             previous[0],
             manifest,
             model_path=model_path,
+            settings=settings,
             kept=kept,
             skipped=skipped,
             refused=refused,
@@ -249,7 +265,7 @@ def _build(
                 plan=(manifest, kept, removed, todo, skipped, refused),
                 previous=previous,
                 config=config,
-                model_path=model_path,
+                model=(model_path, settings),
                 bar=bar,
             )
             store.publish(root, gen)
@@ -283,6 +299,7 @@ def _same_again(
     manifest: dict[str, str],
     *,
     model_path: str,
+    settings: str,
     kept: set[str],
     skipped: dict[str, str],
     refused: dict[str, list[str]],
@@ -291,9 +308,9 @@ def _same_again(
     """Nothing to index (the digest or build info was missing: a generation from before
     them): record them now, so that the next refresh takes the quick path."""
     if not (gen / DIGEST).is_file():
-        store.write_text_atomic(gen / DIGEST, digest(manifest))
+        store.write_text_atomic(gen / DIGEST, digest(manifest, settings))
     if not (gen / BUILD_INFO).is_file():
-        _write_info(gen, model_path, len(kept), skipped, refused)
+        _write_info(gen, (model_path, settings), len(kept), skipped, refused)
     return BuildStats(
         len(kept),
         0,
@@ -308,10 +325,16 @@ def _same_again(
 
 
 def _write_info(
-    gen: Path, model: str, atoms: int, skipped: dict[str, str], refused: dict[str, list[str]]
+    gen: Path,
+    model: tuple[str, str],
+    atoms: int,
+    skipped: dict[str, str],
+    refused: dict[str, list[str]],
 ) -> None:
+    """`model`: the model's path and the digest of memkit.yaml the atoms were judged by."""
     info = {
-        "model": model,
+        "model": model[0],
+        "config": model[1],
         "atoms": atoms,
         "skipped": sorted(skipped),
         "refused": {p: refused.get(p, []) for p in sorted(skipped)},
@@ -369,7 +392,7 @@ def _write(
     ],
     previous: tuple[Path, dict[str, Any]] | None,
     config: Any,
-    model_path: str,
+    model: tuple[str, str],
     bar: Callable[[int], None],
 ) -> tuple[int, int]:
     """Fill `gen`: tantivy, vectors, meta, digest, build info, seal. `plan`: the manifest,
@@ -395,7 +418,7 @@ def _write(
     register(index)
 
     def encoder() -> Any:
-        return load_encoder(model_path, cache_dir=root / ".memkit" / "models")
+        return load_encoder(model[0], cache_dir=root / ".memkit" / "models")
 
     writer: Any = None
 
@@ -443,7 +466,7 @@ def _write(
     _save_npy(gen / "vectors.npy", vectors, known, "vectors.npy")
     meta = {
         "format": store.FORMAT,
-        "model": model_path,
+        "model": model[0],
         "dim": dim,
         "built": time.time(),
         "atoms": entries,
@@ -454,8 +477,8 @@ def _write(
     data = store.json_bytes(meta)
     known["meta.json"] = [len(data), zlib.crc32(data)]
     store.write_bytes_atomic(gen / "meta.json", data)
-    store.write_text_atomic(gen / DIGEST, digest(manifest))
-    _write_info(gen, model_path, len(entries), skipped, refused)
+    store.write_text_atomic(gen / DIGEST, digest(manifest, model[1]))
+    _write_info(gen, model, len(entries), skipped, refused)
     store.write_checksums(gen, known=known)  # last: a generation without it is not finished
     return len(entries), len(done.entries) - len(held.keys() & {e["path"] for e in done.entries})
 

@@ -101,9 +101,21 @@ def current_manifest(root: Path, running: Running | None = None) -> dict[str, st
 DIGEST = "manifest.sha1"  # in each generation: the manifest it was built from
 
 
-def digest(manifest: dict[str, str]) -> str:
+def digest(manifest: dict[str, str], config: str = "") -> str:
+    """What a generation was built from: the atoms' blobs and `config` (`config_digest`)."""
     text = "\n".join(f"{path}\t{sha}" for path, sha in sorted(manifest.items()))
+    text += f"\nmemkit.yaml\t{config}" if config else ""
     return hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()  # noqa: S324
+
+
+def config_digest(root: Path) -> str:
+    """A digest of memkit.yaml as it is now: what validation admits depends on it (limits,
+    the prompt-injection setting and the phrases a team allowed), so a change to it is a
+    change of what the index may hold."""
+    try:
+        return hashlib.sha1((root / "memkit.yaml").read_bytes()).hexdigest()  # noqa: S324
+    except OSError:
+        return "none"
 
 
 def is_stale(root: Path, running: Running | None = None) -> bool:
@@ -119,4 +131,4 @@ def is_stale(root: Path, running: Running | None = None) -> bool:
         built_from = (gen / DIGEST).read_text(encoding="utf-8").strip()
     except OSError:
         return True
-    return built_from != digest(current_manifest(root, running))
+    return built_from != digest(current_manifest(root, running), config_digest(root))

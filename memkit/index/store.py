@@ -38,7 +38,9 @@ from memkit.files import memkit_dir, write_atomic
 
 # 2: entries carry `expires` and `author`, and meta `refused`/`held` (issue 13). A generation of
 # another format is rebuilt, never read: an older memkit indexed what validation now refuses.
-FORMAT = 2
+# 3: prompt injection (MK112) refuses by default (issue 28): a generation built before it may
+# hold text aimed at the agent.
+FORMAT = 3
 CHECKSUMS = "checksums.json"
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
 
