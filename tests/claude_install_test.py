@@ -20,8 +20,8 @@ def test_install_names_each_repository_and_changes_nothing_the_second_time(
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps({"permissions": {"allow": ["Read"]}}), encoding="utf-8")
 
-    args = ("install", "claude", "--project", str(project), "--repo", str(inside))
-    args += ("--repo", str(beside), "--repo", str(outside))
+    args = ["install", "claude", "--project", str(project), "--repo", str(inside)]
+    args += ["--repo", str(beside), "--repo", str(outside)]
     result = memkit(*args, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     first = settings.read_bytes()

@@ -723,7 +723,7 @@ def test_garbage_and_a_client_that_leaves_mid_call_lose_nothing(repo: Path) -> N
 def test_every_bad_message_gets_a_json_rpc_error_and_the_server_goes_on(repo: Path) -> None:
     """Issue 28 item 9: a lone surrogate escape and very deep nesting got no answer at all."""
     search = {"name": "search", "arguments": {"query": "websocket heartbeat"}}
-    bad: list[tuple[bytes | dict[str, Any], Any, int]] = [
+    bad: list[tuple[bytes, Any, int]] = [
         (
             b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", '
             b'"arguments": {"query": "heartbeat \\ud800"}}}',
@@ -842,7 +842,7 @@ def test_initialize_and_the_tool_list_do_not_wait_for_the_tools(repo: Path, tmp_
 def _imported(pid: int) -> set[str]:
     """Top-level packages whose compiled extensions the process has mapped (Linux): a look at
     what it imported without asking it."""
-    found = set()
+    found: set[str] = set()
     try:
         maps = Path(f"/proc/{pid}/maps").read_text(encoding="utf-8")
     except OSError:
