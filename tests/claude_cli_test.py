@@ -10,12 +10,22 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.claude_engine_test import wait_for
 from tests.claude_fake_api import FakeAPI, fake_api, tool_results
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    git,
+    join_clone,
+    make_memory_repo,
+    memkit,
+    wired_project,
+    write_atom,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAUDE = Path(
@@ -93,11 +103,8 @@ def run_claude(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "HOME": str(home),
         "TMPDIR": str(tmp_path),
-        # `claude -p` connects MCP servers in the background and sends its first request
-        # without the tools of one still starting (importing the MCP SDK alone takes ~2 s on
-        # this machine under load): wait for them, up to the timeout (docs/mcp.md).
-        "MCP_CONNECTION_NONBLOCKING": "0",
-        "MCP_CONNECT_TIMEOUT_MS": "60000",
+        # Nothing about MCP: `claude -p` sends its first request ~2 s after starting its
+        # servers, with the tools of those that have answered; memkit's must be among them.
         **(env or {}),
     }
     result = subprocess.run(
@@ -399,3 +406,77 @@ def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
     assert (heartbeat.injected, heartbeat.confirmed, heartbeat.contradicted) == (1, 1, 0)
     assert (deadlines.read, deadlines.confirmed) == (1, 1)
     assert "texture-size" not in used
+
+
+MEMKIT_TOOLS = {"mcp__memkit__search", "mcp__memkit__get", "mcp__memkit__timeline"}
+
+
+def offered(api: FakeAPI, n: int = 0) -> set[str]:
+    """The tools the n-th request offered the model."""
+    return {t["name"] for t in api.requests[n].get("tools", [])}
+
+
+def test_a_teammates_clone_on_another_path_recalls_with_no_edit(tmp_path: Path) -> None:
+    """Issue 29: the committed settings name no path of Alice's machine. Bob clones the
+    project and the memory side by side somewhere else, and memory works without an edit;
+    his own `memkit install claude` changes nothing the team would commit."""
+    team, app = wired_project(tmp_path / "alice")
+    for committed in (".claude/settings.json", ".mcp.json"):
+        assert str(tmp_path) not in (app / committed).read_text(encoding="utf-8")
+    bob = tmp_path / "elsewhere" / "bob"
+    bob.mkdir(parents=True)
+    git(bob, "clone", "--quiet", str(app), "app")
+    join_clone(team, bob / "team-memory", "bob@example.com")
+    assert memkit("index", cwd=bob / "team-memory").returncode == 0
+    again = memkit("install", "claude", "--repo", "../team-memory", cwd=bob / "app")
+    assert again.returncode == 0, again.stderr
+    assert git(bob / "app", "status", "--porcelain").stdout == ""
+
+    search = "mcp__memkit__search"
+    with fake_api() as (api, url):
+        api.script = [(search, {"query": "websocket heartbeat"})]
+        run_claude(
+            bob / "app",
+            url,
+            "How often should our websocket client send a heartbeat?",
+            tmp_path,
+            "--allowedTools",
+            search,
+        )
+        # The prompt hook gave the atom from Bob's clone of the memory.
+        assert "Send a WebSocket ping every 30 s." in api.messages_text()[0]
+        # memkit's tools were there on the first request, and the search found the atom.
+        assert offered(api) >= MEMKIT_TOOLS, offered(api)
+        assert "\n- ws-heartbeat-interval · pitfall · observed · " in tool_result_text(api, 1)
+
+
+def test_the_read_only_tools_are_granted_once_the_folder_is_trusted(
+    project: Path, tmp_path: Path
+) -> None:
+    """`memkit install claude` grants search, get and timeline in the project's permissions;
+    Claude Code honours them once the person trusted the folder, and never for save."""
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("mcp__memkit__get", {"ids": ["ws-heartbeat-interval"]}),
+        ("mcp__memkit__save", {"text": SAVED, "type": "pitfall"}),
+    ]
+    with fake_api() as (api, url):
+        api.script = list(calls)
+        untrusted = run_claude(project, url, "Tell me a short joke about cats.", tmp_path)
+        # Not trusted yet (a CI runner): the project's grants do not count; --allowedTools does.
+        assert "haven't granted" in tool_result_text(api, 1)
+        assert len(untrusted["permission_denials"]) == 2  # type: ignore[arg-type]
+
+        home = tmp_path / "claude-home"
+        state = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+        state.setdefault("projects", {}).setdefault(str(project), {})
+        state["projects"][str(project)]["hasTrustDialogAccepted"] = True  # the dialog, once
+        (home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+        api.requests.clear()
+        api.script = list(calls)
+        trusted = run_claude(project, url, "Tell me a short joke about cats.", tmp_path)
+        got = tool_result_text(api, 1)
+        assert got.startswith("<memkit-memory>") and "MEMKIT-MARK-HEARTBEAT" in got
+        assert "haven't granted" in tool_result_text(api, 2)  # save: the user's to allow
+        denied = [d["tool_name"] for d in trusted["permission_denials"]]  # type: ignore[attr-defined]
+        assert denied == ["mcp__memkit__save"]
+    assert not list((project / "shared").glob("always-close*"))
