@@ -480,3 +480,28 @@ def test_the_read_only_tools_are_granted_once_the_folder_is_trusted(
         denied = [d["tool_name"] for d in trusted["permission_denials"]]  # type: ignore[attr-defined]
         assert denied == ["mcp__memkit__save"]
     assert not list((project / "shared").glob("always-close*"))
+
+
+def test_ci_passes_the_server_and_the_tools_on_the_command_line(
+    project: Path, tmp_path: Path
+) -> None:
+    """What docs/mcp.md tells `claude -p` users in CI (an untrusted folder, no .mcp.json in
+    the checkout): `--mcp-config FILE --strict-mcp-config --allowedTools …`."""
+    config = tmp_path / "ci-mcp.json"
+    (project / ".mcp.json").rename(config)
+    search = "mcp__memkit__search"
+    with fake_api() as (api, url):
+        api.script = [(search, {"query": "websocket heartbeat"})]
+        run_claude(
+            project,
+            url,
+            "Tell me a short joke about cats.",
+            tmp_path,
+            "--mcp-config",
+            str(config),
+            "--strict-mcp-config",
+            "--allowedTools",
+            search,
+        )
+        assert offered(api) >= MEMKIT_TOOLS
+        assert "\n- ws-heartbeat-interval · pitfall" in tool_result_text(api, 1)
