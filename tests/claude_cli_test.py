@@ -505,3 +505,37 @@ def test_ci_passes_the_server_and_the_tools_on_the_command_line(
         )
         assert offered(api) >= MEMKIT_TOOLS
         assert "\n- ws-heartbeat-interval · pitfall" in tool_result_text(api, 1)
+
+
+def test_a_repository_elsewhere_is_named_in_the_users_own_settings(tmp_path: Path) -> None:
+    """A personal memory (not in or beside the project) is named in the user's
+    .claude/settings.local.json, never in what the team commits; Claude Code passes it to the
+    hooks and to the MCP server."""
+    personal = make_memory_repo(tmp_path / "home" / "notes" / "my-memory")
+    write_atom(
+        personal,
+        "shared/texture-size.md",
+        atom_text(
+            "texture-size",
+            title="Texture atlas size",
+            body="- Export texture atlases at 2048 px for mobile. MEMKIT-MARK-TEXTURE",
+            extra="triggers: [texture, atlas]\n",
+        ),
+    )
+    commit_and_index(personal)
+    app = tmp_path / "work" / "code" / "app"
+    app.mkdir(parents=True)
+    git(app, "init", "-q")
+    assert memkit("install", "claude", "--repo", str(personal), cwd=app).returncode == 0
+    for committed in (".claude/settings.json", ".mcp.json"):
+        assert str(tmp_path) not in (app / committed).read_text(encoding="utf-8")
+    assert str(personal) in (app / ".claude/settings.local.json").read_text(encoding="utf-8")
+    assert ".claude/settings.local.json" not in git(app, "status", "--porcelain", "-uall").stdout
+
+    search = "mcp__memkit__search"
+    with fake_api() as (api, url):
+        api.script = [(search, {"query": "texture atlas size"})]
+        prompt = "What size should the texture atlas be?"
+        run_claude(app, url, prompt, tmp_path, "--allowedTools", search)
+        assert "MEMKIT-MARK-TEXTURE" in api.messages_text()[0]  # the prompt hook
+        assert "\n- texture-size · fact" in tool_result_text(api, 1)  # the MCP server
