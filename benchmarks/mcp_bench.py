@@ -38,6 +38,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from memkit.mcp.rpc import initialize_request
+
 WARMUP = 5
 # `ping` is gone from the 2026 protocol; the handshake-era one Claude Code speaks still has it.
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
@@ -97,16 +99,7 @@ def search_times(root: Path, runs: int) -> dict[str, list[float]]:
         engine.wait()
 
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "1"},
-    },
-}
+INITIALIZE = initialize_request("bench")
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 

@@ -29,6 +29,7 @@ from memkit.claude.wiring import (
     read_json,
 )
 from memkit.doctor import FAIL, OK, WARN, Check
+from memkit.mcp.rpc import initialize_request
 
 MCP_WAIT = 10.0  # seconds for the server's answers before doctor calls it dead
 # Claude Code 2.1.197 (`claude -p`) sends its first request ~2 s after starting its servers,
@@ -90,16 +91,7 @@ def _exchange(argv: list[str], project: Path) -> tuple[list[dict[str, object]], 
     """Start the server as Claude Code does and ask `initialize` and `tools/list`: the answers,
     the seconds until the first one, and the last line of its stderr."""
     ask = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "memkit-doctor", "version": "1"},
-            },
-        },
+        initialize_request("memkit-doctor"),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]

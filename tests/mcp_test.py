@@ -19,6 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from memkit.mcp.rpc import initialize_request
 from tests.claude_engine_test import start_engine
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 
@@ -702,16 +703,7 @@ def test_install_registers_the_server_and_uninstall_removes_only_it(tmp_path: Pa
     assert not (broken / ".claude").exists()
 
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
+INITIALIZE = initialize_request("test")
 
 
 def exchange(repo: Path, lines: list[bytes | dict[str, Any]]) -> list[dict[str, Any]]:

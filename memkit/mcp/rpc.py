@@ -23,6 +23,21 @@ INTERNAL_ERROR = -32603
 MAX_MESSAGE = 4 * 1024 * 1024  # bytes; a save's text is at most 20,000 characters
 
 
+def initialize_request(client: str, rid: int = 1) -> dict[str, Any]:
+    """The handshake a client opens with, as Claude Code 2.1.197 sends it (`memkit doctor`,
+    the tests and the benchmark speak to the server this way)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": rid,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "1"},
+        },
+    }
+
+
 class RpcError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
