@@ -818,6 +818,27 @@ def test_every_bad_message_gets_a_json_rpc_error_and_the_server_goes_on(repo: Pa
     assert "ws-heartbeat-interval" in last["result"]["content"][0]["text"]
 
 
+def test_a_client_that_stops_reading_ends_the_server_quietly(repo: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memkit", "mcp", "--repo", str(repo)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=repo,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.close()  # nobody reads the answers
+    params = {"name": "search", "arguments": {"query": "websocket heartbeat"}}
+    search = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+    for message in (INITIALIZE, search):
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=120) == 0 and proc.stderr is not None
+    with proc.stderr:
+        err = proc.stderr.read()
+    assert b"Traceback" not in err, err
+
+
 def test_initialize_and_the_tool_list_do_not_wait_for_the_tools(repo: Path, tmp_path: Path) -> None:
     """Claude Code sends its first request ~2 s after starting its servers, with the tools of
     those that have answered: the handshake must not wait for the index, the model or git.

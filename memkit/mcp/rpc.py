@@ -38,6 +38,10 @@ def initialize_request(client: str, rid: int = 1) -> dict[str, Any]:
     }
 
 
+class Closed(Exception):
+    """The client closed the server's stdout: nobody is left to answer."""
+
+
 class RpcError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
@@ -163,8 +167,11 @@ class Channel:
         except UnicodeEncodeError:  # text with a lone surrogate: escaped, still valid JSON
             data = json.dumps(message).encode("ascii")
         with self._lock:
-            self._out.write(data + b"\n")
-            self._out.flush()
+            try:
+                self._out.write(data + b"\n")
+                self._out.flush()
+            except (OSError, ValueError) as exc:  # a broken pipe, a closed file
+                raise Closed from exc
 
     def result(self, rid: int | str, result: dict[str, Any]) -> None:
         self.send({"jsonrpc": "2.0", "id": rid, "result": result})

@@ -33,6 +33,7 @@ from memkit.mcp.rpc import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     Channel,
+    Closed,
     Request,
     RpcError,
     lines,
@@ -71,7 +72,7 @@ class Server:
         try:
             for line in lines(stdin):
                 self._take(channel, line)
-        except (BrokenPipeError, ValueError):  # the client closed our stdout: nobody to answer
+        except Closed:
             pass
         finally:
             # What was asked before the client left is still answered (when it can be).
@@ -90,7 +91,7 @@ class Server:
         except RpcError as exc:
             if not request.notification:
                 channel.error(request.id, exc)
-        except (BrokenPipeError, ValueError):
+        except Closed:
             raise
         except Exception:
             self._log_failure(f"mcp {request.method[:40]}")
@@ -165,7 +166,7 @@ class Server:
                 return
             rid = self._open.pop(token)
             self._tokens.pop(rid, None)
-        with contextlib.suppress(BrokenPipeError, ValueError):  # the client is gone
+        with contextlib.suppress(Closed):  # the client is gone; the reading thread sees it too
             channel.result(rid, answer)
 
     def _late(self, channel: Channel, token: object) -> None:
