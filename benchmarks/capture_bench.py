@@ -1,7 +1,7 @@
 """Capture (issue 15): the L0 rules' precision and recall, their time per prompt, and the time of
-the transcript pass on a 2 MB transcript.
+the transcript pass on a 2 MB transcript. Issue 29: capture from the agent's answers.
 
-    python benchmarks/capture_bench.py [--runs 20] [--show-errors]
+    python benchmarks/capture_bench.py [--runs 20] [--show-errors] [--answers-only]
 
 benchmarks/data/capture_{en,zh}.jsonl is the set the rules were written and tuned on;
 capture_heldout_{en,zh}.jsonl was committed before the rules existed and never tuned on. A
@@ -26,7 +26,7 @@ from _common import PYTHON, ROOT, p50_p95, read_jsonl, write_repo
 from memkit.capture.detect import detect
 from memkit.capture.settings import CaptureSettings
 from memkit.capture.state import SessionState
-from memkit.capture.transcript import scan
+from memkit.capture.transcript import scan, settle_heard
 
 DATA = ROOT / "benchmarks" / "data"
 SETS = (
@@ -77,6 +77,54 @@ def quality(show: bool) -> None:
             fn = sum(y and not h for h, y in hits)
             cells += [f"{tp / (tp + fp) if tp + fp else 1.0:.2f}", f"{tp / (tp + fn):.2f}"]
         print(f"| {threshold} | " + " | ".join(cells) + " |")
+
+
+ANSWER_SETS = (("tuned on", "answers_dev.jsonl"), ("held out", "answers_heldout.jsonl"))
+
+
+def exchange(path: Path, row: dict[str, object]) -> None:
+    """One labelled exchange as Claude Code writes it: a prompt, the answer, the reply."""
+    lines = [_entry("user", "Can you look into this?", 1, "bench", promptId="p1")]
+    text = [{"type": "text", "text": row["answer"]}]
+    lines.append(_entry("assistant", text, 2, "bench"))
+    if row["reply"] is not None:
+        lines.append(_entry("user", row["reply"], 3, "bench", promptId="p2"))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def answers(show: bool) -> None:
+    """Precision and recall of what the transcript pass keeps from answers: each exchange read
+    by `scan` as a Stop would, then ended (`settle_heard`, as SessionEnd does). A kept
+    statement is right when it holds one of the exchange's `keep` phrases."""
+    print()
+    print("| answers: set | lang | exchanges (statements to keep) | precision | recall |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="memkit-answers-bench-") as tmp:
+        path = Path(tmp) / "t.jsonl"
+        for name, file in ANSWER_SETS:
+            rows = read_jsonl(DATA / file)
+            for lang in ("en", "zh"):
+                tp = fp = fn = 0
+                mine = [r for r in rows if r["lang"] == lang]
+                for row in mine:
+                    exchange(path, row)
+                    state = SessionState("bench")
+                    found = scan(path, state, deadline=time.monotonic() + 60)
+                    settle_heard(state, found)
+                    kept = [str(h["statement"]) for h in found.kept]
+                    right = [k for k in kept if any(w in k for w in row["keep"])]
+                    tp += len({w for w in row["keep"] for k in kept if w in k})
+                    fp += len(kept) - len(right)
+                    fn += sum(1 for w in row["keep"] if not any(w in k for k in kept))
+                    if show and name == "tuned on" and (len(right) < len(kept) or fn):
+                        print(f"  {row['id']}: kept {kept!r}, wanted {row['keep']!r}")
+                keep = sum(len(r["keep"]) for r in mine)
+                p = tp / (tp + fp) if tp + fp else 1.0
+                r = tp / (tp + fn) if tp + fn else 1.0
+                print(
+                    f"| {name} | {lang} | {len(mine)} ({keep}) | {p:.2f} ({tp}/{tp + fp}) "
+                    f"| {r:.2f} ({tp}/{tp + fn}) |"
+                )
 
 
 def speed(runs: int) -> None:
@@ -299,8 +347,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--show-errors", action="store_true", help="tuning set only")
     parser.add_argument("--skip-transcript", action="store_true")
+    parser.add_argument("--answers-only", action="store_true", help="issue 29's measure only")
     args = parser.parse_args()
+    if args.answers_only:
+        answers(args.show_errors)
+        return
     quality(args.show_errors)
+    answers(args.show_errors)
     speed(args.runs)
     if not args.skip_transcript:
         transcript_pass(args.runs)

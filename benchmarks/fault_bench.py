@@ -9,7 +9,9 @@ older code's beside it, measured in the same run on the same machine. Scenarios:
 - hung engine: `memkit serve` stopped with SIGSTOP, then 30 concurrent UserPromptSubmit
   hooks and 20 concurrent SessionEnd hooks (Claude Code gives all SessionEnd hooks 1.5 s);
 - usage log growth: SessionStart (no engine) over a usage log of 0, 200,000 and 2,000,000 rows
-  (written as an older memkit wrote them: nothing folded yet), 3,000 atoms used;
+  (written as an older memkit wrote them: nothing folded yet), 3,000 atoms used; and nine
+  UserPromptSubmit hooks over 0 and 2,000,000 rows (each records its uses, and folds);
+  `--only usage` runs these alone;
 - a truncated tantivy `.store`: seconds until a prompt is answered by BM25 again;
 - deleted atoms: prompts that would match 100 atoms deleted from the working tree.
 """
@@ -94,7 +96,9 @@ def concurrent(
 def make_repo(base: Path, atoms: int, env: dict[str, str]) -> Path:
     root = base / "repo"
     write_repo(root, synthetic(atoms))
-    subprocess.run([PYTHON, "-m", "memkit", "index", "--quiet"], cwd=root, env=env, check=True)
+    # --foreground: a first build this large would otherwise go to the background.
+    index = [PYTHON, "-m", "memkit", "index", "--quiet", "--foreground"]
+    subprocess.run(index, cwd=root, env=env, check=True)
     return root
 
 
@@ -129,7 +133,8 @@ def hung_engine(root: Path, env: dict[str, str]) -> dict[str, str]:
     }
 
 
-def usage_growth(root: Path, env: dict[str, str], rows: int) -> str:
+def fill_usage(root: Path, rows: int) -> None:
+    """A usage log of `rows` uses of 3,000 atoms, as an older memkit left it: none folded."""
     db_path = root / ".memkit" / "usage.db"
     for extra in ("", "-wal", "-shm"):
         db_path.with_name(db_path.name + extra).unlink(missing_ok=True)
@@ -151,6 +156,10 @@ def usage_growth(root: Path, env: dict[str, str], rows: int) -> str:
     )
     db.commit()
     db.close()
+
+
+def usage_growth(root: Path, env: dict[str, str], rows: int) -> str:
+    fill_usage(root, rows)
     env = {**env, "MEMKIT_NO_ENGINE": "1"}
     times = []
     for n in range(9):
@@ -158,6 +167,20 @@ def usage_growth(root: Path, env: dict[str, str], rows: int) -> str:
         run_hook("session-start", {"session_id": f"u{n}", "source": "startup"}, root, env)
         times.append(time.perf_counter() - start)
     return f"{times[0]:.2f} s first, {statistics.median(times[1:]):.2f} s after"
+
+
+def usage_prompts(root: Path, env: dict[str, str], rows: int) -> str:
+    """UserPromptSubmit (no engine) over an unfolded log: each prompt records its uses, and
+    with them folds what it may of the old rows."""
+    fill_usage(root, rows)
+    env = {**env, "MEMKIT_NO_ENGINE": "1"}
+    times, answered = [], 0
+    for n in range(9):
+        start = time.perf_counter()
+        out = run_hook("user-prompt-submit", {"session_id": f"w{n}", "prompt": PROMPT}, root, env)
+        times.append(time.perf_counter() - start)
+        answered += bool(out)
+    return f"{statistics.median(times):.2f} / {max(times):.2f} s, answered {answered}/9"
 
 
 def heal_time(root: Path, env: dict[str, str]) -> str:
@@ -198,7 +221,7 @@ def deleted_atoms(root: Path, env: dict[str, str]) -> str:
     return f"{served}/30 prompts injected one of {len(gone)} deleted atoms"
 
 
-def scenarios(tree: Path | None, atoms: int) -> dict[str, str]:
+def scenarios(tree: Path | None, atoms: int, only: str = "") -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="memkit-fault-bench-") as tmp:
         base = Path(tmp)
         env = environment(tree, base / "home")
@@ -215,6 +238,12 @@ def scenarios(tree: Path | None, atoms: int) -> dict[str, str]:
         for rows in (0, 200_000, 2_000_000):
             root = fresh(f"usage-{rows}")
             out[f"SessionStart, usage log of {rows:,} rows"] = usage_growth(root, env, rows)
+        for rows in (0, 2_000_000):
+            root = fresh(f"prompts-{rows}")
+            key = f"9 prompts, usage log of {rows:,} rows: p50 / max"
+            out[key] = usage_prompts(root, env, rows)
+        if only == "usage":
+            return out
         out["deleted atoms"] = deleted_atoms(fresh("deleted"), env)
         out["truncated .store: answered by BM25 again after"] = heal_time(fresh("heal"), env)
         # Last: an older hook that timed out starts engines of its own, which outlive it.
@@ -236,9 +265,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--atoms", type=int, default=5_000)
     parser.add_argument("--before", type=Path, help="a folder holding an older memkit package")
+    parser.add_argument("--only", choices=("usage",), help="only the usage log's scenarios")
     args = parser.parse_args()
-    now = scenarios(None, args.atoms)
-    before = scenarios(args.before.resolve(), args.atoms) if args.before else None
+    now = scenarios(None, args.atoms, args.only or "")
+    before = scenarios(args.before.resolve(), args.atoms, args.only or "") if args.before else None
     print(f"| fault ({args.atoms:,} atoms) | this memkit |" + (" before |" if before else ""))
     print("|---|---|" + ("---|" if before else ""))
     for key, value in now.items():

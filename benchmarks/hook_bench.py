@@ -1,6 +1,7 @@
 """Claude Code hook latency: `memkit-hook user-prompt-submit` end to end, fresh process.
 
     python benchmarks/hook_bench.py [--atoms 10000] [--runs 30] [--before DIR]
+                                    [--audit-report-mb 4.7]
 
 Side by side with `python -c pass` in the same run: with the warm engine (`memkit serve`,
 which has the index and the model loaded), and without it (BM25 and triggers, in-process).
@@ -13,6 +14,11 @@ states a rule (each writes a new candidate), and with `--before DIR` (a copy of 
 package from before capture, e.g. `git archive 59efc6a memkit | tar -x -C DIR`, run through
 PYTHONPATH) the code before it. Every prompt opens a new session: each is a session's first
 prompt, the costliest for capture (its marker is made, the author's last summary looked for).
+
+`--audit-report-mb N` (issue 29) writes into every repository an audit report of about N MB:
+unresolved contradictions between the repository's own atoms (all still standing), as a pull
+over a large memory leaves; SessionStart lists open pairs and recall looks for pairs among
+what it injects, so both read it. With `--before`, SessionStart runs on the old code too.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ def main() -> int:
     parser.add_argument("--atoms", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--before", type=Path, help="memkit's package before capture")
+    parser.add_argument("--audit-report-mb", type=float, default=0.0)
     args = parser.parse_args()
     import memkit
 
@@ -83,6 +90,10 @@ def main() -> int:
             )
         with (setups["off"][0] / "memkit.yaml").open("a", encoding="utf-8") as fh:
             fh.write("capture:\n  enabled: false\n")
+        if args.audit_report_mb:
+            for folder, _ in setups.values():
+                size = audit_report(folder, args.audit_report_mb)
+            print(f"audit report: {size / 1e6:.1f} MB in each repository\n")
         engines = [
             subprocess.Popen([PYTHON, "-m", "memkit", "serve", "--idle", "60"], cwd=folder, env=env)
             for folder, env in setups.values()
@@ -92,6 +103,8 @@ def main() -> int:
                 time.sleep(0.05)
             _warm_up(hook, folder, {**env, **WARM})
         times: dict[str, list[float]] = {}
+        # Hooks that printed nothing (a prompt: no memory) where memory was due.
+        empty: dict[str, list[bool]] = {}
         for i in range(args.runs):
             root = setups["on"][0]
             prompt = {"prompt": f"how often should we rotate the cache {i}?"}
@@ -127,6 +140,8 @@ def main() -> int:
                 runs += [
                     ("beforeprompt", "before", "user-prompt-submit", prompt, False),
                     ("beforewarm", "before", "user-prompt-submit", prompt, True),
+                    ("beforestart", "before", "session-start", {"source": "startup"}, False),
+                    ("beforewstart", "before", "session-start", {"source": "startup"}, True),
                 ]
             for name, setup, event, fields, warm in runs:
                 if name == "pass":
@@ -153,8 +168,10 @@ def main() -> int:
                     env=env,
                 )
                 times.setdefault(name, []).append((time.perf_counter() - start) * 1000)
+                if name in ("start", "wstart", "beforestart", "beforewstart"):
+                    empty.setdefault(name, []).append(not out.stdout.strip())
                 if name in ("prompt", "warm", "offprompt", "offwarm", "beforewarm"):
-                    assert "memkit-memory" in out.stdout, (name, out.stdout[:200])
+                    empty.setdefault(name, []).append("memkit-memory" not in out.stdout)
         for engine in engines:
             engine.terminate()
             engine.wait()
@@ -180,6 +197,8 @@ def main() -> int:
     ]
     if args.before:
         rows.append(("beforewarm", "`user-prompt-submit`, warm engine, before capture"))
+        rows.append(("beforewstart", "`session-start`, warm engine, the code given by --before"))
+        rows.append(("beforestart", "`session-start`, no engine, the code given by --before"))
     rows += [
         ("offwarm", "`user-prompt-submit`, warm engine, capture off"),
         ("warm", "`user-prompt-submit`, warm engine, capture on (as above)"),
@@ -198,8 +217,42 @@ def main() -> int:
             f"| {label} | {p50:.0f} ms | {p95:.0f} ms | {p50 / base[0]:.1f}× / "
             f"{p95 / base[1]:.1f}× |"
         )
+    print("\n| printed no memory | runs |\n|---|---|")
+    for name, flags in sorted(empty.items()):
+        print(f"| {name} | {sum(flags)} of {len(flags)} |")
     print(f"\nload average: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
+
+
+def audit_report(folder: Path, megabytes: float) -> int:
+    """An audit report of about `megabytes` MB in `folder`: contradictions between its own
+    atoms, each still standing (neither supersedes the other)."""
+    atoms = sorted(p.stem for p in (folder / "shared").glob("*.md"))
+    pairs = []
+    size = 0
+    n = 0
+    while size < megabytes * 1e6:
+        a, b = atoms[n % len(atoms)], atoms[(n * 7 + 1) % len(atoms)]
+        item = {
+            "incoming": a,
+            "incoming_path": f"shared/{a}.md",
+            "other": b,
+            "other_path": f"shared/{b}.md",
+            "kind": "contradicts",
+            "reason": f"the same setting with different values ({n} vs {n + 1})",
+            "similarity": 0.91,
+            "resolved": False,
+            "found_by": "vector",
+        }
+        pairs.append(item)
+        size += len(json.dumps(item, indent=1)) + 2
+        n += 1
+    report: dict[str, object] = {"refs": None, "incoming": len(pairs), "rules": 1}
+    report |= {"unresolved": pairs, "resolved": [], "counts": {"contradicts": len(pairs)}}
+    path = folder / ".memkit" / "audit" / "last.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path.stat().st_size
 
 
 if __name__ == "__main__":

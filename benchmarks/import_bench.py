@@ -1,6 +1,7 @@
 """memkit import and export on public collections: what is read, written, refused and why.
 
     python benchmarks/import_bench.py [--cursor-rules DIR ...] [--claude-md DIR ...] [--adr DIR ...]
+    python benchmarks/import_bench.py --speed RULES_DIR [--files 1000] [--atoms 1000] [--data DIR]
 
 Each collection is imported into a fresh memory repository (made by `memkit init`, its maker
 management, so that decisions are written to shared/ and meet the duplicate check of live
@@ -9,6 +10,12 @@ again (it must write nothing), `memkit validate` of the result, and `memkit expo
 claude-rules` of it. Without arguments the small CC0 samples committed in
 benchmarks/data/import_samples/ are used; the collections measured in docs/benchmarks.md are
 read from the paths given (see there for where they come from).
+
+`--speed` asks whether an import's time depends on how much memory is already there: the
+first `--files` rule files of RULES_DIR (Cursor rules, sorted by path) go into an empty memory
+and into one holding `--atoms` atoms (`--prefill realsize`: real-size records and passages
+from the public sets, benchmarks/realsize.py; `--prefill facts`: one-sentence facts,
+benchmarks/facts.py), side by side in one run (a dry run of each, then the import into each).
 """
 
 from __future__ import annotations
@@ -121,6 +128,107 @@ def measure(fmt: str, paths: list[str], work: Path) -> Measured:
     }
 
 
+def _rule_files(folder: Path, count: int, into: Path) -> int:
+    """Copy the first `count` rule files of `folder` (sorted paths) into `into`."""
+    import shutil
+
+    found = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink() and (p.suffix == ".mdc" or p.name == ".cursorrules")
+    )[:count]
+    for path in found:
+        target = into / path.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return len(found)
+
+
+def _prefill(kind: str, atoms: int, data: Path | None) -> list[tuple[str, str]]:
+    """(path, text) of the atoms a memory holds before the import: `realsize`, real-size
+    records and passages from the public sets (long); `facts`, one-sentence facts about
+    made-up services and people (benchmarks/facts.py: short, as most atoms are)."""
+    if kind == "facts":
+        from facts import facts
+
+        return [
+            (
+                f"shared/fact-{i:05d}.md",
+                f"---\nid: fact-{i:05d}\ntype: fact\nconfidence: observed\n"
+                f"created: 2026-01-01\ntriggers: [{triggers[0]}]\n---\n# {text}\n\n{text}\n",
+            )
+            for i, (_, text, triggers) in enumerate(facts(atoms))
+        ]
+    from realsize import Corpus
+    from realsize import atoms as realsize_atoms
+
+    assert data is not None
+    return list(realsize_atoms(atoms, Corpus(data)))
+
+
+def _memory(work: Path, name: str, atoms: list[tuple[str, str]], env: dict[str, str]) -> Path:
+    repo = work / name
+    made, _ = memkit("init", str(repo), "--no-hooks", cwd=work, env=env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    if atoms:
+        for rel, text in atoms:
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            (repo / rel).write_text(text, encoding="utf-8")
+        subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+        subprocess.run(
+            ["git", "commit", "-qm", "atoms", "--no-verify"], cwd=repo, env=env, check=True
+        )
+    indexed, _ = memkit("index", cwd=repo, env=env)
+    assert indexed.returncode == 0, indexed.stderr
+    return repo
+
+
+def speed(rules: Path, files: int, atoms: int, data_arg: str | None, prefill: str) -> None:
+    from _common import data_dir
+
+    data = data_dir(data_arg)
+    if data is None and prefill == "realsize":
+        print("public data sets not found (pass --data): no memory to fill", file=sys.stderr)
+        raise SystemExit(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        home = work / "home"
+        home.mkdir()
+        env = {**os.environ, **IDENTITY, "HOME": str(home), "MEMKIT_LOG_DIR": str(home / "logs")}
+        source = work / "rules"
+        copied = _rule_files(rules, files, source)
+        repos = {
+            "empty": _memory(work, "empty", [], env),
+            "full": _memory(work, "full", _prefill(prefill, atoms, data), env),
+        }
+        print(f"{copied} rule files; memories: empty, {atoms} atoms ({prefill})")
+        print(f"load average at start: {os.getloadavg()[0]:.2f}")
+        times: dict[str, list[float]] = {"empty": [], "full": []}
+        reports: dict[str, dict[str, object]] = {}
+        for name, repo in repos.items():
+            done, seconds = memkit(
+                "import", "cursor-rules", str(source), "--dry-run", "--json", cwd=repo, env=env
+            )
+            assert done.returncode == 0, done.stderr
+            times[name].append(seconds)
+            reports[name] = json.loads(done.stdout)
+        for name, repo in repos.items():
+            done, seconds = memkit(
+                "import", "cursor-rules", str(source), "--json", cwd=repo, env=env
+            )
+            assert done.returncode == 0, done.stderr
+            times[name].append(seconds)
+        print("| memory | candidates | would be written | dry run | import |")
+        print("|---|---|---|---|---|")
+        for name in repos:
+            r = reports[name]
+            t = times[name]
+            print(f"| {name} | {r['candidates']} | {r['written']} | {t[0]:.1f} s | {t[1]:.1f} s |")
+        ratio = min(times["full"]) / min(times["empty"])
+        print(f"full / empty (best of two each): {ratio:.2f}")
+        print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
 def counted(items: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(items.items(), key=lambda kv: -kv[1])) or "–"
 
@@ -130,7 +238,15 @@ def main() -> None:
     parser.add_argument("--cursor-rules", nargs="*", default=[], metavar="DIR")
     parser.add_argument("--claude-md", nargs="*", default=[], metavar="DIR")
     parser.add_argument("--adr", nargs="*", default=[], metavar="DIR")
+    parser.add_argument("--speed", type=Path, metavar="RULES_DIR")
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--atoms", type=int, default=1000)
+    parser.add_argument("--data", help="folder with scifact/ and cmrc2018/ (for --speed)")
+    parser.add_argument("--prefill", choices=("realsize", "facts"), default="realsize")
     args = parser.parse_args()
+    if args.speed:
+        speed(args.speed, args.files, args.atoms, args.data, args.prefill)
+        return
     runs = [("cursor-rules", args.cursor_rules), ("claude-md", args.claude_md), ("adr", args.adr)]
     if not any(paths for _, paths in runs):
         print(f"(no collections given: the CC0 samples in {SAMPLES.relative_to(ROOT)})")

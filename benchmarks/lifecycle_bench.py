@@ -7,7 +7,16 @@ Each atom gets a hidden class that decides how the trace treats it:
 - wrong: given as often, contradicted in about half of its sessions;
 - dying: useful until a day in the first half of the trace, never used after it;
 - rare: relevant, but given a few times a year;
-- dead: never given (written long before the trace, never relevant again).
+- dead: never given (written long before the trace, never relevant again);
+- hitchhiker (issue 29): given as often as a useful atom (its words match common prompts), but
+  the answers almost never draw on it.
+A session's answer draws on half of the useful, wrong, dying and rare atoms it was given (noted
+`answered`, as the Stop hook does) and on 1 % of the hitchhikers. On the last day one person
+runs a scripted burst: 10 sessions in an hour, each given and answering with the same 50 rare
+atoms (the issue's "fixed in minutes"). Issue 29's rule (confirmed = used in the answer, read
+or cited, on distinct days, fixed by 2+ people) runs on the real files; the rule before it
+(confirmed = injected and not contradicted, counted in sessions, fixed by 1 person) is
+computed side by side from the same trace.
 Each user works ~3 sessions per working day; a session gives atoms for its prompts and files,
 weighted by class and by the user's own share of the memory, reads a few with `memkit show`
 and contradicts some. Every event goes through the real usage log (one per user, with the
@@ -38,9 +47,17 @@ from typing import TypedDict
 from _common import PYTHON, commit_all
 from index_bench import synthetic
 
-CLASSES = (("useful", 0.12), ("wrong", 0.04), ("dying", 0.10), ("rare", 0.34), ("dead", 0.40))
+CLASSES = (
+    *(("useful", 0.12), ("wrong", 0.04), ("dying", 0.10), ("rare", 0.34), ("dead", 0.36)),
+    ("hitchhiker", 0.04),
+)
 RATE = {"useful": 30.0, "wrong": 30.0, "dying": 30.0, "rare": 0.4, "dead": 0.0}
+RATE["hitchhiker"] = 30.0
 CONTRADICTED = {"useful": 0.03, "wrong": 0.5, "dying": 0.05, "rare": 0.1, "dead": 0.0}
+CONTRADICTED["hitchhiker"] = 0.0
+ANSWERED = {"useful": 0.5, "wrong": 0.5, "dying": 0.5, "rare": 0.5, "dead": 0.0}
+ANSWERED["hitchhiker"] = 0.01
+BURST = 50  # rare atoms of the scripted burst
 
 
 class SimAtom(TypedDict):
@@ -54,6 +71,8 @@ class SimAtom(TypedDict):
 class Simulation(TypedDict):
     atoms: list[SimAtom]
     promoted: dict[str, tuple[int, str]]  # id -> (first day promoted, tier reached)
+    before: dict[str, tuple[int, str]]  # the same under the rule before issue 29
+    burst: list[str]
     archived: dict[str, int]  # id -> day first suggested
     events: Counter[str]
     timeline: list[tuple[int, int, int]]  # (day, promotions applied, new suggestions)
@@ -98,8 +117,8 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> Simulation:
     from memkit.config import load_config
     from memkit.lifecycle.archive import suggestions
     from memkit.lifecycle.catalog import read_catalog
-    from memkit.lifecycle.promote import apply_promotion, promotions
-    from memkit.lifecycle.settings import lifecycle_settings
+    from memkit.lifecycle.promote import apply_promotion, promotions, target_tier
+    from memkit.lifecycle.settings import PromoteSettings, lifecycle_settings
     from memkit.lifecycle.team import export_atoms, read_team_usage
 
     rng = random.Random(args.seed)
@@ -121,8 +140,25 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> Simulation:
     archived: dict[str, int] = {}
     events = Counter[str]()
     timeline: list[tuple[int, int, int]] = []
+    # The rule before issue 29, side by side: sessions that were given an atom and did not
+    # contradict it, whoever they were, counted in sessions.
+    old_settings = PromoteSettings(fixed_users=1)
+    old_tally: dict[str, list[int]] = {}  # id -> [confirmed sessions, contradicted sessions]
+    old_tier = {str(a["id"]): str(a["tier"]) for a in atoms}
+    before: dict[str, tuple[int, str]] = {}
+
+    def checkpoint_before(day: int) -> None:
+        for atom_id, (ok, against) in old_tally.items():
+            if atom_id in archived:
+                continue
+            target = target_tier(ok, against, 1, old_settings)
+            tiers = ("tentative", "observed", "fixed")
+            if target is not None and tiers.index(target) > tiers.index(old_tier[atom_id]):
+                old_tier[atom_id] = target
+                before[atom_id] = (before.get(atom_id, (day, ""))[0], target)
 
     def checkpoint(day: int) -> None:
+        checkpoint_before(day)
         for user, log in logs.items():
             doc = {
                 "memkit_usage": 1,
@@ -176,17 +212,35 @@ def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> Simulation:
                 events["given"] += len(given)
                 read = [a for a in given if rng.random() < 0.1]
                 against = [a for a in given if rng.random() < CONTRADICTED[str(by_id[a]["kind"])]]
+                answered = [a for a in given if rng.random() < ANSWERED[str(by_id[a]["kind"])]]
                 log.note(sid, read, "read", now=ts + 60)
+                log.note(sid, answered, "answered", now=ts + 90)
                 log.note(sid, against, "contradicted", now=ts + 120)
+                for atom_id in given:
+                    old_tally.setdefault(atom_id, [0, 0])[atom_id in against] += 1
                 events["read"] += len(read)
+                events["answered"] += len(answered)
                 events["contradicted"] += len(against)
                 events["sessions"] += 1
+    # The scripted burst: one person, ten sessions within the last hour, the same atoms.
+    burst = [str(a["id"]) for a in atoms if a["kind"] == "rare" and a["tier"] == "tentative"]
+    burst = [a for a in burst if a not in promoted and a not in before and a not in archived]
+    burst = burst[:BURST]
+    last = time.time() - 3600
+    for n in range(10):
+        sid = f"burst-{n}"
+        logs[users[0]].record(sid, burst, now=last + n * 300)
+        logs[users[0]].note(sid, burst, "answered", now=last + n * 300 + 30)
+        for atom_id in burst:
+            old_tally.setdefault(atom_id, [0, 0])[0] += 1
     checkpoint(args.days)
     for log in logs.values():
         log.close()
     return {
         "atoms": atoms,
         "promoted": promoted,
+        "before": before,
+        "burst": burst,
         "archived": archived,
         "events": events,
         "timeline": timeline,
@@ -265,9 +319,14 @@ def main() -> int:
         print(f"| {day} | {ups} | {suggested} |")
     print()
     fixed = {i for i, (_, tier) in promoted.items() if tier == "fixed"}
+    before = result["before"]
+    fixed_before = {i for i, (_, tier) in before.items() if tier == "fixed"}
+    burst = set(result["burst"])
     rows = (
         ("promote, any step (truth: useful + dying)", set(promoted), useful & movable),
+        ("  the rule before issue 29", set(before), useful & movable),
         ("promote to fixed", fixed, useful & movable),
+        ("  the rule before issue 29", fixed_before, useful & movable),
         ("archive (truth: dead + dying unused 90 days)", set(archived), dead & movable),
     )
     print("| suggestion | precision / recall | suggested, by hidden class |")
@@ -275,6 +334,17 @@ def main() -> int:
     for label, found, right in rows:
         by_class = Counter(str(by_kind(atoms, i)) for i in found)
         print(f"| {label} | {pr(found, right)} | {dict(sorted(by_class.items()))} |")
+    hitch = {str(a["id"]) for a in atoms if a["kind"] == "hitchhiker"}
+    print(
+        f"\nHitchhikers (given as often as useful atoms, almost never used): promoted "
+        f"{len(hitch & set(promoted))} of {len(hitch)} ({len(hitch & fixed)} to fixed); the rule "
+        f"before: {len(hitch & set(before))} ({len(hitch & fixed_before)} to fixed)."
+    )
+    print(
+        f"Scripted burst (one person, 10 sessions in an hour, {len(burst)} atoms): promoted "
+        f"{len(burst & set(promoted))} ({len(burst & fixed)} to fixed); the rule before: "
+        f"{len(burst & set(before))} ({len(burst & fixed_before)} to fixed)."
+    )
     print(
         "\nArchived atoms a session needed again later (never injected once archived): "
         f"{len(missed)} of {len(archived)} "

@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ class Draft:
     status: str = "active"
     created: str | None = None  # YYYY-MM-DD; today when not given
     source: str | None = None  # where the text came from (imports: `path:line (format hash)`)
+    project: str = ""  # the code project it is about: exported into that project only
 
 
 @dataclass
@@ -63,6 +64,7 @@ class AddOutcome:
     explain: str | None = None
     similar: list[dict[str, Any]] = field(default_factory=list)
     contradicts: list[str] = field(default_factory=list)  # ids of live atoms it contradicts
+    let_in: list[Any] = field(default_factory=list)  # those contradictions (audit.write)
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -80,15 +82,43 @@ class AddOutcome:
         return out
 
 
+SLUG_MAX = 60
+# Words a phrase does not end on: an id cut before one of them ends where a phrase does.
+_FUNCTION_TEXT = (
+    "a an the to of by for in on at with and or but from into onto over under via as "
+    "than that which who when while because before after since until unless if so is "
+    "are was were be been it its their our your this these those not"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+# Where a clause ends: punctuation followed by a space, or an opening parenthesis.
+_CLAUSE_END = re.compile(r"[.!?,;:](?=\s|$)|\s\(|\s[\u2014\u2013-]\s")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
 def slugify(title: str) -> str:
+    """The title's words as an id of at most SLUG_MAX characters. A long title is cut where
+    a clause ends (`…-to-argo-cd`, not `…-argo-cd-production-deploys-are`), else before a
+    word a phrase does not end on, never after one (`…-never-by`)."""
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
-    slug = ""
-    for word in words:
-        if len(slug) + len(word) + 1 > 60:
-            break
-        slug = f"{slug}-{word}" if slug else word
-    return slug
+    words = _words(ascii_text)
+    fit = 0
+    while fit < len(words) and len("-".join(words[: fit + 1])) <= SLUG_MAX:
+        fit += 1
+    if fit == len(words):
+        return "-".join(words)
+    cut = 0
+    for m in _CLAUSE_END.finditer(ascii_text):
+        head = len(_words(ascii_text[: m.start()]))
+        if 3 <= head <= fit:
+            cut = head
+    if not cut:
+        cut = next((n for n in range(fit, 2, -1) if words[n] in _FUNCTION_WORDS), fit)
+    while cut > 1 and words[cut - 1] in _FUNCTION_WORDS:
+        cut -= 1
+    return "-".join(words[:cut])
 
 
 def id_base(title: str, text: str, atom_type: str) -> str:
@@ -116,7 +146,7 @@ def without_secrets(text: str) -> str:
     return "\n".join(lines)
 
 
-def folder_of(scope: str, root: Path) -> str:
+def folder_of(scope: str, root: Path, user: str | None = None) -> str:
     if scope == "shared":
         return "shared"
     if scope == "episodic":
@@ -125,7 +155,7 @@ def folder_of(scope: str, root: Path) -> str:
     if kind == "role" and re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
         return f"roles/{name}"
     if kind == "personal":
-        user = name or identify(root).user
+        user = name or user or identify(root).user
         if re.fullmatch(r"[a-z0-9][a-z0-9-]*", user):
             return f"personal/{user}"
     raise UsageError(f"scope {scope!r}: use shared, role:<name>, personal[:<user>] or episodic")
@@ -143,6 +173,33 @@ def _yaml_list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(json.dumps(i, ensure_ascii=False) for i in items) + "]"
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """What every draft checked together shares, read once rather than per draft: an import
+    of thousands of rules must not pay for the identity, the list of ids or the index per
+    rule."""
+
+    root: Path
+    config: Config
+    identity: Any
+    author: str
+    taken: frozenset[str]
+    sensitive: frozenset[str]
+
+    @classmethod
+    def read(cls, root: Path, config: Config) -> _Batch:
+        from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
+
+        return cls(
+            root,
+            config,
+            identify(root),
+            git_email(root),
+            frozenset(id_from_path(p) for p in list_atom_files(root)),
+            sensitive_kinds(config),
+        )
+
+
 def add_atom(
     root: Path,
     draft: Draft,
@@ -153,26 +210,101 @@ def add_atom(
 ) -> AddOutcome:
     """Check `draft` as a commit would and write it unless something refuses it. `reserved`
     ids are treated as taken (drafts checked together and written afterwards)."""
+    (outcome,) = check_drafts(root, [draft], config=config, reserved=reserved)
+    if not outcome.errors and not dry_run:
+        write_outcome(root, outcome)
+        if outcome.let_in and not outcome.pending_review:
+            from memkit.audit.write import remember  # noqa: PLC0415
+
+            remember(root, outcome.let_in)
+    return outcome
+
+
+def check_drafts(
+    root: Path,
+    drafts: Sequence[Draft],
+    *,
+    config: Config | None = None,
+    reserved: Collection[str] = (),
+) -> list[AddOutcome]:
+    """Check `drafts` as a commit would, all at once, each against the repository as it
+    stands (not against one another); nothing is written. Ids are handed out in order, each
+    unlike the repository's, `reserved` and the earlier drafts' (a draft may name its own)."""
     from memkit.atom.read import parse_atom_bytes  # noqa: PLC0415
+    from memkit.changeset import Change  # noqa: PLC0415
     from memkit.checks.content import run_content_checks  # noqa: PLC0415
     from memkit.checks.gate import gate_atoms  # noqa: PLC0415
+    from memkit.checks.roles import judge_changes  # noqa: PLC0415
 
     config = config or load_config(root)
+    batch = _Batch.read(root, config)
+    planned = set(reserved)
+    outcomes: list[AddOutcome] = []
+    findings: list[list[Any]] = []
+    atoms: list[Any] = []
+    for draft in drafts:
+        outcome = _planned(batch, draft, planned)
+        planned.add(outcome.id)
+        parsed = parse_atom_bytes(outcome.path, outcome.content.encode("utf-8"), config)
+        found = list(parsed.findings)
+        if parsed.atom is not None:
+            found += run_content_checks(parsed.atom, outcome.content, config)
+            atoms.append(parsed.atom)
+        outcomes.append(outcome)
+        findings.append(found)
+    by_path = {o.path: i for i, o in enumerate(outcomes)}
+    for result in gate_atoms(root, atoms, config) if atoms else []:
+        i = by_path[result.atom.path]
+        outcome = outcomes[i]
+        findings[i] += result.findings
+        outcome.score = result.score.score
+        outcome.verdict = result.score.verdict
+        if drafts[i].confidence is None and _earns_observed(
+            drafts[i].text.strip(), drafts[i].type, result.score.verdict
+        ):
+            outcome.content = outcome.content.replace(
+                "\nconfidence: tentative\n", "\nconfidence: observed\n", 1
+            )
+        outcome.explain = result.score.explain()
+        outcome.similar = [
+            {"id": m.id, "path": m.path, "similarity": round(m.similarity, 4)}
+            for m in result.matches
+        ]
+    # Who may write where (MK201 another role's folder, MK202 another person's): refused
+    # now, as the commit would refuse it.
+    changes = [Change("A", o.path) for o in outcomes]
+    for finding in judge_changes(root, changes, batch.identity, config):
+        findings[by_path[finding.path]].append(finding)
+    clean = [a for a in atoms if not any(f.is_error for f in findings[by_path[a.path]])]
+    if clean:
+        _route_contradictions(batch, clean, findings, outcomes, by_path)
+    for outcome, found in zip(outcomes, findings, strict=True):
+        outcome.errors = sum(1 for f in found if f.is_error)
+        outcome.findings = [f.format() for f in found]
+    return outcomes
+
+
+def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcome:
+    """The file `draft` becomes: its id, folder (review for what needs it) and text."""
     text = draft.text.strip()
     if not text:
         raise UsageError("TEXT is empty")
     shown = without_secrets(text)
     title = without_secrets(draft.title or title_of(shown)).strip().replace("\n", " ")
-    folder = folder_of(draft.scope, root)
-    review = folder == "shared" and needs_review(root, config, draft.type)
+    folder = folder_of(draft.scope, batch.root, batch.identity.user)
+    review = (
+        folder == "shared" and draft.type in batch.sensitive and not batch.identity.is_management
+    )
     if review:
         folder = "shared/_pending"
-    taken = {id_from_path(p) for p in list_atom_files(root)}
     base = id_base(title, shown, draft.type)
     atom_id, n = base[:ID_MAX_LEN], 2
-    while atom_id in taken or atom_id in reserved or (root / folder / f"{atom_id}.md").exists():
+    while (
+        atom_id in batch.taken
+        or atom_id in planned
+        or (batch.root / folder / f"{atom_id}.md").exists()
+    ):
         atom_id, n = f"{base[: ID_MAX_LEN - 4]}-{n}", n + 1
-    author = git_email(root)
     lines = [
         "---",
         f"id: {atom_id}",
@@ -180,8 +312,8 @@ def add_atom(
         f"confidence: {draft.confidence or 'tentative'}",
         f"created: {draft.created or dt.date.today().isoformat()}",
     ]
-    if author:
-        lines.append(f"author: {author}")
+    if batch.author:
+        lines.append(f"author: {batch.author}")
     if draft.triggers:
         lines.append(f"triggers: {_yaml_list(draft.triggers)}")
     if draft.paths:
@@ -192,48 +324,10 @@ def add_atom(
         lines.append(f"status: {draft.status}")
     if draft.source:
         lines.append(f"source: {json.dumps(without_secrets(draft.source), ensure_ascii=False)}")
+    if draft.project:
+        lines.append(f"project: {json.dumps(without_secrets(draft.project), ensure_ascii=False)}")
     content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
-    relpath = f"{folder}/{atom_id}.md"
-
-    parsed = parse_atom_bytes(relpath, content.encode("utf-8"), config)
-    findings = list(parsed.findings)
-    outcome = AddOutcome(relpath, atom_id, content, pending_review=review)
-    if parsed.atom is not None:
-        findings += run_content_checks(parsed.atom, content, config)
-        (result,) = gate_atoms(root, [parsed.atom], config)
-        findings += result.findings
-        outcome.score = result.score.score
-        outcome.verdict = result.score.verdict
-        if draft.confidence is None and _earns_observed(text, draft.type, result.score.verdict):
-            content = content.replace("\nconfidence: tentative\n", "\nconfidence: observed\n", 1)
-            outcome.content = content
-        outcome.explain = result.score.explain()
-        outcome.similar = [
-            {"id": m.id, "path": m.path, "similarity": round(m.similarity, 4)}
-            for m in result.matches
-        ]
-    # Who may write where (MK201 another role's folder, MK202 another person's): refused
-    # now, as the commit would refuse it.
-    from memkit.changeset import Change  # noqa: PLC0415
-    from memkit.checks.roles import judge_changes  # noqa: PLC0415
-
-    findings += judge_changes(root, [Change("A", relpath)], identify(root), config)
-    let_in: list[Any] = []
-    if parsed.atom is not None and not any(f.is_error for f in findings):
-        relpath, routed, let_in = _route_contradictions(
-            root, parsed.atom, config, findings, outcome
-        )
-        outcome.path = relpath
-        outcome.pending_review = outcome.pending_review or routed
-    outcome.errors = sum(1 for f in findings if f.is_error)
-    outcome.findings = [f.format() for f in findings]
-    if not outcome.errors and not dry_run:
-        write_outcome(root, outcome)
-        if let_in and not outcome.pending_review:
-            from memkit.audit.write import remember  # noqa: PLC0415
-
-            remember(root, let_in)
-    return outcome
+    return AddOutcome(f"{folder}/{atom_id}.md", atom_id, content, pending_review=review)
 
 
 def write_outcome(root: Path, outcome: AddOutcome) -> None:
@@ -253,22 +347,27 @@ def _earns_observed(text: str, atom_type: str, verdict: str) -> bool:
 
 
 def _route_contradictions(
-    root: Path, atom: Any, config: Config, findings: list[Any], outcome: AddOutcome
-) -> tuple[str, bool, list[Any]]:
+    batch: _Batch,
+    atoms: Sequence[Any],
+    findings: list[list[Any]],
+    outcomes: list[AddOutcome],
+    by_path: dict[str, int],
+) -> None:
     """A draft that contradicts a live atom is reported; one that must not become a second
-    live truth (memkit.audit.write) is written to shared/_pending/ for review instead.
-    Returns where it goes, whether that is review, and the contradictions found."""
+    live truth (memkit.audit.write) is written to shared/_pending/ for review instead."""
     from memkit.audit.write import PENDING, conflicts  # noqa: PLC0415
     from memkit.findings import Finding, Severity  # noqa: PLC0415
 
-    relpath, routed = atom.path, False
-    found = conflicts(root, [atom], config)
-    for conflict in found:
+    for conflict in conflicts(batch.root, atoms, batch.config, identity=batch.identity):
+        atom = conflict.atom
+        outcome = outcomes[by_path[atom.path]]
         outcome.contradicts.append(conflict.other_id)
-        if conflict.route and not routed:
-            relpath, routed = f"{PENDING}/{Path(atom.path).name}", True
-        where = " sent to review" if conflict.route else ""
-        findings.append(
+        outcome.let_in.append(conflict)
+        if conflict.route and not outcome.path.startswith(f"{PENDING}/"):
+            outcome.path = f"{PENDING}/{Path(atom.path).name}"
+            outcome.pending_review = True
+        where = " sent to review;" if conflict.route else ""
+        findings[by_path[atom.path]].append(
             Finding(
                 atom.path,
                 1,
@@ -280,4 +379,3 @@ def _route_contradictions(
                 Severity.WARNING,
             )
         )
-    return relpath, routed, found

@@ -132,6 +132,7 @@ def check_claude(project: Path) -> Check:
 
 
 def diagnose(root: Path, project: Path) -> list[Check]:
+    from memkit.claude.skipped import check_skipped  # noqa: PLC0415
     from memkit.config import load_config  # noqa: PLC0415
     from memkit.errors import MemkitError  # noqa: PLC0415
     from memkit.localstate import (  # noqa: PLC0415
@@ -156,6 +157,7 @@ def diagnose(root: Path, project: Path) -> list[Check]:
         check_model(root, config.embedding_model),
         check_identity(root),
         check_engine(root),
+        check_skipped(root),
         check_claude(project),
         *claude_checks(root, project),
     ]

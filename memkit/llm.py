@@ -5,7 +5,8 @@ API. The audit's judge and capture's L1/L2 both speak through it.
 Configured per feature in memkit.yaml (`provider`, `url`, `model`, `api_key_env`, `timeout`);
 off unless `enabled: true`. API keys come from the environment variable named by
 `api_key_env`, never from memkit.yaml, and are kept out of every repr and log line. Standard
-library only (urllib): no client SDK to install.
+library only (urllib): no client SDK to install. A redirect is never followed: urllib would
+carry the key's header to wherever the endpoint points (another host included).
 """
 
 from __future__ import annotations
@@ -29,6 +30,34 @@ PROVIDERS = {
 ANTHROPIC_VERSION = "2023-06-01"
 # What a failed call raises: no answer, a bad one, or an endpoint that is not there.
 CALL_ERRORS = (OSError, ValueError, KeyError, IndexError, TypeError, urllib.error.URLError)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect (urllib then raises the 3xx as an HTTPError): following one
+    would send the Authorization or x-api-key header to the host it names. An API endpoint
+    has no reason to redirect a POST; a moved one is fixed in memkit.yaml."""
+
+    def redirect_request(  # noqa: PLR0917  (urllib's signature)
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> None:
+        from urllib.parse import urlsplit  # noqa: PLC0415
+
+        log.warning(
+            "%s answered %d, a redirect to %s; not followed (credentials stay with the "
+            "configured endpoint: set its final URL in memkit.yaml)",
+            urlsplit(req.full_url).netloc,
+            code,
+            urlsplit(newurl).netloc or "the same host",
+        )
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
 
 
 @dataclass(frozen=True)
@@ -78,7 +107,7 @@ class Endpoint:
             url, data=json.dumps(body).encode(), headers=headers
         )
         wait = self.timeout if timeout is None else max(0.05, min(self.timeout, timeout))
-        with urllib.request.urlopen(request, timeout=wait) as response:  # noqa: S310
+        with _OPENER.open(request, timeout=wait) as response:
             return self.answer(json.loads(response.read().decode("utf-8")))
 
     def request(

@@ -104,7 +104,11 @@ def _write_crash_log(argv: Sequence[str]) -> Path | str:
     folder = user_log_dir()
     if folder is None:
         return "nowhere: no private log folder could be made ($MEMKIT_LOG_DIR)"
-    path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    cause = _cause()
+    again = _recent_log(folder, cause)
+    if again is not None:
+        return again
+    path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{cause}.log"
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -112,6 +116,40 @@ def _write_crash_log(argv: Sequence[str]) -> Path | str:
     except OSError as exc:
         return f"nowhere: {path} cannot be written ({exc.strerror or exc})"
     return path
+
+
+CRASH_LOG_EVERY = 3600.0  # seconds: one log per cause; the same crash again only adds a line
+
+
+def _cause() -> str:
+    """What makes two crashes the same one: the exception's type (and errno) and where it
+    was raised, not its message (which names paths, ids, times)."""
+    import hashlib  # noqa: PLC0415
+
+    kind, exc, tb = sys.exc_info()
+    frames = [(Path(f.filename).name, f.name, f.lineno) for f in traceback.extract_tb(tb)[-4:]]
+    what = f"{kind.__name__ if kind else ''}:{getattr(exc, 'errno', '')}:{frames}"
+    return hashlib.sha1(what.encode()).hexdigest()[:12]  # noqa: S324  (a name, not a secret)
+
+
+def _recent_log(folder: Path, cause: str) -> Path | None:
+    """The crash log this cause was written to within the last hour, a line added to it; a
+    hook that fails the same way on every prompt (a full or read-only disk) leaves one."""
+    now = time.time()
+    for path in sorted(folder.glob(f"crash-*-{cause}.log"), reverse=True):
+        try:
+            # When it was first written, from its name (appending moves its times on).
+            made = time.mktime(time.strptime(path.name[6:21], "%Y%m%d-%H%M%S"))
+            if now - made > CRASH_LOG_EVERY:
+                continue
+            if path.stat().st_size < 64_000:
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+                with os.fdopen(fd, "a", encoding="utf-8") as fh:
+                    fh.write(f"- again at {time.strftime('%Y-%m-%dT%H:%M:%S')}\n")
+        except (OSError, ValueError):
+            continue
+        return path
+    return None
 
 
 def entrypoint() -> NoReturn:

@@ -78,7 +78,9 @@ def create(path: Path, *, install_hooks: bool = True, commit: bool = True) -> bo
     path.mkdir(parents=True, exist_ok=True)
     top = git_toplevel(path)
     if top is None:
-        run(path, "init", "--quiet")
+        # `main` whatever git's default (git 2.39 still says `master`): the README's
+        # `git push -u origin main` must work on every machine.
+        run(path, "init", "--quiet", "--initial-branch=main")
         top = path
     user = user_name(author)
     copy_template(path, {"{user}": user, "{email}": author.email})

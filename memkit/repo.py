@@ -9,6 +9,7 @@ from memkit.atom import SCOPE_DIRS, atom_paths
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError
 from memkit.git import output
+from memkit.ownership import refusal
 
 
 def nearest_repo(start: Path) -> Path | None:
@@ -23,19 +24,26 @@ def find_root(start: Path | None = None) -> Path:
     """The memory repository containing `start`: the nearest folder with memkit.yaml.
 
     A memory repo may live as a folder inside a code repo, so memkit.yaml wins over the git
-    top level; without either, it is an error the user can fix with `memkit init`.
+    top level; without either, it is an error the user can fix with `memkit init`. One that
+    another local user could have planted is refused (`trusted_root`).
     """
     here = (start or Path.cwd()).resolve()
-    found = nearest_repo(here)
+    found = nearest_repo(here) or git_toplevel(here)
     if found is not None:
-        return found
-    git_top = git_toplevel(here)
-    if git_top is not None:
-        return git_top
+        return trusted_root(found)
     raise MemkitError(
         f"{here} is not inside a memory repository (no {CONFIG_NAME} found); "
         "run `memkit init PATH` to make one"
     )
+
+
+def trusted_root(root: Path) -> Path:
+    """`root`, when this user may trust it (`memkit.ownership`); else MemkitError saying why,
+    as git refuses a repository of another user."""
+    why = refusal(str(root))
+    if why is not None:
+        raise MemkitError(why)
+    return root
 
 
 def git_toplevel(path: Path) -> Path | None:

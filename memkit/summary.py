@@ -1,8 +1,9 @@
 """MEMORY.md: the short generated overview of a memory repository (scopes, counts, triggers).
 
-Made from the index's atom table, so it costs no parsing. It is regenerated on request
-(`memkit summary`), not by every commit: counts that change with every atom would make
-MEMORY.md conflict in every merge.
+Made from the index's atom table, so it costs no parsing. The memkit-summary pre-commit hook
+regenerates and stages it in every commit (`memkit summary --stage`), so it never lags the
+atoms; the template's `.gitattributes` merges it with `merge=union`, so two branches that both
+added atoms do not stop a pull on it, and the next commit writes it afresh.
 """
 
 from __future__ import annotations

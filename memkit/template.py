@@ -16,6 +16,7 @@ from memkit.files import write_atomic
 # (git, pre-commit, linters) do not mistake them for memkit's own config.
 RENAMED: Mapping[str, str] = {
     "gitignore": ".gitignore",
+    "gitattributes": ".gitattributes",
     "pre-commit-config.yaml": ".pre-commit-config.yaml",
 }
 # Files whose {user} and {email} placeholders are filled in for the repository's creator.

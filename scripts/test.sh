@@ -19,6 +19,15 @@ if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
     "@anthropic-ai/claude-code@$CLAUDE_VERSION"
 fi
 
+# Headless Chromium for tests/site_browser_test.py: Debian's package (no browser download).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  { $SUDO apt-get update -qq \
+    && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null; } \
+    || echo "warning: could not install chromium: the site's browser tests fail under CI=true" >&2
+fi
+
 # The tests run git hooks through pre-commit, which look for `memkit` on PATH.
 export PATH="$PWD/.venv/bin:$PATH"
 

@@ -4,6 +4,7 @@ the checks of `memkit add` and the repository's real commit hooks."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def test_accepting_writes_an_atom_that_passes_the_commit_hooks(hooked: Path) -> 
     rel = "shared/deploy-with-argo-cd-never-by-hand.md"
     text = (hooked / rel).read_text(encoding="utf-8")
     assert "type: decision" in text and "author: alice@example.com" in text and RULE in text
-    assert 'triggers: ["argo cd"]' in text
+    assert 'triggers: ["argo cd", "deploy"]' in text
     git(hooked, "add", rel)
     commit = git(hooked, "commit", "-m", "memory: argo cd", check=False)
     assert commit.returncode == 0, commit.stdout + commit.stderr
@@ -134,3 +135,29 @@ def test_an_unknown_candidate_is_a_clear_error(tmp_path: Path) -> None:
         result = memkit(*args, cwd=repo)
         assert result.returncode == 1 and "no capture candidate" in result.stderr
     assert "no candidates wait" in memkit("candidates", cwd=repo).stdout
+
+
+@pytest.mark.parametrize(
+    ("statement", "question"),
+    [
+        (
+            "From now on we write database migrations with alembic, never by hand.",
+            "Add a created_at column to the users table and write the alembic migration",
+        ),
+        ("以後部署一律用 Argo CD，不要手動部署。", "部署流程是什麼？"),
+    ],
+)
+def test_an_accepted_candidate_is_found_by_a_plain_question(
+    hooked: Path, statement: str, question: str
+) -> None:
+    from tests.capture_test import context, hook
+
+    proposal = Proposal(statement, "decision", "decision", "shared", 0.8, "a test")
+    assert queue.offer(hooked, proposal, {"session": "s1", "event": "prompt"}, 0.5) == "queued"
+    done = run(hooked, "candidates", "accept", queue.candidate_id(statement))
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = re.search(r"wrote (\S+?)[:;]", done.stdout).group(1)  # type: ignore[union-attr]
+    atom_id = Path(written).stem
+    assert "triggers: [" in (hooked / written).read_text(encoding="utf-8")
+    answer = context(hook(hooked, "user-prompt-submit", {"session_id": "q1", "prompt": question}))
+    assert f"## {atom_id} · decision" in answer

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from tests.claude_engine_test import wait_for
 from tests.claude_fake_api import FakeAPI, fake_api, tool_results
 from tests.helpers import (
     atom_text,
@@ -348,21 +347,21 @@ def test_a_decision_said_in_a_session_becomes_memory_and_can_be_taken_back(
 def test_a_session_summary_reaches_its_author_s_next_session_only(
     project: Path, tmp_path: Path
 ) -> None:
-    from memkit.index.manifest import is_stale
-
     target = project / "src/net/conn.py"
     with fake_api() as (api, url):
         run_claude(project, url, f"READ-FILE {target} and summarise it.", tmp_path)
-        (summary,) = (project / "episodic").glob("session-*.md")
+        (summary,) = (project / ".memkit/episodic").glob("session-*.md")
         text = summary.read_text(encoding="utf-8")
         assert "author: alice@example.com" in text and "`src/net/conn.py`" in text
-        wait_for(lambda: not is_stale(project))  # SessionEnd started the index refresh
+        # Personal and local: never in the memory repository's `git status`, whatever is added.
+        status = git(project, "status", "--porcelain", "--untracked-files=all").stdout
+        assert "session-" not in status and "episodic" not in status
 
         joke = "Tell me a short joke about cats."
         api.requests.clear()
         run_claude(project, url, joke, tmp_path)
         mine = "\n".join(api.messages_text())
-        assert f"## {summary.stem} · fact" in mine and "src/net/conn.py" in mine
+        assert f"## {summary.stem} · episode" in mine and "src/net/conn.py" in mine
 
         bob = {"GIT_AUTHOR_EMAIL": "bob@example.com", "GIT_COMMITTER_EMAIL": "bob@example.com"}
         api.requests.clear()
@@ -372,28 +371,50 @@ def test_a_session_summary_reaches_its_author_s_next_session_only(
 
         # Past its expiry date, never again.
         summary.write_text(re.sub(r"expires: \S+", "expires: 2020-01-01", text), "utf-8")
-        assert memkit("index", cwd=project).returncode == 0
-        for path in (project / "episodic").glob("session-*.md"):
+        for path in (project / ".memkit/episodic").glob("session-*.md"):
             if path != summary:
                 path.unlink()  # the summaries of the sessions just run
-        assert memkit("index", cwd=project).returncode == 0
         api.requests.clear()
         run_claude(project, url, joke, tmp_path)
         assert summary.stem not in "\n".join(api.messages_text())
+    git(project, "add", "-A")
+    assert "session-" not in git(project, "diff", "--cached", "--name-only").stdout
+
+
+def test_a_decision_the_agent_states_becomes_a_candidate(project: Path, tmp_path: Path) -> None:
+    """Issue 29: what Claude decides in its answer, and the user does not dispute, is kept as
+    a candidate; the session's summary says what was asked and decided."""
+    with fake_api() as (api, url):
+        api.answer = (
+            "Let me look at the migrations folder. Going forward we'll write every schema "
+            "change as an alembic migration, never by hand in psql."
+        )
+        run_claude(project, url, "How should we change the database schema?", tmp_path)
+    listed = json.loads(memkit("candidates", "list", "--json", cwd=project).stdout)
+    (cand,) = [c for c in listed["candidates"] if "alembic" in c["statement"]]
+    assert cand["statement"].startswith("Going forward we'll write every schema change")
+    assert cand["type"] == "decision" and cand["sources"][0]["event"] == "answer"
+    assert "Let me" not in cand["statement"]
+    (summary,) = (project / ".memkit/episodic").glob("session-*.md")
+    text = summary.read_text(encoding="utf-8")
+    assert '"How should we change the database schema?"' in text.split("## Asked")[1]
+    assert cand["id"] in text.split("## Decided")[1]
 
 
 def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
     project: Path, tmp_path: Path
 ) -> None:
-    """Issue 16: the prompt's atom is given and not contradicted (a confirmation), and the
-    atom the agent reads with `memkit show` through its Bash tool is counted as read, both
-    under the session id Claude Code gives its hooks and its tools."""
+    """Issue 16: the prompt's atom is given, and the answer draws on it without contradicting
+    it (a confirmation, issue 29: being given alone is not), and the atom the agent reads with
+    `memkit show` through its Bash tool is counted as read, both under the session id Claude
+    Code gives its hooks and its tools."""
     from memkit.claude.usage import usage_log
 
     with fake_api() as (api, url):
         api.script = [
             ("Bash", {"command": "memkit show socket-deadlines", "description": "read an atom"})
         ]
+        api.answer = "Ping every 30 s: the balancer drops idle sockets at 60 s."
         result = run_claude(
             project,
             url,
@@ -409,7 +430,8 @@ def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
         used = set(log.session_atoms(session))
     assert {"ws-heartbeat-interval", "socket-deadlines"} <= used
     heartbeat, deadlines = tallies["ws-heartbeat-interval"], tallies["socket-deadlines"]
-    assert (heartbeat.injected, heartbeat.confirmed, heartbeat.contradicted) == (1, 1, 0)
+    assert (heartbeat.injected, heartbeat.answered, heartbeat.confirmed) == (1, 1, 1)
+    assert heartbeat.contradicted == 0
     assert (deadlines.read, deadlines.confirmed) == (1, 1)
     assert "texture-size" not in used
 

@@ -104,6 +104,7 @@ class FakeAPI:
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.script: list[tuple[str, dict[str, Any]]] = []
+        self.answer = "done"  # the text of every final answer
 
     def reply(self, body: dict[str, Any]) -> bytes:
         messages = body.get("messages", [])
@@ -116,7 +117,7 @@ class FakeAPI:
         match = re.search(r"READ-FILE (\S+?)(?:\\n|\"|\s)", text)
         if match and not has_result:
             return read_reply(match.group(1))
-        return text_reply("done")
+        return text_reply(self.answer)
 
     def messages_text(self) -> list[str]:
         with self.lock:

@@ -52,6 +52,10 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, pre_commit_home: Path)
     monkeypatch.setenv("MEMKIT_LOG_DIR", str(home / "memkit-logs"))
     # Hooks would start a warm engine in the background; tests that want one start it.
     monkeypatch.setenv("MEMKIT_NO_ENGINE", "1")
+    # A hook's deadline (5 s) guards a person's prompt; a test of what a hook answers must not
+    # race it on a loaded machine (2 cores shared with other runs). The tests of the deadline
+    # itself set their own.
+    monkeypatch.setenv("MEMKIT_HOOK_DEADLINE", "60")
     # git hooks look for `memkit` on PATH: put this interpreter's bin folder first.
     bindir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))

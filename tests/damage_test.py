@@ -147,6 +147,22 @@ def test_hooks_answer_from_what_works_and_the_index_heals(repo: Path, kind: str)
     assert "topic-1" in ask(repo, "what does eviction do")  # BM25 is back (no trigger here)
 
 
+def test_damage_soon_after_a_heal_is_healed_too(repo: Path) -> None:
+    """The mark that keeps every hook from starting its own rebuild holds off rebuilds of the
+    generation it names only: the healed one, damaged a minute later, is rebuilt again."""
+    for n in range(2):
+        gen = generation(repo)
+        damage(tantivy_file(gen, "store"), "truncate")
+        assert "always check the kafka settings" in ask(repo, "kafka lag again")
+
+        def rebuilt(gen: Path = gen) -> bool:
+            return generation(repo) != gen
+
+        wait_for(rebuilt, 60)
+        assert not verify(generation(repo), deep=True), n
+        assert "topic-1" in ask(repo, "what does eviction do"), n
+
+
 def test_a_truncated_vectors_file_is_found_rebuilt_and_search_still_answers(repo: Path) -> None:
     gen = generation(repo)
     damage(gen / "vectors.npy", "truncate")
@@ -177,6 +193,29 @@ def test_a_truncated_vectors_file_in_the_warm_engine(repo: Path) -> None:
         engine.terminate()
         engine.communicate(timeout=30)
     assert "vectors damaged" in (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
+
+
+def test_vectors_truncated_under_a_running_engine_do_not_kill_it(repo: Path) -> None:
+    from tests.claude_engine_test import engine_running
+    from tests.claude_engine_test import hook as engine_hook
+
+    for n in range(40):  # vectors over several pages: a mapped page past the end faults
+        body = f"- Service {n} listens on port {9000 + n}; restart it with the deploy tool."
+        write_atom(repo, f"shared/service-{n}.md", atom_text(f"service-{n}", body=body))
+    commit_and_index(repo)
+    gen = generation(repo)
+    with engine_running(repo, "--idle", "60") as engine:
+        payload = {"session_id": "v1", "cwd": str(repo), "prompt": "nginx buffers size"}
+        text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
+        assert "vector #" in text["hookSpecificOutput"]["additionalContext"]  # loaded
+        # In place, as a crash or a full disk leaves it: the same file, its header only.
+        vectors = gen / "vectors.npy"
+        vectors.write_bytes(vectors.read_bytes()[:200])
+        for n in range(3):
+            payload = {"session_id": f"v{n + 2}", "cwd": str(repo), "prompt": "nginx buffers"}
+            text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
+            assert "topic-2" in text["hookSpecificOutput"]["additionalContext"], n
+        assert engine.poll() is None  # it used to die of SIGBUS reading a mapped page
 
 
 def test_the_column_cache_is_keyed_by_build_not_by_name(repo: Path) -> None:
@@ -242,6 +281,33 @@ def make_usage_log(repo: Path, rows: int) -> Path:
             ((f"topic-{i % 3}", now - i) for i in range(rows)),
         )
     return path
+
+
+@pytest.mark.slow
+def test_a_huge_old_usage_log_never_holds_a_prompt(repo: Path) -> None:
+    """2,000,000 uses not yet folded (an old log, no engine to fold it while idle): every
+    prompt answers, and each folds one bounded batch that stays folded. It used to fold
+    200,000 rows per prompt, past the hook's deadline: killed, rolled back, answered nothing,
+    the same again on the next prompt."""
+    path = repo / ".memkit/usage.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE uses (atom TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL)")
+        # Uses of 3,000 atoms over 46 days, oldest first, written by SQLite itself (seconds).
+        db.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999999) "
+            "INSERT INTO uses SELECT 'atom-' || (i % 3000), ? + 2 * i, 'inject' FROM n",
+            (time.time() - 4e6,),
+        )
+        db.execute("CREATE INDEX uses_atom ON uses (atom)")
+
+    def oldest() -> int:
+        with sqlite3.connect(path) as db:
+            return int(db.execute("SELECT min(rowid) FROM uses").fetchone()[0])
+
+    before = oldest()
+    for n in range(3):
+        assert "topic-0" in ask(repo, "kafka lag again"), n
+    assert oldest() > before  # folded, and it stayed folded
 
 
 def test_corrupt_pages_behind_a_valid_header_are_set_aside(repo: Path) -> None:
@@ -344,6 +410,26 @@ def test_a_full_disk_is_not_damage(repo: Path) -> None:
     assert "disk" in doctor_out and "full" in doctor_out
 
 
+@needs_mounts
+def test_a_disk_that_fills_while_the_index_is_written_exits_1(repo: Path) -> None:
+    """However far the build gets (its tantivy thread included, which reports a failed write
+    in words of its own), a full disk is exit 1 and a message, never a crash (exit 3)."""
+    sizes = (4, 8, 12, 16, 24, 32, 48, 64)
+    out = in_namespace(
+        repo,
+        "",
+        *(
+            f"(mount -t tmpfs -o size={kb}k tmpfs .memkit/index && "
+            f"{sys.executable} -m memkit index --full; rc=$?; umount .memkit/index; exit $rc)"
+            for kb in sizes
+        ),
+    )
+    for kb, (rc, text) in zip(sizes, out, strict=True):
+        assert rc in (0, 1) and "internal error" not in text, (kb, text)  # 0: it fitted
+        assert rc == 0 or "No space left on device" in text, (kb, text)
+    assert out[0][0] == 1  # 4 kB: not even the first file
+
+
 READ_ONLY = """
 set -e
 mount --bind .memkit .memkit
@@ -383,6 +469,29 @@ def test_a_read_only_memkit_folder_serves_and_commits_still_work(repo: Path) -> 
     assert commit[0] == 0, commit[1]  # the checks that need no index still ran
     assert "cache-ttl" in git(repo, "log", "--stat", "-1").stdout
     assert "read-only" in doctor_out
+
+
+@needs_mounts
+@pytest.mark.parametrize("setup", ["read-only", "full"])
+def test_a_memkit_folder_that_cannot_be_written_leaves_no_crash_log_per_hook(
+    repo: Path, setup: str
+) -> None:
+    """Each hook asked for the engine, found none and started one, which crashed on the lock
+    file it could not make: a crash log per prompt."""
+    ask(repo, "kafka lag")  # the usage log exists
+    logs = Path(os.environ["MEMKIT_LOG_DIR"])
+    before = set(logs.glob("crash-*")) if logs.is_dir() else set()
+    prompt = json.dumps({"session_id": "c", "cwd": str(repo), "prompt": "kafka lag"})
+    with_engine = f"MEMKIT_NO_ENGINE=0 {HOOK} user-prompt-submit --repo={repo}"
+    out = in_namespace(
+        repo,
+        READ_ONLY if setup == "read-only" else FULL_DISK,
+        *[f"echo '{prompt}' | {with_engine}"] * 4,
+        "sleep 4",  # the engines those hooks started, gone by now
+    )
+    assert all("topic-0" in text for _, text in out[:4])  # answered in-process
+    after = set(logs.glob("crash-*")) if logs.is_dir() else set()
+    assert len(after - before) <= 1, sorted(after - before)
 
 
 def run_fix(repo: Path, fix: str) -> None:

@@ -73,8 +73,10 @@ def make_every_problem(repo: Path) -> None:
     with usage_log(repo) as log:
         # This clone has counted usage for 200 days; the heartbeat was last used then.
         log.record("long-ago", ["ws-heartbeat"], now=time.time() - 200 * 86400)
-        for sid in ("p1", "p2"):  # earns a promotion
-            log.record(sid, ["retry-budget-v2"])
+        for back, sid in enumerate(("p1", "p2")):  # used in answers on two days: earns one
+            when = time.time() - back * 86400
+            log.record(sid, ["retry-budget-v2"], now=when)
+            log.note(sid, ["retry-budget-v2"], "answered", now=when)
         for sid in ("x1", "x2"):  # contradicted in use
             log.record(sid, ["standup-room"])
             log.note(sid, ["standup-room"], "contradicted")

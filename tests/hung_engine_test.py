@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from memkit.claude.client import HUNG_SECONDS
 from tests.claude_engine_test import start_engine
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
@@ -42,21 +43,23 @@ def many(
 ) -> list[tuple[int, str, float]]:
     full_env = {**os.environ, "MEMKIT_NO_ENGINE": "0", **env}
     started = time.monotonic()
-    procs = [
-        subprocess.Popen(
-            [HOOK, event, f"--repo={repo}"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=full_env,
-            text=True,
-        )
-        for _ in range(n)
-    ]
-    for i, proc in enumerate(procs):
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps({"cwd": str(repo), "session_id": f"s{i}", **payload}))
-        proc.stdin.close()
+    procs = []
+    for i in range(n):
+        # The payload from a file, as a pipe Claude Code has already filled: a hook that
+        # leaves at its deadline before reading it (a loaded machine) breaks no pipe.
+        given = repo.parent / f"payload-{event}-{i}.json"
+        given.write_text(json.dumps({"cwd": str(repo), "session_id": f"s{i}", **payload}))
+        with given.open("rb") as stdin:
+            procs.append(
+                subprocess.Popen(
+                    [HOOK, event, f"--repo={repo}"],
+                    stdin=stdin,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=full_env,
+                    text=True,
+                )
+            )
     out = []
     for proc in procs:
         assert proc.stdout is not None and proc.stderr is not None
@@ -74,8 +77,10 @@ def test_a_stopped_engine_is_not_waited_for_by_thirty_hooks(repo: Path) -> None:
     try:
         pid = int((repo / ".memkit/engine.pid").read_text(encoding="utf-8"))
         os.kill(pid, signal.SIGSTOP)
+        started = time.monotonic()
         prompts = many(repo, 30, "user-prompt-submit", {"prompt": "websocket ping interval"})
         ends = many(repo, 20, "session-end", {"reason": "other"})
+        took = time.monotonic() - started
         doctor = memkit("doctor", cwd=repo).stdout
     finally:
         engine.send_signal(signal.SIGCONT)
@@ -85,7 +90,10 @@ def test_a_stopped_engine_is_not_waited_for_by_thirty_hooks(repo: Path) -> None:
     answered = [out for _, out, _ in prompts if out]
     assert answered and all("ws-heartbeat" in out for out in answered)
     log = (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
-    assert log.count("the engine is stopped") == 1  # found by the first hook, not waited for
+    # Found by the first hook, then marked: the others say nothing, and none waits for it.
+    # The mark lasts HUNG_SECONDS; on a loaded machine fifty hooks can take longer than that,
+    # and the first hook after it finds the engine still stopped says so once more.
+    assert 1 <= log.count("the engine is stopped") <= 1 + int(took // HUNG_SECONDS)
     assert "did not answer in time" not in log
     assert f"FAIL warm engine: pid {pid} is stopped" in doctor
     assert f"kill -CONT {pid}; memkit serve --stop" in doctor
@@ -99,12 +107,14 @@ def test_hooks_queue_for_a_slot_and_leave_at_their_deadline(repo: Path) -> None:
         held.append(fd)
     payload = {"prompt": "websocket ping interval"}
     try:
-        (waited,) = many(repo, 1, "user-prompt-submit", payload, MEMKIT_HOOK_DEADLINE="1.5")
+        # Long enough for a loaded machine to start the hook and find the repository (its
+        # log is known then); every slot stays busy until the deadline whatever the load.
+        (waited,) = many(repo, 1, "user-prompt-submit", payload, MEMKIT_HOOK_DEADLINE="8")
     finally:
         for fd in held:
             os.close(fd)
     assert waited[:2] == (0, "")  # every slot busy: it waited, then left with nothing
     log = (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
     assert "deadline expired" in log
-    (free,) = many(repo, 1, "user-prompt-submit", payload, MEMKIT_HOOK_DEADLINE="20")
+    (free,) = many(repo, 1, "user-prompt-submit", payload, MEMKIT_HOOK_DEADLINE="60")
     assert free[0] == 0 and "ws-heartbeat" in free[1]

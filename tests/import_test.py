@@ -530,7 +530,7 @@ def test_messy_files_import_or_say_why(repo: Path, tmp_path: Path) -> None:
     assert "refused: app/e/CLAUDE.md:3: too-long" in out
     assert "<- app/e/CLAUDE.md:408" in out  # the rest of the long file still imports
     assert "not imported: app/f/.claude/rules/x.md: frontmatter" in out
-    assert "refused: app/g/CLAUDE.md:3: reference only names other files (`@path`)" in out
+    assert "refused: app/g/CLAUDE.md:3: reference only names another file (`@path`)" in out
     latin_file = project / "a/CLAUDE.md"
     named = memkit("import", "claude-md", str(latin_file), "--encoding", "latin-1", cwd=repo)
     assert "<- app/a/CLAUDE.md:1" in named.stdout, named.stdout + named.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -49,12 +50,15 @@ OLD_SERVER = atom_text(
 )
 
 
-def hook(event: str, payload: Mapping[str, object], cwd: Path) -> str:
+def hook(
+    event: str, payload: Mapping[str, object], cwd: Path, env: Mapping[str, str] | None = None
+) -> str:
     """A Claude Code hook in a fresh process, without the engine (conftest)."""
     result = subprocess.run(
         [sys.executable, "-m", "memkit.claude.main", event],
         input=json.dumps(payload),
         cwd=cwd,
+        env={**os.environ, **(env or {})},
         capture_output=True,
         text=True,
         check=False,
@@ -104,34 +108,83 @@ def team(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return repo
 
 
-def test_a_trace_of_confirmations_promotes_and_apply_keeps_comments(team: Path) -> None:
-    ping = "how often should the websocket client send a heartbeat?"
-    ok = "Done: the client sends a WebSocket ping every 30 s, as the team memory says."
-    assert "ws-heartbeat" in session(team, "s1", ping, ok)
+def backdate(repo: Path, sid: str, days: int) -> None:
+    """Move a session's evidence `days` back: the sessions of this test ran within a minute,
+    the team's ran on different days."""
+    import sqlite3
+
+    db = sqlite3.connect(repo / ".memkit/usage.db")
+    with db:
+        db.execute("UPDATE evidence SET ts = ts - ? WHERE session = ?", (days * 86400, sid))
+    db.close()
+
+
+PING = "how often should the websocket client send a heartbeat?"
+USED = "Done: the client sends a WebSocket ping every 30 s; the balancer drops idle sockets."
+
+
+def test_a_trace_of_confirmations_promotes_and_apply_keeps_comments(
+    team: Path, tmp_path: Path
+) -> None:
+    assert "ws-heartbeat" in session(team, "s1", PING, USED)
+    backdate(team, "s1", 3)
     assert run_json(team, "promote")["promotions"] == []  # one session proves little
-    session(team, "s2", ping, ok)
+    # Injected, but the answer draws on none of it (it only repeats the prompt's words):
+    # being injected is not a confirmation.
+    for n in range(3):
+        session(team, f"n{n}", PING, "The websocket client sends a heartbeat; done.")
+        backdate(team, f"n{n}", 2 - n)
+    assert run_json(team, "promote")["promotions"] == []
+    session(team, "s2", PING, USED)  # a second day on which an answer used it
     (found,) = run_json(team, "promote")["promotions"]
-    assert (found["id"], found["from"], found["to"], found["confirmed"]) == (
+    assert (found["id"], found["from"], found["to"], found["confirmed"], found["days"]) == (
         "ws-heartbeat",
         "tentative",
         "observed",
         2,
+        2,
     )
-    session(team, "s3", ping, ok)
-    session(team, "s4", ping, ok)
+    session(team, "s3", PING, USED)  # the same day again: a third session, not a third day
+    backdate(team, "s3", 1)
+    session(team, "s4", PING, USED)
+    backdate(team, "s4", 2)
+    out = memkit("promote", cwd=team)
+    assert out.returncode == 0, out.stderr
+    # Four days by one person: observed, not fixed (fixed needs two people).
+    assert "would promote ws-heartbeat: tentative -> observed" in out.stdout
+    assert "confirmed in 4 sessions on 4 days by 1 person (alice-test)" in out.stdout
+    assert "referred to in the answer in 4; contradicted in 0" in out.stdout
+
+    # Bob, in his own clone, uses it too and exports his usage.
+    bob = tmp_path / "bob"
+    shutil.copytree(team, bob, symlinks=True)
+    for extra in ("", "-wal", "-shm"):
+        (bob / f".memkit/usage.db{extra}").unlink(missing_ok=True)
+    as_bob = {"GIT_AUTHOR_EMAIL": "bob@example.com", "GIT_AUTHOR_NAME": "Bob"}
+    payload = {"session_id": "b1", "cwd": str(bob), "prompt": PING}
+    assert "ws-heartbeat" in hook("user-prompt-submit", payload, bob, as_bob)
+    stop = {"session_id": "b1", "cwd": str(bob), "last_assistant_message": USED}
+    hook("stop", stop, bob, as_bob)
+    assert memkit("usage", "export", "--write", cwd=bob, env=as_bob).returncode == 0
+    (team / "usage").mkdir(exist_ok=True)
+    shutil.copy(bob / "usage/bob.json", team / "usage/bob.json")
+
     # The deploy atom is used as often, but two of its sessions say otherwise.
     deploy = "can I deploy the payments service today?"
-    for sid, answer in (
-        ("d1", "Yes: the payments deploy went through its 30 min canary first."),
-        ("d2", "Fine, the canary of 30 min is running."),
-        ("d3", "Every payments deploy now needs a canary of 10 min before full rollout."),
-        ("d4", "Since March every payments deploy needs a canary of 15 min before full rollout."),
+    for n, (sid, answer) in enumerate(
+        (
+            ("d1", "Yes: the payments deploy went through its 30 min canary first."),
+            ("d2", "Fine, the canary of 30 min is running."),
+            ("d3", "Every payments deploy now needs a canary of 10 min before full rollout."),
+            ("d4", "Since March every payments deploy needs a canary of 15 min before rollout."),
+        )
     ):
         assert "deploy-window" in session(team, sid, deploy, answer)
+        backdate(team, sid, n)
     out = memkit("promote", cwd=team)
     assert out.returncode == 0, out.stderr
     assert "would promote ws-heartbeat: tentative -> fixed" in out.stdout
-    assert "confirmed in 4 sessions, contradicted in 0" in out.stdout
+    assert "confirmed in 5 sessions on 4 days by 2 people (alice-test, bob)" in out.stdout
     assert "deploy-window" not in out.stdout  # Laplace 3/6 < 0.7: held back
 
     applied = memkit("promote", "--apply", cwd=team)
@@ -146,7 +199,7 @@ def test_a_trace_of_confirmations_promotes_and_apply_keeps_comments(team: Path) 
         )
     ]
     git(team, "add", "shared/ws-heartbeat.md")
-    done = commit(team, "memory: ws-heartbeat confirmed in 4 sessions")
+    done = commit(team, "memory: ws-heartbeat confirmed on 4 days by 2 people")
     assert done.returncode == 0, done.stdout + done.stderr
     assert run_json(team, "promote")["promotions"] == []  # settled
 
@@ -164,6 +217,7 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
         usage_db.with_name("usage.db" + extra).unlink(missing_ok=True)
     with usage_log(team) as log:
         log.record("long-ago", ["ws-heartbeat"], now=time.time() - 200 * 86400)
+        log.note("long-ago", ["ws-heartbeat"], "answered", now=time.time() - 200 * 86400)
         log.record("today", ["deploy-window"])
     found = {s["id"]: s for s in run_json(team, "archive")["suggestions"]}
     assert sorted(found) == ["old-build-server", "ws-heartbeat"]
@@ -207,7 +261,8 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
     assert (team / "shared/old-build-server.md").read_text(encoding="utf-8") == original
     done = commit(team, "memory: restore old-build-server")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert git(team, "diff", "HEAD~2", "--stat").stdout == ""  # exactly as it was
+    # Exactly as it was (MEMORY.md, the generated overview, caught up with the commits).
+    assert git(team, "diff", "HEAD~2", "--stat", "--", ".", ":!MEMORY.md").stdout == ""
     assert "old-build-server" in hook("user-prompt-submit", {**payload, "session_id": "d"}, team)
 
 
@@ -376,14 +431,15 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     bob = tmp_path / "bob"
     join_clone(team, bob, "bob@example.com")
     with usage_log(bob) as log:
-        for sid in ("bob-session-1", "bob-session-2"):
-            log.record(sid, ["ws-heartbeat"])
+        for back, sid in enumerate(("bob-session-1", "bob-session-2")):
+            log.note(sid, ["ws-heartbeat"], "answered", now=time.time() - (back + 2) * 86400)
     out = memkit("usage", "export", "--write", cwd=bob)
     assert out.returncode == 0, out.stderr
     assert "wrote usage/bob.json" in out.stdout
     doc = json.loads((bob / "usage/bob.json").read_text(encoding="utf-8"))
     (clone,) = doc["clones"].values()
     assert clone["atoms"]["ws-heartbeat"]["confirmed"] == 2
+    assert len(clone["atoms"]["ws-heartbeat"]["days"]) == 2  # days, never times of day
     assert clone["since"]  # when his log began counting: "unused" reaches back no further
     assert "bob-session" not in (bob / "usage/bob.json").read_text(encoding="utf-8")  # no ids
     git(bob, "add", "usage/bob.json")
@@ -401,13 +457,19 @@ def test_usage_is_exported_per_clone_and_merged_for_the_team(team: Path, tmp_pat
     (bob / "usage/alice.json").unlink()
 
     with usage_log(team) as log:
-        for sid in ("a1", "a2"):
-            log.record(sid, ["ws-heartbeat"])
+        for back, sid in enumerate(("a1", "a2")):
+            log.note(sid, ["ws-heartbeat"], "answered", now=time.time() - back * 86400)
     (alone,) = run_json(team, "promote")["promotions"]
     assert (alone["to"], alone["confirmed"], alone["users"]) == ("observed", 2, 1)
     git(team, "pull", "-q", "--no-rebase", str(bob), "HEAD")  # Alice merges Bob's commit
     (merged,) = run_json(team, "promote")["promotions"]
-    assert (merged["to"], merged["confirmed"], merged["users"]) == ("fixed", 4, 2)
+    assert (merged["to"], merged["confirmed"], merged["days"], merged["users"]) == (
+        "fixed",
+        4,
+        4,
+        2,
+    )
+    assert merged["people"] == ["alice-test", "bob"]
 
     # Bob's second clone adds its own entry; his first one's is kept.
     laptop = tmp_path / "bob-laptop"

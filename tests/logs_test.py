@@ -52,3 +52,26 @@ def test_a_log_folder_of_another_user_is_not_used(
     crash(monkeypatch, ["validate", "x.md"])
     assert "internal error" in capsys.readouterr().err
     assert list(shared.iterdir()) == []
+
+
+def test_the_same_crash_leaves_one_log_an_hour(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "logs"
+    monkeypatch.setenv("MEMKIT_LOG_DIR", str(folder))
+    for _ in range(3):  # a hook failing the same way on every prompt
+        crash(monkeypatch, ["validate", "x.md"])
+    (log,) = folder.iterdir()
+    assert log.read_text(encoding="utf-8").count("- again at ") == 2
+    assert capsys.readouterr().err.count(str(log)) == 3  # each run still says where it is
+
+    def other(args: argparse.Namespace) -> int:
+        raise KeyError("another bug")
+
+    monkeypatch.setattr("memkit.commands.validate.run", other)
+    assert main_module.main(["validate"]) == 3
+    assert len(list(folder.iterdir())) == 2  # another cause: a log of its own
+    # An hour on, the first cause gets a fresh log.
+    log.rename(log.with_name("crash-20000101-000000" + log.name[21:]))
+    crash(monkeypatch, ["validate", "x.md"])
+    assert len(list(folder.iterdir())) == 3

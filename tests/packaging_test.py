@@ -45,6 +45,8 @@ def test_the_wheel_ships_the_template_and_init_uses_it(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "site")  # noqa: S202 - the wheel we just built
     for path in template_files():
         assert f"memkit/{path}" in names, path
+    # `memkit site` reads its stylesheet and script from the package.
+    assert {"memkit/site/assets/site.css", "memkit/site/assets/search.js"} <= names
 
     # `memkit init` from the unpacked wheel (first on sys.path) makes a repository from the
     # template inside it, not from this checkout.

@@ -39,6 +39,16 @@ DECISION = atom_text(
 QUERIES = (
     "queries:\n  - query: which postgres version for a new service\n    expect: [use-postgres-16]\n"
 )
+# A fact and another that names it: deleting or archiving the first breaks the second's link.
+HEARTBEAT = atom_text(
+    "ws-heartbeat",
+    body="- Always send a WebSocket ping every 30 s; the balancer drops idle sockets at 60 s.",
+)
+RECONNECT = atom_text(
+    "ws-reconnect",
+    body="- Reconnect WebSockets with exponential backoff capped at 30 s, after a lost ping.",
+    extra="related: [ws-heartbeat]\n",
+)
 
 
 def commit(repo: Path, message: str = "change", *, verify: bool = True) -> tuple[int, str]:
@@ -57,6 +67,8 @@ def made_team(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[]
         (alice / "shared/_roles.md").write_text(ROLES, encoding="utf-8")
         write_atom(alice, "shared/use-postgres-16.md", DECISION)
         write_atom(alice, "evals/queries.yaml", QUERIES)
+        write_atom(alice, "shared/ws-heartbeat.md", HEARTBEAT)
+        write_atom(alice, "shared/ws-reconnect.md", RECONNECT)
         rc, out = commit(alice, "base")
         assert rc == 0, out
         bob = tmp_path / "bob"
@@ -96,6 +108,25 @@ def delete_the_whitelist(repo: Path) -> None:
 def symlink_into_a_role_folder(repo: Path) -> None:
     (repo / "roles/programmer").mkdir(parents=True)
     (repo / "roles/programmer/pg.md").symlink_to("../../shared/use-postgres-16.md")
+
+
+def ignore_what_review_would_see(repo: Path) -> None:
+    with (repo / ".gitignore").open("a", encoding="utf-8") as fh:
+        fh.write("shared/*.md\n")
+
+
+def commit_the_local_index(repo: Path) -> None:
+    # A crafted generation a teammate's clone would read as its own, after the pull.
+    git(repo, "add", "--force", ".memkit/index/CURRENT")
+
+
+def delete_an_atom_others_name(repo: Path) -> None:
+    git(repo, "rm", "--quiet", "shared/ws-heartbeat.md")
+
+
+def archive_an_atom_others_name(repo: Path) -> None:
+    result = memkit("archive", "--apply", "ws-heartbeat", "--reason", "old", cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def symlink_out_of_the_repository(repo: Path) -> None:
@@ -172,6 +203,28 @@ HOLES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "workflow": (
         forge_the_ci_actor,
         [".github/workflows/memkit.yml:1:1: MK206 only management may change .github/workflows"],
+    ),
+    "gitignore": (
+        ignore_what_review_would_see,
+        [".gitignore:1:1: MK206 only management may change .gitignore"],
+    ),
+    "local-state": (
+        commit_the_local_index,
+        [".memkit/index/CURRENT:1:1: MK208 .memkit/ is this clone's own derived state"],
+    ),
+    "delete-linked": (
+        delete_an_atom_others_name,
+        [
+            "shared/ws-reconnect.md:6:1: MK024 `related` names `ws-heartbeat`, which this "
+            "change deletes (shared/ws-heartbeat.md): `ws-reconnect` would be refused (MK010)"
+        ],
+    ),
+    "archive-linked": (
+        archive_an_atom_others_name,
+        [
+            "shared/ws-reconnect.md:6:1: MK024 `related` names `ws-heartbeat`, which this "
+            "change archives (shared/ws-heartbeat.md): point the link at the atom that replaces"
+        ],
     ),
     "hooks": (
         drop_a_hook,
@@ -271,3 +324,35 @@ def test_finishing_a_merge_judges_only_the_merger_s_own_change(team: tuple[Path,
     assert rc == 1
     assert "shared/use-postgres-16.md:1:1: MK205" in out
     assert "MK203" not in out
+
+
+def test_a_broken_link_is_refused_for_management_too_and_fixed_with_the_referrer(
+    team: tuple[Path, Path],
+) -> None:
+    alice, _ = team
+    delete_an_atom_others_name(alice)
+    rc, out = commit(alice, "drop the heartbeat")
+    assert rc == 1 and "shared/ws-reconnect.md:6:1: MK024" in out, out
+    # The fix the message names: the referrer drops the link in the same change.
+    reconnect = alice / "shared/ws-reconnect.md"
+    reconnect.write_text(RECONNECT.replace("related: [ws-heartbeat]\n", ""), encoding="utf-8")
+    rc, out = commit(alice, "drop the heartbeat and its link")
+    assert rc == 0, out
+
+
+def test_archiving_what_a_newer_atom_supersedes_is_how_it_is_retired(
+    team: tuple[Path, Path],
+) -> None:
+    _, bob = team
+    newer = HEARTBEAT.replace("ws-heartbeat", "ws-heartbeat-20s").replace("30 s", "20 s")
+    write_atom(
+        bob,
+        "shared/ws-heartbeat-20s.md",
+        newer.replace("---\n#", "supersedes: [ws-heartbeat]\n---\n#"),
+    )
+    (bob / "shared/ws-reconnect.md").write_text(
+        RECONNECT.replace("[ws-heartbeat]", "[ws-heartbeat-20s]"), encoding="utf-8"
+    )
+    archive_an_atom_others_name(bob)
+    rc, out = commit(bob, "heartbeat every 20 s")
+    assert rc == 0, out

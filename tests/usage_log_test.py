@@ -103,6 +103,7 @@ def test_evidence_counts_sessions_and_stays_exact_when_folded(
     rng = random.Random(16)  # noqa: S311  (test data)
     start = time.time() - 90 * 86400
     expected: dict[str, list[int]] = {}  # atom -> [confirmed, contradicted, injected, shown]
+    days: dict[str, set[str]] = {}  # atom -> the days of the sessions that confirmed it
     log = UsageLog(tmp_path)
     try:
         for n in range(600):
@@ -111,15 +112,21 @@ def test_evidence_counts_sessions_and_stays_exact_when_folded(
             log.record(sid, given, now=ts)
             log.record(sid, given[:1], now=ts + 60)  # the same atom twice: one session
             log.note(sid, ["a0", "a1"], "start", now=ts)
+            # Only what the answer drew on confirms; being injected does not.
+            answered = [a for a in given if rng.random() < 0.5]
+            log.note(sid, answered, "answered", now=ts + 30)
             against = [a for a in given if rng.random() < 0.2]
             log.note(sid, against, "contradicted", now=ts + 120)
             for atom in set(given) | {"a0", "a1"}:
                 row = expected.setdefault(atom, [0, 0, 0, 0])
-                used = atom in given
-                row[0] += used and atom not in against
+                ok = atom in answered and atom not in against
+                row[0] += ok
                 row[1] += atom in against
-                row[2] += used
+                row[2] += atom in given
                 row[3] += atom in ("a0", "a1")
+                if ok:
+                    day = time.strftime("%Y-%m-%d", time.gmtime(ts + 30))
+                    days.setdefault(atom, set()).add(day)
         db = tmp_path / ".memkit/usage.db"
         assert count(db, "evidence") < 300  # folded, whole sessions at a time
         assert count(db, "tally") == 12
@@ -134,5 +141,6 @@ def test_evidence_counts_sessions_and_stays_exact_when_folded(
             injected,
             shown,
         ), atom
+        assert tally.days == frozenset(days.get(atom, ())), atom  # exact across the fold
     assert got["a5"].first is not None and got["a5"].first >= start
     assert got["a5"].last is not None and got["a5"].last <= start + 600 * 3600

@@ -44,6 +44,7 @@ KNOWN_KEYS = frozenset(
         "expires",
         "audience",
         "source",
+        "project",
         "rejected_reason",
         "archived_reason",
         "reviewed_by",
@@ -98,6 +99,7 @@ class Atom:
     audience: str = ""
     expires: str = ""
     source: str = ""  # where it came from (imports: `path:line (format hash)`)
+    project: str = ""  # the code project it is about (imports of a project's CLAUDE.md)
     pending: bool = False
     sections: tuple[Section, ...] = ()
     body_line: int = 1  # file line on which the body starts

@@ -200,6 +200,7 @@ def _parse_text(
         audience=values.get("audience", ""),
         expires=values.get("expires", ""),
         source=values.get("source", ""),
+        project=values.get("project", ""),
         pending=pending,
         sections=sections,
         body_line=block.body_line,

@@ -13,6 +13,7 @@ TITLE_MAX = 80
 # A sentence ends at . ! ? followed by a space (not inside "16.2" or "config.yaml"), at a CJK
 # full stop, or at a line break.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 
 
 # How people announce a rule ("From now on we…", "Remember that…", "以後一律…"): it says the
@@ -36,7 +37,11 @@ _ANNOUNCED = re.compile(
 def title_of(text: str) -> str:
     """The first sentence, without its full stop or the words that announce it as a rule, cut
     at a word boundary if it is long."""
-    first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip().rstrip(".。")
+    text = text.strip()
+    # A full stop inside inline code (`./...`, `v1.2`) ends no sentence.
+    masked = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text)
+    end = _SENTENCE_END.search(masked)
+    first = (text[: end.start()] if end else text).strip().rstrip(".。")
     rest = _ANNOUNCED.sub("", first, count=1).strip()
     if rest != first and (len(rest.split()) >= 3 or (has_cjk(rest) and len(rest) >= 4)):
         first = rest[:1].upper() + rest[1:]

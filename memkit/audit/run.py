@@ -42,6 +42,9 @@ class PairResult:
     similarity: float
     resolved: bool
     found_by: str = ""  # the candidate sources that proposed the pair: vector, bm25, trigger
+    # Which of the two is newer (by `created`; the incoming one on a tie): only the newer may
+    # be told to supersede the older.
+    newer: str = ""
 
 
 def changed_paths(root: Path, from_ref: str, to_ref: str) -> list[str]:
@@ -100,6 +103,7 @@ class IndexedAtom:
     triggers: tuple[str, ...]
     supersedes: tuple[str, ...]
     superseded_by: tuple[str, ...]
+    created: str = ""
 
     @property
     def is_active(self) -> bool:
@@ -142,6 +146,7 @@ class _Loader:
             tuple(e["triggers"]),
             tuple(e["supersedes"]),
             tuple(e["superseded_by"]),
+            str(e.get("created") or ""),
         )
 
     def _read(self, path: str) -> Atom | None:
@@ -235,6 +240,7 @@ def compare(
                     round(cand.similarity, 4),
                     resolved(atom, other),
                     "+".join(s for s in ("vector", "bm25", "trigger") if s in cand.sources),
+                    atom.path if (atom.created or "") >= (other.created or "") else other_path,
                 )
             )
     return results
@@ -255,10 +261,14 @@ def format_report(results: Sequence[PairResult], incoming: int) -> str:
     for r in open_:
         lines.append(f"  {r.kind.upper()} {r.incoming_path} <-> {r.other_path}: {r.reason}")
         if r.kind == CONTRADICTS:
+            newer, older = (
+                (r.other_path, r.incoming)
+                if r.newer == r.other_path
+                else (r.incoming_path, r.other)
+            )
             lines.append(
-                f"    resolve: add `supersedes: [{r.other}]` to {r.incoming_path} "
-                f"(or `supersedes: [{r.incoming}]` to {r.other_path}), then "
-                "`memkit validate --fix` marks the older one superseded"
+                f"    resolve: if the newer one holds, add `supersedes: [{older}]` to {newer}, "
+                "then `memkit validate --fix` marks the older one superseded"
             )
         else:
             lines.append("    resolve: keep one; archive the other or add `supersedes`")

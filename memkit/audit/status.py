@@ -143,3 +143,93 @@ def open_conflicts(root: Path, *, kinds: Iterable[str] = ("contradicts",)) -> li
     """The report's unresolved pairs of these kinds that still stand in the working tree."""
     wanted = set(kinds)
     return [i for i in reported(root) if i.get("kind") in wanted and unresolved_now(root, i)]
+
+
+# The Claude Code hooks read bounded parts of the reports: a pull over a large memory can
+# leave a report of megabytes (10,000 pairs: ~5 MB), and parsing it whole, then reading two
+# atoms' frontmatter per pair, cost SessionStart seconds on a loaded machine.
+HOOK_BYTES = 256_000  # of a report's unresolved list read by SessionStart
+_LIST = '"unresolved": ['
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def head_items(path: Path, max_bytes: int = HOOK_BYTES) -> tuple[list[dict[str, Any]], bool]:
+    """The first unresolved pairs of a report, decoded one at a time within `max_bytes` of
+    the list (a pair is a flat object); and whether there are more after them."""
+    text = _text(path)
+    start = text.find(_LIST)
+    if start < 0:
+        return [], False
+    decoder = json.JSONDecoder()
+    pos = start + len(_LIST)
+    stop = pos + max_bytes
+    out: list[dict[str, Any]] = []
+    while pos < len(text):
+        pos = text.find("{", pos)
+        close = text.find("]", pos if pos >= 0 else len(text))
+        if pos < 0 or 0 <= close < pos:
+            return out, False  # the end of the list
+        if pos >= stop:
+            return out, True
+        try:
+            item, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            return out, False
+        if isinstance(item, dict):
+            out.append(item)
+    return out, False
+
+
+def first_conflicts(
+    root: Path, kinds: Iterable[str], limit: int, max_bytes: int = HOOK_BYTES
+) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` unresolved pairs of these kinds that still stand, from the head of each
+    report (bounded); and whether the reports hold more than was read."""
+    wanted = set(kinds)
+    found: list[dict[str, Any]] = []
+    more = False
+    seen: set[tuple[str, str]] = set()
+    for name in (WRITTEN, REPORT):
+        items, rest = head_items(root / name, max_bytes)
+        more = more or rest
+        for n, item in enumerate(items):
+            pair = (str(item.get("incoming_path")), str(item.get("other_path")))
+            if item.get("kind") not in wanted or pair in seen:
+                continue
+            seen.add(pair)
+            if unresolved_now(root, item):
+                found.append(item)
+                if len(found) >= limit:
+                    return found, more or n < len(items) - 1
+    return found, more
+
+
+def pairs_among(root: Path, ids: set[str]) -> list[dict[str, Any]]:
+    """The unresolved pairs whose two atoms are both among `ids`, found by their ids in the
+    reports' text (no whole parse): what recall needs for the atoms it injects together."""
+    decoder = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    for name in (REPORT, WRITTEN):
+        text = _text(root / name)
+        end = text.find('"resolved": [')
+        if end < 0:
+            end = len(text)
+        for atom in ids:
+            needle = f'"incoming": {json.dumps(atom)}'
+            at = text.find(needle, 0, end)
+            while at >= 0:
+                start = text.rfind("{", 0, at)
+                try:
+                    item, _ = decoder.raw_decode(text, start)
+                except ValueError:
+                    item = None
+                if isinstance(item, dict) and item.get("other") in ids and item not in out:
+                    out.append(item)
+                at = text.find(needle, at + len(needle), end)
+    return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +35,28 @@ class Conflict:
     other_path: str
     reason: str
     route: bool  # goes to review rather than live
+    management: bool = False  # written by management (routed only for its sensitive type)
 
     def finding(self) -> Finding:
         where = (self.atom.path, self.atom.line_of("id"), 1)
         settle = f"add `supersedes: [{self.other_id}]` if it replaces that atom"
         if self.route:
+            # The one command that settles it from where the writer stands: management links
+            # and retires in one step; anyone else sends it to review, where approve does.
+            if self.management:
+                fix = (
+                    f"if it replaces that atom, `memkit review approve {self.atom.id} "
+                    f"--supersedes {self.other_id}` links it and retires `{self.other_id}`"
+                )
+            else:
+                fix = (
+                    f"send it to review with `git mv {self.atom.path} "
+                    f"{PENDING}/{Path(self.atom.path).name}` (or {settle})"
+                )
             return Finding(
                 *where,
                 "MK106",
-                f"contradicts `{self.other_id}` ({self.other_path}): {self.reason}; {settle}, "
-                f"or move it to {PENDING}/ for review (`git mv {self.atom.path} "
-                f"{PENDING}/{Path(self.atom.path).name}`)",
+                f"contradicts `{self.other_id}` ({self.other_path}): {self.reason}; {fix}",
             )
         return Finding(
             *where,
@@ -106,8 +117,10 @@ def conflicts(
     from memkit.audit.run import compare  # noqa: PLC0415
     from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
 
+    # A pending atom is judged as what it would say once approved: its being in review must
+    # not count as "not active", which would call every contradiction of it resolved.
     atoms = [
-        a
+        replace(a, pending=False) if _pending(a) and a.status == "active" else a
         for a in atoms
         if a.scope not in ("", "archive", "episodic") and (a.is_active or _pending(a))
     ]
@@ -126,7 +139,9 @@ def conflicts(
             if management is None:
                 management = _is_management(root, identity)
             route = atom.type in sensitive or not management
-        out.append(Conflict(atom, pair.other, pair.other_path, pair.reason, route))
+        out.append(
+            Conflict(atom, pair.other, pair.other_path, pair.reason, route, bool(management))
+        )
     return out
 
 

@@ -38,12 +38,15 @@ def draft_of(
     body = text if text is not None else cand.statement
     if cand.detail.get("error") and text is None:
         body += f"\n\n- Error: {cand.detail['error']}\n- What worked: `{cand.detail['fix']}`"
+    from memkit.capture.terms import accepted_triggers  # noqa: PLC0415
+
     return Draft(
         text=body,
         type=atom_type or cand.type,
         confidence="tentative",
         scope=scope or cand.scope,
-        triggers=cand.triggers,
+        # The statement's topic words too: a plain question must find what was accepted.
+        triggers=accepted_triggers(text if text is not None else cand.statement, cand.triggers),
     )
 
 

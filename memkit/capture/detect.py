@@ -72,8 +72,11 @@ def _zh(pattern: str) -> _Lazy:
     return _Lazy(pattern, cjk=True)
 
 
+Rules = tuple[tuple[str, float, _Lazy], ...]  # (kind or name, weight, pattern)
+
+
 # (kind, weight, pattern): a sentence's signals, strongest first within each kind.
-_SIGNALS: tuple[tuple[str, float, _Lazy], ...] = (
+_SIGNALS: Rules = (
     # Decisions: about the future, or settled by the team.
     (
         "decision",
@@ -230,7 +233,7 @@ _SIGNALS: tuple[tuple[str, float, _Lazy], ...] = (
 )
 
 # (name, penalty, pattern): what makes a sentence something other than a rule.
-_PENALTIES: tuple[tuple[str, float, _Lazy], ...] = (
+_PENALTIES: Rules = (
     ("question", 0.55, _Lazy(r"[?？]\s*$")),
     (
         "question",
@@ -395,12 +398,14 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def score_sentence(sentence: str) -> tuple[float, str, str]:
-    """(score, kind, why) of one sentence."""
+def strongest(sentence: str, signals: Rules) -> list[tuple[str, tuple[float, str]]]:
+    """Each kind's strongest signal found in `sentence` (its weight, the words matched),
+    strongest first. Chinese patterns are tried only on a sentence with Chinese in it, the
+    others only on one with Latin letters."""
     best: dict[str, tuple[float, str]] = {}
     has_cjk = _CJK.search(sentence) is not None
     has_latin = _LATIN.search(sentence) is not None
-    for kind, weight, pattern in _SIGNALS:
+    for kind, weight, pattern in signals:
         if not (has_cjk if pattern.cjk else has_latin):
             continue
         if weight <= best.get(kind, (0.0, ""))[0]:
@@ -408,9 +413,26 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
         found = pattern.find(sentence)
         if found is not None:
             best[kind] = (weight, found.strip(" ,"))
-    if not best:
+    return sorted(best.items(), key=lambda kv: -kv[1][0])
+
+
+def penalties_in(sentence: str, penalties: Rules) -> dict[str, float]:
+    """Each kind of penalty `sentence` takes (the largest of its patterns that match)."""
+    has_cjk = _CJK.search(sentence) is not None
+    taken: dict[str, float] = {}
+    for name, penalty, pattern in penalties:
+        if pattern.cjk and not has_cjk:
+            continue
+        if penalty > taken.get(name, 0.0) and pattern.find(sentence) is not None:
+            taken[name] = penalty
+    return taken
+
+
+def score_sentence(sentence: str) -> tuple[float, str, str]:
+    """(score, kind, why) of one sentence."""
+    ranked = strongest(sentence, _SIGNALS)
+    if not ranked:
         return 0.0, "", ""
-    ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
     kind, (top, word) = ranked[0]
     others = [w for _, (w, _) in ranked[1:] if w >= 0.35]
     score = top + 0.15 * min(2, len(others))
@@ -419,12 +441,7 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
         score += 0.1
     if _TEAM.get().search(sentence):
         score += 0.05
-    taken: dict[str, float] = {}
-    for name, penalty, pattern in _PENALTIES:
-        if pattern.cjk and not has_cjk:
-            continue
-        if penalty > taken.get(name, 0.0) and pattern.find(sentence) is not None:
-            taken[name] = penalty
+    taken = penalties_in(sentence, _PENALTIES)
     # A request or a "this" with a strong signal in it ("please always use type hints here")
     # is still a rule.
     if top >= 0.6:

@@ -1,24 +1,36 @@
-"""Episodic summaries: at SessionEnd, one atom in `episodic/` saying what the session touched;
-on the first prompt of its author's next session in the same project, that summary.
+"""Episodic summaries: at SessionEnd, one summary of the session, kept on this machine for its
+author alone; on the first prompt of that person's next session in the same project, that
+summary; on request (`memkit search --episodes`, the MCP `search` with `episodes`), a search
+of their summaries.
 
-Built from the transcript pass and the usage log, without a model: the files read and edited,
-the commands run, the capture candidates found and the atoms the session was given. The atom
-names its author (the git identity, as the roles check reads it: `memkit.roles.git_email`) and
-expires (`capture.episodic.expires_days`, default 24). It is a file in the working tree, for
-its author to commit or delete: nothing is committed or pushed for them. It is served only to
-its author, only from the index (so only once `memkit validate` passed it), and never after
-the day it expires.
+Where they live: `.memkit/episodic/` of the memory repository (0700, files 0600), the
+person's local state, never in the working tree. A summary holds what the person asked word
+for word; in the tree, `git add -A` would share it with the team and the index would serve it
+like an atom. `.memkit/` is never committed (`.gitignore`, and the checks refuse it), so no
+edit of a team's committed `.gitignore` is needed and `git add -f episodic/` cannot happen
+by mistake; and recall, which reads only the index, cannot bring a summary at all.
+
+Whose: a summary names its author (the git identity, as the roles check reads it:
+`memkit.roles.git_email`). Through the warm engine that is the identity of the hook that
+asked (`memkit.claude.engine._as_asker`), so two git identities on one account never see each
+other's. It is never given on or after the day it `expires` (`capture.episodic.expires_days`,
+24 by default), and expired ones are removed at SessionEnd.
+
+Built from the transcript pass without a model (`memkit.capture.outline`). Text the secret or
+injection checks refuse, or `<private>` text, is never written (`memkit.capture.queue.refusal`),
+and a summary is checked again before it is given.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import json
+import os
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memkit.capture.queue import refusal
 from memkit.capture.state import SessionState
@@ -28,11 +40,29 @@ from memkit.files import write_atomic
 if TYPE_CHECKING:
     from memkit.claude.recall import Recalled
 
-FOLDER = "episodic"
-MAX_LISTED = 12  # files, commands or atoms named per line
-_KEY = re.compile(r"^(author|expires|source|created):[ \t]*(.*?)[ \t]*$", re.M)
-_EMAILS: dict[Path, tuple[float, str]] = {}
-EMAIL_TTL = 60.0  # the warm engine asks git at most once a minute per repository
+FOLDER = "episodic"  # under .memkit/
+MAX_SUMMARY = 8_000  # characters of a summary read back
+_KEY = re.compile(r"^(author|expires|source|created|id):[ \t]*(.*?)[ \t]*$", re.M)
+_EMAILS: dict[tuple[Path, tuple[str | None, ...]], tuple[float, str]] = {}
+EMAIL_TTL = 60.0  # the warm engine asks git at most once a minute per repository and person
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One stored summary: its keys and its body (the Markdown after the frontmatter)."""
+
+    path: Path
+    id: str
+    author: str
+    created: str
+    expires: str
+    source: str
+    title: str
+    body: str
+
+
+def folder(root: Path) -> Path:
+    return root / ".memkit" / FOLDER
 
 
 def summary_id(session: str, day: dt.date) -> str:
@@ -54,83 +84,29 @@ def project_name(root: Path, project: str) -> str:
 
 
 def email_of(root: Path) -> str:
-    """The git author email of `root` (cached for a minute: the engine answers many hooks)."""
+    """The git author email of the person asking, in `root` (cached for a minute per
+    identity: the engine answers many hooks, of any git identity of this account)."""
+    from memkit.claude.client import identity_key  # noqa: PLC0415
     from memkit.roles import git_email  # noqa: PLC0415  (a git call)
 
-    cached = _EMAILS.get(root)
+    key = (root, identity_key())
+    cached = _EMAILS.get(key)
     if cached is not None and time.monotonic() - cached[0] < EMAIL_TTL:
         return cached[1]
     email = git_email(root)
-    _EMAILS[root] = (time.monotonic(), email)
+    if len(_EMAILS) > 64:
+        _EMAILS.pop(next(iter(_EMAILS)))
+    _EMAILS[key] = (time.monotonic(), email)
     return email
 
 
-def _listed(label: str, items: list[str]) -> str:
-    safe = [i.replace("`", "'") for i in items if i and not refusal(i)]
-    if not safe:
-        return ""
-    shown = ", ".join(f"`{i}`" for i in safe[:MAX_LISTED])
-    more = f" and {len(safe) - MAX_LISTED} more" if len(safe) > MAX_LISTED else ""
-    return f"- {label}: {shown}{more}"
-
-
-def render(
-    state: SessionState,
-    *,
-    atom_id: str,
-    author: str,
-    today: dt.date,
-    expires: dt.date,
-    project: str,
-    candidates: list[tuple[str, str]],
-) -> str:
-    first = " ".join(state.first_prompt.split())
-    if refusal(first):
-        first = ""
-    title = f"Session of {today.isoformat()} in {project}"
-    if first:
-        short = first if len(first) <= 70 else first[:69].rstrip() + "…"
-        title += ": " + short.replace("`", "'").lstrip("#").strip()
-    head = [
-        "---",
-        f"id: {atom_id}",
-        "type: fact",
-        "confidence: observed",
-        f"created: {today.isoformat()}",
-        f"author: {author}",
-        f"expires: {expires.isoformat()}",
-        f"source: {json.dumps(f'claude-code session {state.session} in {project}')}",
-        "tags: [episodic]",
-        "---",
-        f"# {title}",
-        "",
-        f"What a Claude Code session in {project} touched, written by memkit when it ended; "
-        f"it expires on {expires.isoformat()}.",
-        "",
-    ]
-    lines = [f"- Prompts: {state.prompts}"] if state.prompts else []
-    if first:
-        lines.append(f"- First prompt: {json.dumps(first[:200], ensure_ascii=False)}")
-    lines += [
-        _listed("Files edited", state.edited),
-        _listed("Files read", state.read),
-        _listed("Commands run", state.commands),
-    ]
-    found = [f"`{cid}` {json.dumps(text[:120], ensure_ascii=False)}" for cid, text in candidates]
-    if found:
-        lines.append(
-            f"- Capture candidates ({len(found)}, `memkit candidates list`): "
-            + "; ".join(found[:5])
-        )
-    lines.append(_listed("Memory used", state.given))
-    body = [line for line in lines if line] or ["- Nothing was read, edited or run."]
-    return "\n".join([*head, *body, ""])
-
-
 def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
-    """Write (or rewrite, for a resumed session) the summary of `state`; returns its path
-    relative to `root`, or "" when there is nothing to tell (a session opened and closed) or
-    no git identity to name as its author."""
+    """Write (or rewrite, for a resumed session) the summary of `state` under
+    `.memkit/episodic/`; returns its path relative to `root`, or "" when there is nothing to
+    tell (a session opened and closed) or no git identity to name as its author."""
+    from memkit.capture import outline  # noqa: PLC0415
+    from memkit.files import private_dirs  # noqa: PLC0415
+
     touched = (state.prompts, state.read, state.edited, state.commands, state.candidates)
     if not any(touched) and not state.given:
         return ""
@@ -138,95 +114,162 @@ def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
     if not author:
         return ""
     today = dt.date.today()
-    atom_id = summary_id(state.session, today)
-    relpath = state.episodic or f"{FOLDER}/{atom_id}.md"
-    atom_id = Path(relpath).stem
+    name = Path(state.episodic).name if state.episodic.startswith(f".memkit/{FOLDER}/") else ""
+    atom_id = Path(name).stem if name else summary_id(state.session, today)
     from memkit.capture import queue  # noqa: PLC0415
 
-    candidates = []
+    decided = []
     for cid in state.candidates:
         with contextlib.suppress(MemkitError):  # gone since: not named
-            candidates.append((cid, queue.get(root, cid).statement))
-    text = render(
+            decided.append((cid, queue.get(root, cid).statement))
+    text = outline.render(
         state,
         atom_id=atom_id,
         author=author,
         today=today,
         expires=today + dt.timedelta(days=expires_days),
         project=project_name(root, state.project),
-        candidates=candidates,
+        decided=decided,
     )
-    write_atomic(root / relpath, text)
-    state.episodic = relpath
-    return relpath
+    where = private_dirs(folder(root))
+    write_atomic(where / f"{atom_id}.md", text, durable=False, mode=0o600)
+    state.episodic = f".memkit/{FOLDER}/{atom_id}.md"
+    return state.episodic
 
 
-def _meta(path: Path) -> dict[str, str]:
+def _read(path: Path) -> Summary | None:
     try:
         with path.open(encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096)
+            text = fh.read(MAX_SUMMARY)
     except OSError:
-        return {}
-    front = head.split("\n---", 1)[0]
-    return {k: v.strip().strip("\"'") for k, v in _KEY.findall(front)}
+        return None
+    if not text.startswith("---\n"):
+        return None
+    front, sep, body = text[4:].partition("\n---\n")
+    if not sep:
+        return None
+    keys = {k: v.strip().strip("\"'") for k, v in _KEY.findall(front)}
+    title = next((ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), "")
+    return Summary(
+        path,
+        keys.get("id", path.stem),
+        keys.get("author", "").lower(),
+        keys.get("created", ""),
+        keys.get("expires", ""),
+        keys.get("source", ""),
+        title,
+        body.strip(),
+    )
 
 
-def served_to(meta: dict[str, str], email: str, today: dt.date) -> bool:
-    """Whether an episodic atom with these keys may be given to `email` today: only its
-    author, and only before the day it expires."""
-    if not email or meta.get("author", "").lower() != email.lower():
+def served_to(summary: Summary, email: str, today: dt.date) -> bool:
+    """Whether `summary` may be given to `email` today: only its author, only before the day
+    it expires, and only while nothing in it is refused (a secret, an injection, private
+    text: a file under `.memkit/` is still checked before it reaches a prompt)."""
+    if not email or summary.author != email.lower():
         return False
     try:
-        return today < dt.date.fromisoformat(meta.get("expires", ""))
+        if today >= dt.date.fromisoformat(summary.expires):
+            return False
     except ValueError:
         return False
+    return not refusal(summary.body)
 
 
-def for_first_prompt(root: Path, reader: Any, session: str, project: str) -> Recalled | None:
-    """The author's latest unexpired summary of an earlier session in this project, from the
-    index (what validation admitted), or None."""
-    folder = root / FOLDER
-    try:
-        paths = [p for p in folder.iterdir() if p.suffix == ".md"]
-    except OSError:
-        return None
-    indexed = [p for p in paths if f"{FOLDER}/{p.name}" in reader.row_of]
-    if not indexed:
-        return None
-    email = email_of(root)
+def mine(root: Path, email: str | None = None) -> list[Summary]:
+    """The asking person's unexpired summaries in `root`, newest first."""
+    email = email_of(root) if email is None else email
     today = dt.date.today()
-    where = f" in {project_name(root, project)}"
-    mine: list[tuple[str, float, Path]] = []
-    for path in indexed:
-        meta = _meta(path)
-        source = meta.get("source", "")
-        if not served_to(meta, email, today) or not source.endswith(where):
-            continue
-        if source.startswith(f"claude-code session {session} "):
-            continue  # this very session (resumed): not its own summary
-        try:
-            mine.append((meta.get("created", ""), path.stat().st_mtime, path))
-        except OSError:
-            continue
-    if not mine:
-        return None
-    from memkit.claude.budget import estimate_tokens  # noqa: PLC0415
-    from memkit.claude.recall import Recalled  # noqa: PLC0415
+    try:
+        paths = [Path(e.path) for e in os.scandir(folder(root)) if e.name.endswith(".md")]
+    except OSError:
+        return []
+    found = []
+    for path in paths:
+        summary = _read(path)
+        if summary is not None and served_to(summary, email, today):
+            with contextlib.suppress(OSError):
+                found.append((summary.created, path.stat().st_mtime, summary))
+    return [s for *_, s in sorted(found, key=lambda x: (x[0], x[1]), reverse=True)]
 
-    *_, path = max(mine)
-    rel = f"{FOLDER}/{path.name}"
-    entry = reader.atoms[reader.row_of[rel]]
-    body = reader.body(rel)
-    if not body.strip():
-        return None
-    expires = _meta(path).get("expires", "")
-    return Recalled(
-        entry["id"],
-        entry["title"],
-        entry["type"],
-        entry["confidence"],
-        f"your last session in this project (episodic summary, yours only; expires {expires})",
-        body,
-        estimate_tokens(body) + 30,
-        str(root),
-    )
+
+def for_first_prompt(root: Path, session: str, project: str) -> Recalled | None:
+    """The asking person's latest unexpired summary of an earlier session in this project,
+    or None."""
+    where = f" in {project_name(root, project)}"
+    for summary in mine(root):
+        if not summary.source.endswith(where):
+            continue
+        if summary.source.startswith(f"claude-code session {session} "):
+            continue  # this very session (resumed): not its own summary
+        from memkit.claude.budget import estimate_tokens  # noqa: PLC0415
+        from memkit.claude.recall import Recalled  # noqa: PLC0415
+
+        return Recalled(
+            summary.id,
+            summary.title,
+            "episode",
+            "yours",
+            f"your last session in this project (episodic summary, yours only, kept on this "
+            f"machine; expires {summary.expires})",
+            summary.body,
+            estimate_tokens(summary.body) + 30,
+            str(root),
+        )
+    return None
+
+
+def search(root: Path, query: str, limit: int = 10) -> list[tuple[float, Summary]]:
+    """The asking person's summaries that hold words of `query`, best first: a plain count
+    of the query's words (CJK: its two-character pieces) in each summary. Summaries are few
+    (they expire), so no index is kept for them."""
+    words = _words(query)
+    if not words:
+        return []
+    out = []
+    for summary in mine(root):
+        text = f"{summary.title}\n{summary.body}".lower()
+        held = [w for w in words if w in text]
+        if held:
+            out.append((len(held) / len(words), summary))
+    out.sort(key=lambda x: -x[0])  # stable: the newest first among equals (`mine`'s order)
+    return out[:limit]
+
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*|[\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def _words(query: str) -> list[str]:
+    from memkit.triggers import STOP_WORDS  # noqa: PLC0415
+
+    out: list[str] = []
+    for token in _WORD.findall(query.lower()):
+        if token[0].isascii():
+            parts = [token] if len(token) >= 3 and token not in STOP_WORDS else []
+        else:
+            pairs = [token[i : i + 2] for i in range(len(token) - 1)]
+            parts = pairs or [token]
+            parts = [p for p in parts if p not in STOP_WORDS]
+        out += [p for p in parts if p not in out]
+    return out
+
+
+def prune(root: Path, today: dt.date | None = None) -> int:
+    """Remove summaries past their `expires` date (anyone's: they are this account's own
+    files); returns how many."""
+    today = today or dt.date.today()
+    gone = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder(root)):
+            summary = _read(Path(entry.path)) if entry.name.endswith(".md") else None
+            if summary is None:
+                continue
+            try:
+                expired = dt.date.fromisoformat(summary.expires) <= today
+            except ValueError:
+                expired = True
+            if expired:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)  # noqa: PTH108
+                    gone += 1
+    return gone

@@ -1,11 +1,12 @@
 """What capture does in each Claude Code hook, cold or in the warm engine.
 
 - UserPromptSubmit (`on_prompt`): L0 on the prompt, a candidate when it scores; on a session's
-  first prompt, its author's last summary of this project. Well under a millisecond for a prompt
-  that states nothing.
+  first prompt, the asking person's last summary of this project, after the team's atoms.
+  Well under a millisecond for a prompt that states nothing.
 - Stop, PreCompact, SessionEnd (`on_transcript`): the transcript read where the last hook left
   off, bounded in time; PreCompact also keeps the atoms the session was given (the usage log
-  forgets them at compaction); SessionEnd writes the episodic summary. When the model levels
+  forgets them at compaction); SessionEnd keeps what the last answer stated (nobody disputed
+  it) and writes the episodic summary under `.memkit/episodic/`. When the model levels
   or `write_personal` have work, a worker process does it, detached from the session.
 
 Every entry point fails open: an error is logged in `.memkit/logs/hooks.log` and the hook goes
@@ -112,13 +113,11 @@ def on_prompt(
                 states.save(root, state)
         if first and settings.episodic and _has_summaries(root):
             from memkit.capture.episodic import for_first_prompt  # noqa: PLC0415
-            from memkit.claude import repos  # noqa: PLC0415
 
-            reader = repos.reader(root)
             given = {getattr(i, "id", "") for i in items}
-            last = for_first_prompt(root, reader, session, _project(payload)) if reader else None
+            last = for_first_prompt(root, session, _project(payload))
             if last is not None and last.id not in given:
-                return [last, *items]
+                return [*items, last]  # after the team's atoms: it never outranks them
     except Exception:  # capture must never cost the prompt its memory
         _log(root, "user-prompt-submit")
     return items
@@ -126,7 +125,7 @@ def on_prompt(
 
 def _has_summaries(root: Path) -> bool:
     try:
-        with os.scandir(root / "episodic") as entries:
+        with os.scandir(root / ".memkit" / "episodic") as entries:
             return any(e.name.endswith(".md") for e in entries)
     except OSError:
         return False
@@ -166,17 +165,20 @@ def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) ->
             state = states.load(root, session)
             state.project = state.project or _project(payload)
             state.started = state.started or states.now()
-            _read_transcript(root, settings, state, _transcript(payload), deadline)
+            ending = event == "session-end"
+            _read_transcript(root, settings, state, _transcript(payload), deadline, ending=ending)
             if event in ("pre-compact", "session-end"):
                 _keep_given(root, state)
             if event == "session-end" and settings.episodic:
                 from memkit.capture.episodic import write_summary  # noqa: PLC0415
 
-                if write_summary(root, state, settings.expires_days):
-                    repos.start_index(root, detached=True)  # the next session finds it
+                write_summary(root, state, settings.expires_days)
             states.save(root, state)
         if event == "session-end":
+            from memkit.capture import episodic  # noqa: PLC0415
+
             states.prune(root)
+            episodic.prune(root)
         if event in ("stop", "session-end") and worker_needed(root, settings):
             start_worker(root)
     except Exception:  # a hook never breaks the session
@@ -189,14 +191,18 @@ def _read_transcript(
     state: SessionState,
     path: Path | None,
     deadline: float,
+    *,
+    ending: bool = False,
 ) -> None:
-    if path is None:
-        return
-    from memkit.capture.queue import offer_many  # noqa: PLC0415
-    from memkit.capture.transcript import scan  # noqa: PLC0415
+    from memkit.capture.queue import count, offer_many  # noqa: PLC0415
+    from memkit.capture.transcript import Found, scan, settle_heard  # noqa: PLC0415
 
-    state.transcript = str(path)
-    found = scan(path, state, deadline=deadline)
+    found = Found()
+    if path is not None:
+        state.transcript = str(path)
+        found = scan(path, state, deadline=deadline)
+    if ending and found.complete:
+        settle_heard(state, found)  # nobody disputed what the last answer said
     offers: list[tuple[Proposal, dict[str, str]]] = []
     for text, prompt_id, line in found.prompts:
         proposal = proposal_of(text, settings.lower)
@@ -207,9 +213,32 @@ def _read_transcript(
     for proposal, line in found.pitfalls:
         source = {"session": state.session, "event": "transcript", "line": str(line)}
         offers.append((proposal, source))
+    for heard in found.kept:
+        source = {"session": state.session, "event": "answer", "line": str(heard.get("line", ""))}
+        offers.append((answer_proposal(heard), source))
+    if found.disputed:
+        count(root, "disputed", found.disputed)
+    for why, n in state.refused.items():
+        count(root, why, n)
+    state.refused = {}
     outcomes = offer_many(root, offers, settings.lower) if offers else []
     for (proposal, _), outcome in zip(offers, outcomes, strict=True):
         state.note("candidates", _waiting(outcome, proposal))
+
+
+def answer_proposal(heard: dict[str, Any]) -> Proposal:
+    """A statement of the agent's answer that the user did not dispute, as a proposal."""
+    from memkit.capture.queue import Proposal  # noqa: PLC0415
+
+    return Proposal(
+        statement=str(heard.get("statement", "")),
+        kind=str(heard.get("kind", "")),
+        type=str(heard.get("type", "fact")),
+        scope="shared",
+        score=float(heard.get("score", 0.0)),
+        why=str(heard.get("why", "")) + "; not disputed by the user",
+        triggers=tuple(str(t) for t in heard.get("triggers", ())),
+    )
 
 
 def _keep_given(root: Path, state: SessionState) -> None:

@@ -8,8 +8,9 @@ prompt hook and again in the transcript, or said again in another session, is on
 (with each place it came from). A statement that was rejected, accepted or undone is not
 offered again.
 
-Nothing that holds `<private>` text or anything the secret checks would refuse is stored:
-such a candidate is dropped, counted, and never written anywhere (nor logged).
+Nothing that holds `<private>` text, anything the secret checks would refuse, or text the
+injection check flags is stored: such a candidate is dropped, counted, and never written
+anywhere (nor logged).
 """
 
 from __future__ import annotations
@@ -137,12 +138,16 @@ def locked(root: Path) -> Iterator[Path]:
 
 
 def refusal(text: str) -> str:
-    """Why `text` may not be stored ("" when it may): private text, or a secret."""
+    """Why `text` may not be stored ("" when it may): private text, a secret, or text the
+    injection check flags (an instruction aimed at the agent: it would reach a prompt)."""
     if strip_private(text) != text or "<private" in text.lower():
         return "private"
-    from memkit.gate.secrets import find_secrets  # noqa: PLC0415  (only for a real candidate)
+    from memkit.gate.injection import injection_hits  # noqa: PLC0415  (a real candidate only)
+    from memkit.gate.secrets import find_secrets  # noqa: PLC0415
 
-    return "secret" if next(iter(find_secrets(text)), None) is not None else ""
+    if next(iter(find_secrets(text)), None) is not None:
+        return "secret"
+    return "injection" if next(iter(injection_hits(text)), None) is not None else ""
 
 
 def _read(path: Path) -> Candidate | None:

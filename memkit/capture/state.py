@@ -48,6 +48,12 @@ class SessionState:
     errors: list[dict[str, str]] = field(default_factory=list)  # failed calls awaiting a fix
     tokens: int = 0  # model tokens spent on this session's candidates
     episodic: str = ""  # the summary written for it
+    asked: list[str] = field(default_factory=list)  # the prompts, shortened, for the summary
+    heard: list[dict[str, Any]] = field(default_factory=list)  # the answer's proposals, until
+    # the user's next prompt accepts them (does not dispute them) or disputes them
+    left: list[str] = field(default_factory=list)  # the last answer's open next steps
+    last_prompt: str = ""  # the latest prompt (2,000 characters): what the answer was about
+    refused: dict[str, int] = field(default_factory=dict)  # answer statements refused, by why
 
     def note(self, name: str, value: str) -> None:
         """Add `value` to the list `name` once, keeping the first MAX_ITEMS."""

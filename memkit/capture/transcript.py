@@ -3,7 +3,11 @@
 Each Stop, PreCompact and SessionEnd reads only what was appended since (the byte offset is in
 the session's state), complete lines only, and stops at its deadline or after MAX_BYTES: the
 next hook goes on from there. From the lines it takes:
-- the user's own prompts (not tool results, not the CLI's meta lines, not a subagent's), for L0;
+- the user's own prompts (not tool results, not the CLI's meta lines, not a subagent's), for L0
+  and for the summary's "asked";
+- the agent's answers: decisions, conventions and root causes it states (`answers`), held in the
+  session's state until the user's next prompt, which keeps them unless it disputes them; and
+  the open next steps of the latest answer, for the summary's "left";
 - tool calls: the files read and edited and the commands run, for the episodic summary;
 - a Bash command that failed and a later one of the same program that worked: a pitfall
   candidate with the error and the fix ("confirmed outcome").
@@ -40,10 +44,16 @@ _META = ("<command-", "<local-command", "Caveat:", "[Request interrupted")
 _ERROR_LINE = re.compile(r"(?:error|Error|ERROR|failed|FAILED|fatal|denied|refused|not found)")
 
 
+MAX_HEARD = 10  # answer proposals waiting for the user's reaction
+MAX_ASKED = 8  # prompts kept for the summary
+
+
 @dataclass
 class Found:
     prompts: list[tuple[str, str, int]] = field(default_factory=list)  # text, prompt id, line
     pitfalls: list[tuple[Proposal, int]] = field(default_factory=list)  # proposal, line
+    kept: list[dict[str, Any]] = field(default_factory=list)  # answer proposals not disputed
+    disputed: int = 0  # answer proposals the user's next prompt disputed
     complete: bool = True  # False when the deadline or MAX_BYTES stopped the pass
 
 
@@ -135,6 +145,9 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 _tool_use(block, state)
+        said = strip_private(_text(content)).strip()
+        if said:
+            _answer(said, state)
     elif kind == "user":
         if isinstance(content, list) and any(
             isinstance(b, dict) and b.get("type") == "tool_result" for b in content
@@ -148,9 +161,65 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
         text = strip_private(_text(content)).strip()
         if text and not text.startswith(_META):
             state.prompts += 1
-            if state.prompts == 1 and not state.first_prompt and not refusal(text):
-                state.first_prompt = " ".join(text.split())[:200]
+            short = " ".join(text.split())[:200]
+            state.last_prompt = "" if refusal(text[:2000]) else text[:2000]
+            if not refusal(short):
+                if state.prompts == 1 and not state.first_prompt:
+                    state.first_prompt = short
+                if len(state.asked) < MAX_ASKED:
+                    state.asked.append(short)
+            _reaction(text, state, found)
             found.prompts.append((text, str(entry.get("promptId") or ""), state.lines))
+
+
+def _answer(text: str, state: SessionState) -> None:
+    """An answer's statements wait for the user's reaction; its open items are what is left."""
+    from memkit.capture.answers import open_items, stated  # noqa: PLC0415
+
+    for said in stated(text):
+        if any(h.get("statement") == said.statement for h in state.heard):
+            continue
+        why = refusal(said.statement)
+        if why:  # not even in the session's state: counted, as the queue counts its refusals
+            state.refused[why] = state.refused.get(why, 0) + 1
+            continue
+        state.heard = [
+            *state.heard,
+            {
+                "statement": said.statement,
+                "kind": said.kind,
+                "type": said.type,
+                "score": said.score,
+                "why": said.why,
+                "triggers": list(said.triggers),
+                "line": state.lines,
+            },
+        ][-MAX_HEARD:]
+    left = [item for item in open_items(text) if not refusal(item)]
+    if left:
+        state.left = left
+
+
+def _reaction(prompt: str, state: SessionState, found: Found) -> None:
+    """The user's next prompt after an answer: it keeps what the answer stated, unless it
+    disputes it ("no, that's wrong"). The open items of the earlier answer are settled by
+    whatever the next answer says."""
+    state.left = []
+    if not state.heard:
+        return
+    from memkit.capture.answers import disputes  # noqa: PLC0415
+
+    if disputes(prompt):
+        found.disputed += len(state.heard)
+    else:
+        found.kept += state.heard
+    state.heard = []
+
+
+def settle_heard(state: SessionState, found: Found) -> None:
+    """The session ended: what its last answers stated was not disputed."""
+    found.kept += state.heard
+    state.heard = []
 
 
 def _tool_use(block: dict[str, Any], state: SessionState) -> None:

@@ -8,8 +8,8 @@ PostToolUse check:
 - per file (`file_findings`): the format checks of `memkit.atom.read` (MK001-MK008,
   MK012-MK022) and, once the format is fine, the content checks (secrets MK110, `<private>`
   blocks MK111, prompt injection MK112 when `gate: {injection: fail}`);
-- across files (`reference_findings`): a duplicate id (MK009), a reference to no atom
-  (MK010), a supersede cycle (MK011).
+- across files (`reference_findings`, over a whole memory `refused_across`): a duplicate
+  id (MK009), a reference to no atom (MK010), a supersede cycle (MK011).
 
 A refused file is named by its path and codes only (`memkit.findings.describe_refused`):
 its text, a secret in it included, is never printed.
@@ -17,11 +17,12 @@ its text, a secret in it included, is never printed.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from memkit.atom import REFERENCE_KEYS
+from memkit.atom import REFERENCE_KEYS, id_from_path
 from memkit.atom.read import ParsedAtom, read_atom
 from memkit.checks.content import run_content_checks
 from memkit.config import Config
@@ -128,3 +129,25 @@ def supersede_cycle(start: str, graph: Mapping[str, Iterable[str]]) -> list[str]
                 seen.add(nxt)
                 stack.append((nxt, [*path, nxt]))
     return []
+
+
+def refused_across(atoms: Sequence[Referring], paths: Iterable[str]) -> dict[str, list[str]]:
+    """path -> the codes of MK009-MK011 among `atoms`, as `memkit validate` finds them: ids
+    from the names of every atom file (`paths`), the supersede graph from `atoms` (whichever
+    side wrote an edge down)."""
+    paths_of: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        paths_of[id_from_path(path)].append(path)
+    graph: dict[str, set[str]] = defaultdict(set)
+    for atom in atoms:
+        graph[atom.id].update(atom.supersedes)
+        for newer in atom.superseded_by:
+            graph[newer].add(atom.id)
+    held: dict[str, list[str]] = {}
+    for atom in atoms:
+        linked = atom.supersedes or atom.superseded_by
+        cycle = supersede_cycle(atom.id, graph) if linked else []
+        codes = error_codes(reference_findings(atom, paths_of, cycle))
+        if codes:
+            held[atom.path] = codes
+    return held

@@ -144,6 +144,9 @@ def run_gate(root: Path, files: Sequence[str] | None) -> int:
             parsed is not None
             and parsed.atom is not None
             and parsed.atom.scope not in ("", *_UNGATED_SCOPES)
+            # Retired by status too (superseded, archived): the commit that retires an atom
+            # must not be refused because its replacement says the same thing.
+            and parsed.atom.status == "active"
         ):
             atoms.append(parsed.atom)
     from memkit.audit.write import conflicts, remember  # noqa: PLC0415

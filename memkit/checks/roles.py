@@ -6,12 +6,15 @@ out of review needs the authority that putting it in needs.
 - `roles/<r>/` needs role r and `personal/<u>/` needs to be u, on either side of a change;
 - `usage/<u>.json`, a person's exported usage, is written by u alone (MK207);
 - the whitelist and the review log need management (MK203), and so do the files that set the
-  rules a change is judged by: memkit.yaml, the hook set, the golden queries, the CI workflow
-  (MK206);
+  rules a change is judged by: memkit.yaml, the hook set, the golden queries, the CI workflow,
+  and every `.gitignore`, which decides what is ever staged and judged (MK206);
+- nothing under `.memkit/` (a clone's own derived state) is ever committed, by anyone (MK208);
 - sensitive atoms (type or `audience` in `roles.sensitive`, default architecture and decision)
   enter `shared/` only from management (MK204); others go through `shared/_pending/`;
 - an approved sensitive atom in `shared/` is deleted, retyped or moved out only by
-  management (MK205).
+  management (MK205);
+- and, whoever makes it, a change breaks no link: an atom others name is not deleted or
+  archived from under them (MK024, `memkit.checks.links`).
 Except in a repository's first commit, the whitelist and the settings come from a committed
 revision (HEAD locally, the base in CI), never from the change being judged. Locally the
 identity is the git author; in CI it is the pull-request author (`--actor`).
@@ -27,6 +30,7 @@ from memkit.atom import Atom, scope_from_path
 from memkit.atom.read import parse_atom_bytes
 from memkit.changeset import SYMLINK_MODE, Change, read_blobs, staged_changes
 from memkit.checks import run_hook
+from memkit.checks.links import link_findings
 from memkit.checks.validate import resolve_targets
 from memkit.config import CONFIG_NAME, Config, load_config, parse_config
 from memkit.findings import Finding
@@ -43,7 +47,34 @@ RULE_FOLDERS = (".github/workflows/",)  # the CI that runs `memkit ci` on pull r
 
 
 def is_rule_file(path: str) -> bool:
-    return path in RULE_FILES or path.startswith(RULE_FOLDERS)
+    """Changing it is management's: it decides how changes are judged, or, for a
+    `.gitignore` (in any folder), what the hooks and review ever see (an ignored file is never
+    staged, so never judged)."""
+    return (
+        path in RULE_FILES
+        or path.startswith(RULE_FOLDERS)
+        or path.rsplit("/", 1)[-1] == ".gitignore"
+    )
+
+
+LOCAL_STATE = ".memkit"  # this clone's derived state: the index, the usage log, logs, a socket
+
+
+def is_local_state(path: str) -> bool:
+    return LOCAL_STATE in path.split("/")[:-1]
+
+
+def local_state_finding(path: str) -> Finding:
+    folder = path.split(LOCAL_STATE + "/", maxsplit=1)[0] + LOCAL_STATE
+    return Finding(
+        path,
+        1,
+        1,
+        "MK208",
+        f"{LOCAL_STATE}/ is this clone's own derived state (index, usage log, logs) and is "
+        "never committed: a teammate's clone would read it as theirs; remove it with "
+        f"`git rm -r --cached {folder}` (it stays on your disk)",
+    )
 
 
 WORKTREE = "worktree:"  # stands for a blob: the file as it is in the working tree
@@ -103,11 +134,15 @@ class _Judge:
         return (atom, kind) if kind in self.sensitive else None
 
     def folders(self, path: str, gone: bool) -> bool:
-        """Role and personal folders, the whitelist, the review log, the rule files: True when
-        `path` is one of them (judged here, nothing more to check)."""
+        """Role and personal folders, the whitelist, the review log, the rule files, local
+        state: True when `path` is one of them (judged here, nothing more to check)."""
         who = self.identity
         parts = path.split("/")
         verb = "removing from" if gone else "writing in"
+        if is_local_state(path):
+            if not gone:  # taking it out of git is the fix, whoever makes it
+                self.findings.append(local_state_finding(path))
+            return True
         if path in (ROLES_FILE, REVIEW_LOG):
             if not self.first and not who.is_management:
                 what = "the role whitelist" if path == ROLES_FILE else "the review log"
@@ -115,13 +150,13 @@ class _Judge:
             return True
         if is_rule_file(path):
             if not self.first and not who.is_management:
-                self.add(
-                    path,
-                    1,
-                    "MK206",
-                    f"only management may change {path}: it sets the rules this change is "
-                    "judged by, which stay the base's until management changes them",
+                why = (
+                    "it decides which files are ever staged, and so reviewed"
+                    if path.rsplit("/", 1)[-1] == ".gitignore"
+                    else "it sets the rules this change is judged by, which stay the base's "
+                    "until management changes them"
                 )
+                self.add(path, 1, "MK206", f"only management may change {path}: {why}")
             return True
         if parts[0] == "usage" and len(parts) == 2:
             # A person's exported usage counts toward promotions (`fixed_users`): only they
@@ -165,41 +200,65 @@ class _Judge:
             return
         if self.identity.is_management:
             return
-        if after is not None:
-            new = self.sensitive_atom(after, change.new_blob, change.new_mode)
-            if new is not None:
-                atom, kind = new
-                pending = "shared/_pending/" + after.removeprefix("shared/")
-                self.add(
-                    after,
-                    atom.line_of("type"),
-                    "MK204",
-                    f"`{kind}` atoms enter shared/ only through review; move it with "
-                    f"`git mv {after} {pending}` and a management member will "
-                    f"`memkit review approve {atom.id}`",
-                )
-                return
         old = (
             self.sensitive_atom(before, change.old_blob, change.old_mode)
             if before is not None
             else None
         )
+        if after is not None:
+            new = self.sensitive_atom(after, change.new_blob, change.new_mode)
+            if new is not None:
+                atom, kind = new
+                if old is not None and before == after:
+                    # An edit of an approved atom: moving it back into review would take the
+                    # approved one out (MK205); a proposal that supersedes it does not.
+                    fix = (
+                        f"propose your change with `memkit review propose {old[0].id}` (it "
+                        f"keeps {after} as approved and puts your version in "
+                        f"shared/_pending/ with `supersedes: [{old[0].id}]`)"
+                    )
+                elif old is not None:  # an approved atom renamed: a new atom, unreviewed
+                    fix = f"put it back with `git mv {after} {before}`"
+                else:
+                    pending = "shared/_pending/" + after.removeprefix("shared/")
+                    fix = (
+                        f"move it with `git mv {after} {pending}` and a management member "
+                        f"will `memkit review approve {atom.id}`"
+                    )
+                self.add(
+                    after,
+                    atom.line_of("type"),
+                    "MK204",
+                    f"`{kind}` atoms enter shared/ only through review; {fix}",
+                )
+                return
         if old is None:
             return
         atom, kind = old
+        back = f"shared/_pending/{atom.id}.md"
+        propose = (
+            f"`memkit review propose {atom.id}` (it puts {atom.path} back and writes your "
+            f"version to shared/_pending/ with `supersedes: [{atom.id}]` for management "
+            "to approve)"
+        )
         if after is None:
             where, what = atom.path, "deleting it"
+            fix = f"to replace or retire it, {propose}"
+        elif after == back:
+            where, what = after, f"moving it to {after}"
+            fix = f"propose your change with {propose}"
         elif after != atom.path:
             where, what = after, f"moving it to {after}"
+            fix = f"put it back with `git mv {after} {atom.path}`"
         else:
             where, what = after, f"changing it into something other than a `{kind}` atom"
+            fix = f"propose your change with {propose}"
         self.add(
             where,
             1,
             "MK205",
             f"`{atom.id}` is an approved `{kind}` atom; {what} takes it out of review, which "
-            "needs management as adding it does: ask a management member, or propose the "
-            "change through shared/_pending/",
+            f"needs management as adding it does: {fix}",
         )
 
 
@@ -257,7 +316,10 @@ def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None,
     identity = identify(root, actor, rev=rev)
     config = committed_config(root, rev)
     findings = judge_changes(root, changes, identity, config, first_commit=first)
-    for finding in findings:
+    # The links the change breaks, in the tree it stages (files named but not staged aside).
+    staged_only = [c for c in changes if c.new_blob != WORKTREE]
+    findings += link_findings(root, staged_only, config, tree="")
+    for finding in sorted(set(findings)):
         print(finding.format())
     return 1 if findings else 0
 

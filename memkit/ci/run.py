@@ -11,12 +11,19 @@ from memkit.audit.classify import CONTRADICTS
 from memkit.audit.run import audit
 from memkit.changeset import changes_between
 from memkit.checks.gate import gate_atoms
-from memkit.checks.roles import committed_config, judge_changes
+from memkit.checks.links import link_findings
+from memkit.checks.roles import (
+    committed_config,
+    is_local_state,
+    judge_changes,
+    local_state_finding,
+)
 from memkit.checks.validate import MEMORY_INDEX, validate
 from memkit.ci.changes import Change, head_commit, merge_base, resolve
 from memkit.ci.evalgate import EvalResult, run_eval_gate
 from memkit.errors import UsageError
 from memkit.findings import Finding
+from memkit.git import run as run_git
 from memkit.roles import identify
 
 
@@ -66,6 +73,13 @@ def run_ci(
 
     identity = identify(root, actor, rev=base_rev)
     findings.extend(judge_changes(root, changed, identity, config))
+    findings.extend(link_findings(root, changed, config, tree=head_rev))
+    # Local state already in git (committed before the check, or around it) fails every
+    # pull request until it is taken out: a clone would read it as its own.
+    tracked = run_git(root, "ls-tree", "-r", "-z", "--name-only", head_rev, "--", ".")
+    for path in tracked.decode("utf-8", "surrogateescape").split("\0"):
+        if is_local_state(path):
+            findings.append(local_state_finding(path))
 
     for pair in audit(root, atom_paths, config):
         if pair.kind == CONTRADICTS and not pair.resolved:

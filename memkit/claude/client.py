@@ -10,6 +10,37 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 SOCKET = "engine.sock"
+# What decides who the person asking is (`git var GIT_AUTHOR_IDENT`, and so scopes and whose
+# episodic summaries): sent with every request, because the engine serves every session of
+# this OS user, and two git identities on one account must not see each other's memory.
+IDENTITY_VARS = (
+    *("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "EMAIL", "HOME", "XDG_CONFIG_HOME"),
+    *("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS"),
+)
+ASKER = "memkit_asker"  # the payload's key for them (a key no Claude Code event has)
+
+
+def identity_key() -> tuple[str | None, ...]:
+    """This process's identity variables as they stand: a cache key for what depends on them."""
+    return tuple(os.environ.get(name) for name in IDENTITY_VARS)
+
+
+def with_asker(payload: str) -> str:
+    """The hook's JSON with the identity variables added as its last key (NAME=VALUE pairs,
+    NUL-separated). Inside the JSON, not beside it: an engine of an older memkit, still running
+    after an upgrade, reads the payload as before and ignores the key."""
+    import _json  # the C encoder: no json module on this path  # noqa: PLC0415
+
+    body = payload.rstrip()
+    if not body.endswith("}"):
+        return payload  # not an object: sent as it is (the engine's parse says the rest)
+    pairs = "\0".join(
+        f"{name}={value}" for name in IDENTITY_VARS if (value := os.environ.get(name)) is not None
+    )
+    head = body[:-1].rstrip()
+    comma = "" if head.endswith("{") else ", "
+    key, value = _json.encode_basestring_ascii(ASKER), _json.encode_basestring_ascii(pairs)
+    return f"{head}{comma}{key}: {value}}}"
 
 
 def socket_path(root: str | os.PathLike[str]) -> str:
@@ -44,10 +75,10 @@ def ask(
     client.settimeout(timeout)
     try:
         with_socket_path(path, client.connect)
-        # Two header lines (event; repositories, tab-separated), then the hook's JSON as is:
-        # no json module on this path.
+        # Two header lines (event; repositories, tab-separated), then the hook's JSON with who
+        # asks added: no json module on this path.
         head = (event + "\n" + "\t".join(repos) + "\n").encode("utf-8")
-        client.sendall(head + payload.encode("utf-8"))
+        client.sendall(head + with_asker(payload).encode("utf-8"))
         client.shutdown(_socket.SHUT_WR)
         chunks = []
         while chunk := client.recv(65536):

@@ -15,7 +15,7 @@ from typing import Any
 def disagreement_lines(items: Iterable[Any]) -> list[str]:
     """Lines for each unresolved contradiction whose two atoms are both among `items`
     (anything with `.id` and `.repo`, the root of the repository it came from)."""
-    from memkit.audit.status import reported, unresolved_now  # noqa: PLC0415
+    from memkit.audit.status import pairs_among, unresolved_now  # noqa: PLC0415
 
     by_repo: dict[str, set[str]] = {}
     for item in items:
@@ -26,7 +26,7 @@ def disagreement_lines(items: Iterable[Any]) -> list[str]:
         if len(ids) < 2:
             continue
         root = Path(repo)
-        for pair in reported(root):
+        for pair in pairs_among(root, ids):  # bounded: no whole parse of a large report
             if (
                 pair.get("kind") == "contradicts"
                 and pair.get("incoming") in ids

@@ -18,15 +18,17 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from memkit.claude.client import socket_path, with_socket_path
+from memkit.claude.client import ASKER, IDENTITY_VARS, socket_path, with_socket_path
 from memkit.files import write_atomic
 
 LOCK = "engine.lock"
 PID = "engine.pid"
 IDLE_SECONDS = 600.0
 CHECK_SECONDS = 10.0
+MAINTAIN_SECONDS = 2.0  # usage-log folding per check, at most
 MAX_REQUEST = 4_000_000
 
 
@@ -37,6 +39,7 @@ def _handle(raw: bytes, root: Path) -> bytes:
     event, repo_line, payload = raw.decode("utf-8").split("\n", 2)
     if event not in HANDLERS:
         return b""
+    payload, asker = _asker_of(payload)
     repos = [r for r in repo_line.split("\t") if r]
     out: list[str] = []
 
@@ -51,8 +54,51 @@ def _handle(raw: bytes, root: Path) -> bytes:
         def read(self, _n: int) -> str:
             return str(payload)
 
-    fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink(), str(root))
+    with _as_asker(asker):
+        fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink(), str(root))
     return "".join(out).encode("utf-8")
+
+
+def _asker_of(payload: str) -> tuple[str, dict[str, str] | None]:
+    """The payload without the identity the hook added (`client.with_asker`), and that
+    identity; None when it carries none (a hook of an older memkit)."""
+    import json  # noqa: PLC0415
+
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return payload, None
+    if not isinstance(data, dict) or not isinstance(data.get(ASKER), str):
+        return payload, None
+    pairs = (p.partition("=") for p in data.pop(ASKER).split("\0") if p)
+    asker = {k: v for k, _, v in pairs if k in IDENTITY_VARS}
+    return json.dumps(data, ensure_ascii=False), asker
+
+
+@contextlib.contextmanager
+def _as_asker(asker: dict[str, str] | None) -> Iterator[None]:
+    """For one request, the identity variables of the hook that sent it: git (and so the
+    scopes served, the author of a summary, whose summary is given) then sees the person
+    asking, not the one whose hook started the engine. Requests are answered one at a time,
+    so the process's environment is the request's until it is answered. A client that sends
+    no identity (an older memkit-hook) is answered as the engine's own."""
+    if asker is None:
+        yield
+        return
+    before = {name: os.environ.get(name) for name in IDENTITY_VARS}
+    for name in IDENTITY_VARS:
+        if name in asker:
+            os.environ[name] = asker[name]
+        else:
+            os.environ.pop(name, None)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 class _Freshness:
@@ -104,7 +150,9 @@ class _Freshness:
                     if child is not None:
                         self.children[root] = child
                 with usage_log(root) as usage:
-                    usage.maintain()  # folds old uses: a log of any size reads as fast
+                    # Folds old uses (a log of any size reads as fast), a few seconds'
+                    # worth per check: a huge old log is folded over several.
+                    usage.maintain(budget=MAINTAIN_SECONDS)
             except Exception:  # the engine must outlive a failed refresh
                 from memkit.claude.protocol import log_error  # noqa: PLC0415
 

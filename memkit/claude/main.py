@@ -27,6 +27,9 @@ DEADLINE = 5.0  # seconds for the whole hook; MEMKIT_HOOK_DEADLINE overrides
 SHORT_DEADLINE = {"session-end": 1.2}
 SLOTS = max(2, os.cpu_count() or 2)  # hooks of one repository answering in-process at once
 _LOG: list[str] = []  # where to note an expired deadline, once the repository is known
+# What the hook was doing, its deadline and session: said when the deadline expires.
+_PHASE: list[str] = ["starting"]
+_SEEN: dict[str, str] = {}
 
 
 def _note(message: str) -> None:
@@ -46,11 +49,50 @@ def _note(message: str) -> None:
 
 def _expired(_signum: int, _frame: object) -> None:
     """Past the deadline the hook leaves at once, printing nothing: Claude Code waits for
-    its hooks, and no memory is better than a late prompt."""
+    its hooks, and no memory is better than a late prompt. But never silently: the session's
+    next answer says memory was skipped and why (`memkit.claude.skipped`)."""
     try:
-        _note("deadline expired, answered nothing")
+        reason = f"the {_SEEN.get('deadline', '?')} s deadline expired while {_PHASE[-1]}"
+        _note(f"deadline expired ({reason}), answered nothing")
+        _mark_skipped(reason)
+    except BaseException:  # noqa: S110  (leaving is all that matters now)
+        pass
     finally:
         os._exit(0)
+
+
+def _mark_skipped(reason: str) -> None:
+    """`.memkit/skipped/<session>` (read by the next answer) and a ledger line (read by
+    `memkit doctor`); the format is `memkit.claude.skipped`'s. Standard library only."""
+    if not _LOG:
+        return
+    import time  # noqa: PLC0415
+
+    folder = os.path.join(os.path.dirname(os.path.dirname(_LOG[0])), "skipped")  # noqa: PTH118, PTH120
+    session = "".join(c if c.isalnum() or c in "_-" else "_" for c in _SEEN.get("session", ""))
+    event = _LOG[1]
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)  # noqa: PTH103
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW
+        name = os.path.join(folder, session[:100] or "unknown-session")  # noqa: PTH118
+        fd = os.open(name, flags | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:  # noqa: PTH123
+            fh.write(f"{event}\t{reason}\t{time.time():.0f}\n")
+        fd = os.open(os.path.join(folder, "ledger"), flags | os.O_APPEND, 0o600)  # noqa: PTH118
+        with open(fd, "a", encoding="utf-8") as fh:  # noqa: PTH123
+            fh.write(f"{time.time():.0f}\t{event}\t{reason}\n")
+    except OSError:
+        pass
+
+
+def _session_of(raw: str) -> str:
+    """The payload's session id, without parsing JSON (no json module on this path)."""
+    at = raw.find('"session_id"')
+    if at < 0:
+        return ""
+    start = raw.find('"', raw.find(":", at) + 1)
+    end = raw.find('"', start + 1)
+    return raw[start + 1 : end] if 0 <= start < end <= start + 200 else ""
 
 
 def _since_exec() -> float:
@@ -74,6 +116,7 @@ def _arm_deadline(event: str) -> float:
     except ValueError:
         seconds = default
     if seconds > 0:
+        _SEEN["deadline"] = f"{seconds:g}"
         seconds = max(0.01, seconds - _since_exec())
         _signal.signal(_signal.SIGALRM, _expired)
         _signal.setitimer(_signal.ITIMER_REAL, seconds)
@@ -99,6 +142,7 @@ def _take_slot(root: str) -> int | None:
     if not os.path.isdir(folder):  # noqa: PTH112
         return None
     fds = []
+    _PHASE.append(f"waiting for one of {SLOTS} in-process slots (busy with other hooks)")
     try:
         for n in range(SLOTS):
             path = os.path.join(folder, f"hook-slot-{n}.lock")  # noqa: PTH118
@@ -118,6 +162,8 @@ def _take_slot(root: str) -> int | None:
 def _start_engine(root: str) -> None:
     import subprocess  # noqa: PLC0415  (only when the engine must be started)
 
+    if not os.access(os.path.join(root, ".memkit"), os.W_OK):  # noqa: PTH118
+        return  # read-only: it could hold neither its lock nor its socket
     subprocess.Popen(
         [sys.executable, "-m", "memkit", "serve", "--repo", root],
         stdin=subprocess.DEVNULL,
@@ -131,6 +177,7 @@ def _ask_engine(root: str, event: str, raw: str, repos: list[str], deadline: flo
     """The engine's answer, checked; None when the hook must answer by itself."""
     from memkit.claude.client import ask, engine_hung, mark_hung  # noqa: PLC0415
 
+    _PHASE.append("asking the warm engine")
     why = engine_hung(root)
     if why:
         if why == "stopped":  # found now (then marked: the next hooks say nothing)
@@ -166,13 +213,19 @@ def main(argv: list[str] | None = None) -> int:
     repos += [a[len("--repo=") :] for a in rest if a.startswith("--repo=")]
     # Repositories of this user's machine, from their own .claude/settings.local.json.
     repos += [p for p in os.environ.get("MEMKIT_REPOS", "").split(os.pathsep) if p.strip()]
+    _PHASE.append("reading the hook's input")
     try:
         raw = sys.stdin.read(MAX_STDIN + 1)
     except (OSError, UnicodeDecodeError):
         raw = ""
-    from memkit.claude.trust import find_root, private_folder  # noqa: PLC0415
+    _SEEN["session"] = _session_of(raw[:4096])
+    from memkit.claude.trust import locate, private_folder  # noqa: PLC0415
 
-    root = find_root(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    root, refused = locate(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    if refused is not None:
+        from memkit.claude.protocol import log_line  # noqa: PLC0415  (only when refused)
+
+        log_line(None, EVENT_NAMES[event], refused, mine=True)
     own = root is not None and private_folder(root)
     if root is not None and own:
         _LOG[:] = [os.path.join(root, ".memkit", "logs", "hooks.log"), event]  # noqa: PTH118
@@ -203,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if root is not None and own:
         _take_slot(root)
+    _PHASE.append("answering in-process (no warm engine answered)")
     out = io.StringIO()
     fail_open(event, run, io.StringIO(raw), out, log_to=root if own else None)
     return _answer(out.getvalue())

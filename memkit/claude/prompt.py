@@ -10,10 +10,12 @@ from typing import Any
 from memkit.capture.hooks import on_prompt
 from memkit.claude import repos as _repos
 from memkit.claude.budget import budget_for
+from memkit.claude.fence import MEMORY_CLOSE, MEMORY_OPEN, neutralise
 from memkit.claude.private import strip_private
 from memkit.claude.protocol import context_output
 from memkit.claude.recall import Candidate, candidates, pack, render
 from memkit.claude.repos import find_repos
+from memkit.claude.skipped import take as take_skipped
 from memkit.claude.usage import usage_log
 
 
@@ -46,4 +48,9 @@ def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[st
     for source in sorted({item.repo for item in items}):
         with usage_log(Path(source), keep=_repos.WARM) as usage:
             usage.record(session, [item.id for item in items if item.repo == source])
-    return context_output("UserPromptSubmit", render(items))
+    text = render(items)
+    # An earlier hook of this session left with nothing (its deadline): say so, once.
+    said = next((line for root in roots if (line := take_skipped(root, session))), "")
+    if said:
+        text = f"{MEMORY_OPEN}\n{neutralise(said)}\n{MEMORY_CLOSE}\n{text}".rstrip("\n")
+    return context_output("UserPromptSubmit", text)

@@ -58,16 +58,22 @@ def log_dir(cwd: str | None) -> Path | None:
     return user_log_dir()
 
 
-def log_line(cwd: str | None, event: str, message: str) -> None:
+def log_line(cwd: str | None, event: str, message: str, *, mine: bool = False) -> None:
     """One line in hooks.log: something a user would want to know went wrong (`memkit doctor`
-    points there), when nothing is printed into the session."""
+    points there), when nothing is printed into the session. `mine`: in this user's own log
+    folder, not a repository's (a repository that was refused)."""
     import time  # noqa: PLC0415  (only when something went wrong)
 
     from memkit.files import private_dirs  # noqa: PLC0415
     from memkit.logs import append  # noqa: PLC0415
 
     try:
-        folder = log_dir(cwd)
+        if mine:
+            from memkit.logs import user_log_dir  # noqa: PLC0415
+
+            folder = user_log_dir()
+        else:
+            folder = log_dir(cwd)
         if folder is None:
             return
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")

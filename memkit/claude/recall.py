@@ -85,6 +85,16 @@ def visible(
     return scopes is None or scope == "shared" or scope in scopes
 
 
+def recallable(
+    entry: dict[str, Any], scopes: frozenset[str] | None, stale: AbstractSet[str], today: str
+) -> bool:
+    """Whether recall may bring an atom for a prompt: `visible`, and not an episodic summary.
+    Summaries are their author's and reach them only as the next session's first-prompt
+    note (`memkit.capture.episodic`) or on request (`memkit search --episodes`): one in the
+    tree (an older memkit wrote them there) would otherwise outrank the team's atoms."""
+    return entry["scope"] != "episodic" and visible(entry, scopes, stale, today)
+
+
 def _sections(body: str) -> list[tuple[str, str]]:
     """(heading, text) blocks of a body, split on Markdown headings."""
     marks = list(_HEADING.finditer(body))
@@ -224,7 +234,7 @@ def candidates(
     for row, score, why in ranked[:EXAMINE] if reachable else []:
         if row not in has_trigger and score < MIN_RELATIVE * best:
             break  # ranked best first: the cut below drops this one and every one after it
-        if not visible(reader.atoms[row], scopes, stale, today):
+        if not recallable(reader.atoms[row], scopes, stale, today):
             continue
         cover, held = reader.coverage(terms, row)
         if relevant(cover, held, terms.known, trigger=row in has_trigger, cosine=cosine.get(row)):
@@ -260,7 +270,7 @@ def candidates(
             if (
                 rel_row is not None
                 and rel_row not in taken
-                and visible(reader.atoms[rel_row], scopes, stale, today)
+                and recallable(reader.atoms[rel_row], scopes, stale, today)
             ):
                 taken.add(rel_row)
                 why = f"related to {parent.id}"

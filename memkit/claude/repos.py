@@ -15,9 +15,11 @@ def find_repos(payload: dict[str, Any], repos: Sequence[str]) -> list[Path]:
     """The repositories named with --repo that exist; with none named, the nearest one above
     the session's folder when this user may trust it (see `trust`)."""
     from memkit.claude.trust import find_root, named_repo  # noqa: PLC0415
+    from memkit.ownership import trusted  # noqa: PLC0415
 
     if repos:
-        return [Path(found).resolve() for r in repos if (found := named_repo(r)) is not None]
+        named = [found for r in repos if (found := named_repo(r)) is not None]
+        return [Path(found).resolve() for found in named if trusted(found)]
     start = str(payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd())
     found = find_root([], start)
     return [Path(found)] if found is not None else []
@@ -71,19 +73,30 @@ def reader(root: Path) -> Any:
 
 def rebuild(root: Path, problem: str) -> None:
     """A damaged index: one line in hooks.log, and one full rebuild in the background (not
-    one per hook: a mark in the index folder holds the next ones off for REBUILD_WAIT)."""
+    one per hook: a mark in the index folder, naming the damaged generation, holds the next
+    ones off for REBUILD_WAIT). Damage to another generation (the one the last rebuild made,
+    however soon after) is rebuilt at once."""
     import time  # noqa: PLC0415
 
     from memkit.claude.protocol import log_line  # noqa: PLC0415
+    from memkit.index.store import current_generation  # noqa: PLC0415
 
     mark = root / ".memkit" / "index" / REBUILD_MARK
+    gen = current_generation(root)
     try:
-        if time.time() - mark.stat().st_mtime < REBUILD_WAIT:
-            return
+        # The generation's name and the time its folder was made: a rebuilt gen-000001
+        # (after `.memkit/index/` was deleted) is not the one the mark names.
+        damaged = f"{gen.name} {gen.stat().st_mtime_ns}" if gen is not None else "none"
     except OSError:
+        damaged = "none"
+    try:
+        same = mark.read_text(encoding="utf-8").strip() == damaged
+        if same and time.time() - mark.stat().st_mtime < REBUILD_WAIT:
+            return
+    except (OSError, UnicodeDecodeError):
         pass
     try:
-        mark.touch()
+        mark.write_text(damaged + "\n", encoding="utf-8")
     except OSError:
         log_line(str(root), "index", f"damaged, and cannot be rebuilt here: {problem}")
         return
@@ -126,16 +139,20 @@ def open_roots() -> list[Path]:
     return list(_READERS)
 
 
-_SCOPES: dict[Path, tuple[float, frozenset[str] | None]] = {}
+_SCOPES: dict[tuple[Path, tuple[str | None, ...]], tuple[float, frozenset[str] | None]] = {}
 SCOPE_TTL = 60.0  # identity costs git calls; in the warm engine it is reused for a minute
 
 
 def scopes(root: Path) -> frozenset[str] | None:
+    """The scopes the person asking may read. In the warm engine that is the person whose
+    hook sent the request (`engine._as_asker`): cached per identity, never across two."""
     import time  # noqa: PLC0415
 
+    from memkit.claude.client import identity_key  # noqa: PLC0415
     from memkit.roles import identify  # noqa: PLC0415
 
-    cached = _SCOPES.get(root)
+    key = (root, identity_key())
+    cached = _SCOPES.get(key)
     if cached is not None and time.monotonic() - cached[0] < SCOPE_TTL:
         return cached[1]
     try:
@@ -146,5 +163,7 @@ def scopes(root: Path) -> frozenset[str] | None:
         scopes: frozenset[str] | None = who.readable_scopes() | authors
     except OSError:
         scopes = None
-    _SCOPES[root] = (time.monotonic(), scopes)
+    if len(_SCOPES) > 64:  # many identities over an engine's life: keep the newest
+        _SCOPES.pop(next(iter(_SCOPES)))
+    _SCOPES[key] = (time.monotonic(), scopes)
     return scopes

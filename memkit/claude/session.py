@@ -40,11 +40,16 @@ end = session_end("session-end")
 
 def stop(payload: dict[str, Any], repos: Sequence[str]) -> None:
     """The turn is over: note how it ended, and which of the atoms it was given its answer
-    contradicts (`memkit.lifecycle.evidence`)."""
+    drew on or contradicts (`memkit.lifecycle.evidence`)."""
     _stopped(payload, repos)
     answer = str(payload.get("last_assistant_message") or "")
     if answer.strip():
+        from memkit.capture import state as states  # noqa: PLC0415
         from memkit.lifecycle.evidence import settle_turn  # noqa: PLC0415
 
+        session = str(payload.get("session_id") or "")
         for root in find_repos(payload, repos):
-            settle_turn(root, str(payload.get("session_id") or ""), answer)
+            # The prompt, as the transcript pass just read it: words the answer only repeats
+            # from it do not show an atom was used.
+            prompt = states.load(root, session).last_prompt if session else ""
+            settle_turn(root, session, answer, prompt)

@@ -13,6 +13,7 @@ from memkit.claude.budget import estimate_tokens
 from memkit.claude.fence import attribute, neutralise
 from memkit.claude.protocol import context_output
 from memkit.claude.repos import find_repos
+from memkit.claude.skipped import take as take_skipped
 from memkit.claude.usage import NO_HISTORY, usage_log
 
 SESSION_INDEX_TOKENS = 1_000
@@ -45,6 +46,10 @@ def session_start(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
             lines += _session_index(root, reader, act, _repos.scopes(root), listed)
             usage.note(session, listed, "start")  # seen, not used: evidence of nothing yet
         lines += pending_note(root)  # capture candidates waiting (issue 15)
+        said = take_skipped(root, str(payload.get("session_id") or ""))
+        if said:  # an earlier hook of this session left with nothing: said once
+            lines += [f'<memkit-index repo="{attribute(root.name)}">', neutralise(said)]
+            lines.append("</memkit-index>")
     if not lines:
         return None
     return context_output("SessionStart", "\n".join(lines))
@@ -125,13 +130,17 @@ def _session_index(
             f"{len(refused)} atom file(s) are refused by validation and not served "
             f"({describe_refused(refused)}); `memkit validate` says what to fix."
         )
-    from memkit.audit.status import open_conflicts  # noqa: PLC0415
+    from memkit.audit.status import first_conflicts  # noqa: PLC0415
 
     # Checked against the files as they are now: a pair settled since the audit is not shown.
-    for item in open_conflicts(root, kinds=("contradicts", "duplicate"))[:3]:
+    # Bounded: the first three that still stand, from the head of the reports.
+    shown, more = first_conflicts(root, ("contradicts", "duplicate"), limit=3)
+    for item in shown:
         out.append(
             f"Unresolved {item['kind']}: {item['incoming']} vs {item['other']} ({item['reason']})."
         )
+    if more:
+        out.append("More unresolved pairs: `memkit health` lists them all.")
     out.append(
         "More: `memkit search QUERY` and `memkit show ID`; relevant atoms are also "
         "added to prompts automatically."

@@ -34,7 +34,8 @@ def add_parser(subparsers: Any) -> None:
 
 def memory_root(repo: Path | None, project: Path) -> Path | None:
     """The repository to check: the one named, the one here, else the first one the
-    project's Claude Code files name that exists (a teammate runs doctor in the project)."""
+    project's Claude Code files name that exists (a teammate runs doctor in the project);
+    None when there is none."""
     from memkit.repo import find_root, nearest_repo  # noqa: PLC0415
     from memkit.wiring_checks import named_repos  # noqa: PLC0415
 
@@ -42,20 +43,35 @@ def memory_root(repo: Path | None, project: Path) -> Path | None:
         return find_root(repo)
     named, _ = named_repos(project)
     found = [n.path for n in named if (n.path / "memkit.yaml").is_file()]
-    return found[0] if found else (find_root(None) if not named else None)
+    return found[0] if found else None
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.doctor import FAIL, WARN, Check, diagnose  # noqa: PLC0415
-    from memkit.wiring_checks import claude_checks  # noqa: PLC0415
+    from memkit.doctor import FAIL, WARN, Check, check_claude, diagnose  # noqa: PLC0415
+    from memkit.wiring_checks import claude_checks, named_repos  # noqa: PLC0415
 
     project = (args.project or Path.cwd()).resolve()
+    here = Path.cwd().resolve()
     root = memory_root(args.repo, project)
     if root is not None:
         checks = diagnose(root, project)
     else:
-        none = "none of the memory repositories this project's Claude Code files name exists here"
-        checks = [Check(FAIL, "memory repository", none), *claude_checks(None, project)]
+        # A code project, not a memory repository: say so, check what belongs to a project
+        # (its Claude Code settings), and leave nothing behind (no .memkit/ made here).
+        none = (
+            "none of the memory repositories this project's Claude Code files name exists here"
+            if named_repos(project)[0]
+            else f"none here: {here} (and no folder above it) has no memkit.yaml"
+        )
+        hint = (
+            "memkit doctor --repo PATH (your clone of the memory repository), or "
+            "`memkit init --join` inside that clone"
+        )
+        checks = [
+            Check(FAIL, "memory repository", none, hint),
+            check_claude(project),
+            *claude_checks(None, project),
+        ]
     for check in checks:
         print(check.format())
     failed = sum(c.status == FAIL for c in checks)

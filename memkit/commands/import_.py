@@ -50,6 +50,18 @@ def add_parser(subparsers: Any) -> None:
         sub.add_argument(
             "--type", choices=TYPES, help="give every atom this type (default: guessed)"
         )
+        if name != "adr":
+            about = sub.add_mutually_exclusive_group()
+            about.add_argument(
+                "--project",
+                help="the code project the text is about (default: the folder name of each "
+                "file's git work tree); exported into that project only",
+            )
+            about.add_argument(
+                "--no-project",
+                action="store_true",
+                help="the text is team-wide: no `project:` on the atoms",
+            )
         sub.add_argument(
             "--encoding", help="read files in this encoding (default: UTF-8, or UTF-16 with a BOM)"
         )
@@ -83,8 +95,15 @@ def run(args: argparse.Namespace) -> int:
     collected = _collector(args.format)(
         args.paths, max_lines=config.atom_lines, encoding=args.encoding, forced_type=args.type
     )
+    project = "" if getattr(args, "no_project", False) else getattr(args, "project", None)
     report = run_import(
-        root, collected, args.format, scope=args.scope, dry_run=args.dry_run, config=config
+        root,
+        collected,
+        args.format,
+        scope=args.scope,
+        dry_run=args.dry_run,
+        config=config,
+        project=project,
     )
     if args.json:
         print(json.dumps(report.as_json(), ensure_ascii=False))

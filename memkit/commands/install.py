@@ -39,17 +39,20 @@ def run(args: argparse.Namespace) -> int:
     project = args.project.resolve()
     if not project.is_dir():
         raise UsageError(f"{project} is not a folder")
+    from memkit.repo import nearest_repo, trusted_root  # noqa: PLC0415
+
     repos = [r.resolve() for r in args.repo]
     for repo in repos:
         if not (repo / "memkit.yaml").is_file():
             raise UsageError(f"{repo} is not a memory repository (no memkit.yaml)")
     if not repos and not args.uninstall:
-        from memkit.repo import nearest_repo  # noqa: PLC0415
-
         found = nearest_repo(project)
         if found is None:
             raise UsageError("no memory repository here: pass --repo PATH")
         repos = [found]
+    if not args.uninstall:
+        # Before anything is written: the hooks would serve what these repositories hold.
+        repos = [trusted_root(repo) for repo in repos]
     settings, mcp = project / ".claude" / "settings.json", project / ".mcp.json"
     before = _contents(settings), _contents(mcp)
     path = install(project, repos, uninstall=args.uninstall)
@@ -87,11 +90,14 @@ def _say_where(project: Path, repos: list[Path]) -> None:
     for repo in repos:
         rel = relative_form(project, repo)
         if rel is not None:
-            print(f"memkit: {repo} is named as {rel} (relative: the files work in every clone)")
+            print(
+                f"memkit: wiring the memory repository {repo}, named as {rel} "
+                "(relative: the files work in every clone)"
+            )
         else:
             print(
-                f"memkit: {repo} is neither in nor beside the project: named in your own "
-                f"{project / LOCAL_SETTINGS}, which is not committed"
+                f"memkit: wiring the memory repository {repo}: neither in nor beside the "
+                f"project, so named in your own {project / LOCAL_SETTINGS}, which is not committed"
             )
 
 

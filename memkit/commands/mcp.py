@@ -50,7 +50,7 @@ def base_folder(start: Path) -> Path:
 
 def roots_of(repos: list[Path]) -> list[Path]:
     from memkit.claude.wiring import REPOS_ENV, env_repos  # noqa: PLC0415
-    from memkit.repo import nearest_repo  # noqa: PLC0415
+    from memkit.repo import nearest_repo, trusted_root  # noqa: PLC0415
 
     project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd()).resolve()
     # Then the repositories of this user's machine, from their .claude/settings.local.json.
@@ -59,7 +59,7 @@ def roots_of(repos: list[Path]) -> list[Path]:
         found = nearest_repo(project)
         if found is None:
             raise UsageError(f"no memory repository in or above {project}: pass --repo PATH")
-        return [found]
+        return [trusted_root(found)]
     base = base_folder(project) if any(not r.expanduser().is_absolute() for r in named) else project
     roots: list[Path] = []
     missing: list[Path] = []
@@ -70,6 +70,7 @@ def roots_of(repos: list[Path]) -> list[Path]:
         raise UsageError(f"{missing[0]} is not a memory repository (no memkit.yaml)")
     for root in missing:  # as the hooks do: serve the others (`memkit doctor` names it)
         logging.getLogger("memkit").warning("%s is not a memory repository; left out", root)
+    roots = [trusted_root(root) for root in roots]
     return list(dict.fromkeys(roots))
 
 

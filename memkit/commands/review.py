@@ -1,42 +1,58 @@
-"""memkit review: management approves or rejects atoms waiting in shared/_pending/."""
+"""memkit review: atoms waiting in shared/_pending/ — list, show with what the checks find,
+propose a change to an approved atom, approve (retiring what it supersedes) or reject."""
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 from pathlib import Path
 from typing import Any
 
 from memkit import git
-from memkit.atom.write import update_frontmatter
 from memkit.checks.admission import read_admitted
 from memkit.checks.roles import REVIEW_LOG
 from memkit.checks.validate import admitted_text
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
-from memkit.files import write_atomic
-from memkit.repo import find_root, list_atom_files
-from memkit.roles import Identity, identify
-
-PENDING = "shared/_pending/"
-REJECTED = "archive/rejected/"
+from memkit.gate.secrets import redact_secrets
+from memkit.repo import find_root
+from memkit.review import (
+    PENDING,
+    approve,
+    concerns,
+    pending_path,
+    pending_paths,
+    propose,
+    settle_with,
+)
+from memkit.review import reject as reject_atom
+from memkit.roles import identify
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "review",
-        help="list, approve or reject atoms waiting for review",
+        help="list, show, propose, approve or reject atoms waiting for review",
         description="Atoms of sensitive types wait in shared/_pending/ until management "
-        "approves (moves them into shared/) or rejects them (moves them into "
-        "archive/rejected/ with the reason). Nothing is deleted; every decision is appended "
-        f"to {REVIEW_LOG}. Commit the result.",
+        "approves (moves them into shared/, retiring what they supersede) or rejects them "
+        "(moves them into archive/rejected/ with the reason). `propose ID` turns your edit of "
+        "an approved atom into a pending atom that supersedes it. Nothing is deleted; every "
+        f"decision is appended to {REVIEW_LOG}. Commit the result.",
     )
     parser.add_argument(
-        "action", nargs="?", default="list", choices=("list", "show", "approve", "reject")
+        "action",
+        nargs="?",
+        default="list",
+        choices=("list", "show", "propose", "approve", "reject"),
     )
-    parser.add_argument("id", nargs="?", help="atom id (show, approve, reject)")
+    parser.add_argument("id", nargs="?", help="atom id (show, propose, approve, reject)")
     parser.add_argument("--reason", help="why (required for reject)")
+    parser.add_argument(
+        "--supersedes",
+        nargs="+",
+        default=[],
+        metavar="OLD",
+        help="approve: ids of the atoms this one replaces (linked and retired in the same change)",
+    )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.set_defaults(func=run)
 
@@ -47,95 +63,86 @@ def _committed_by(root: Path, relpath: str) -> str:
     return out.split()[-1] if out else "?"
 
 
-def pending_paths(root: Path) -> list[str]:
-    return [p for p in list_atom_files(root) if p.startswith(PENDING)]
-
-
 def run(args: argparse.Namespace) -> int:
     root = find_root(args.repo)
     if args.action == "list":
-        paths = pending_paths(root)
-        if not paths:
-            print("nothing is waiting for review")
-        for relpath in paths:
-            parsed, codes = read_admitted(root, relpath, load_config(root))
-            atom = parsed.atom
-            title = (
-                atom.title
-                if atom and not codes
-                else f"(refused by validation: {', '.join(codes)}; run memkit validate)"
-            )
-            author = atom.author if atom and atom.author else _committed_by(root, relpath)
-            print(f"{relpath.removeprefix(PENDING).removesuffix('.md')}\t{title}\t{author}")
-        return 0
+        return _list(root)
     if not args.id:
         raise UsageError(f"`memkit review {args.action}` needs an atom id")
-    found = [p for p in pending_paths(root) if p.endswith(f"/{args.id}.md")]
-    if not found:
-        raise MemkitError(f"no atom `{args.id}` is waiting in {PENDING}")
-    relpath = found[0]
+    if args.supersedes and args.action != "approve":
+        raise UsageError("--supersedes goes with `memkit review approve`")
     if args.action == "show":
-        print(admitted_text(root, relpath), end="")  # never a refused atom's text
-        return 0
+        return _show(root, args.id)
     who = identify(root)
-    if not who.is_management:
-        raise MemkitError(
-            f"only management may {args.action} atoms (you are `{who.user}`; "
-            "management needs the whitelist entry and personal/<you>/role.md)"
+    if args.action == "propose":
+        made = propose(root, args.id, who)
+        what = "your edit" if made.edited else "a copy to edit"
+        print(
+            f"proposed `{made.id}` ({made.path}, {what}) with `supersedes: [{made.supersedes}]`; "
+            f"{made.restored} is back as approved. Commit it "
+            f"(git commit -m 'review: propose {made.id}'); a management member will "
+            f"`memkit review approve {made.id}`, which retires `{made.supersedes}`"
         )
-    if args.action == "reject" and not (args.reason or "").strip():
-        raise UsageError("reject needs --reason TEXT")
-    today = dt.date.today().isoformat()
-    prefix = "shared/" if args.action == "approve" else REJECTED
-    target = prefix + relpath.removeprefix(PENDING)
-    if (root / target).exists():
-        raise MemkitError(f"{target} already exists; resolve that first")
+        return 0
+    config = load_config(root)
     if args.action == "reject":
-        update_frontmatter(
-            root / relpath,
-            {
-                "status": "archived",
-                "rejected_reason": args.reason,
-                "reviewed_by": who.user,
-                "reviewed": today,
-            },
+        if not (args.reason or "").strip():
+            raise UsageError("reject needs --reason TEXT")
+        source, target = reject_atom(root, args.id, who, args.reason)
+        print(
+            f"rejected {args.id}: {source} -> {target}; commit it "
+            f"(git commit -m 'review: reject {args.id}')"
         )
-    _move(root, relpath, target)
-    _log(root, who, args.action, args.id, moved=(relpath, target), reason=args.reason)
-    done = {"approve": "approved", "reject": "rejected"}[args.action]
-    print(
-        f"{done} {args.id}: {relpath} -> {target}; commit it "
-        f"(git commit -m 'review: {args.action} {args.id}')"
-    )
+        return 0
+    done = approve(root, args.id, who, config, args.supersedes)
+    moved = f"{done.source} -> {done.target}" if done.source != done.target else done.target
+    print(f"approved {args.id}: {moved}")
+    for path in done.retired:
+        print(f"  retired {path} (status: superseded, superseded_by: {args.id})")
+    for concern in done.concerns:
+        print(f"  note: {redact_secrets(concern.message)}")
+    print(f"commit it (git commit -m 'review: approve {args.id}')")
     return 0
 
 
-def _move(root: Path, source: str, target: str) -> None:
-    if not git.move(root, source, target):
-        git.run(root, "add", "--", target)  # the review commit takes it in
+def _list(root: Path) -> int:
+    paths = pending_paths(root)
+    if not paths:
+        print("nothing is waiting for review")
+    config = load_config(root)
+    for relpath in paths:
+        parsed, codes = read_admitted(root, relpath, config)
+        atom = parsed.atom
+        title = (
+            atom.title
+            if atom and not codes
+            else f"(refused by validation: {', '.join(codes)}; run memkit validate)"
+        )
+        author = atom.author if atom and atom.author else _committed_by(root, relpath)
+        print(f"{relpath.removeprefix(PENDING).removesuffix('.md')}\t{title}\t{author}")
+    return 0
 
 
-def _log(
-    root: Path,
-    who: Identity,
-    action: str,
-    atom_id: str,
-    *,
-    moved: tuple[str, str],
-    reason: str | None,
-) -> None:
-    source, target = moved
-    path = root / REVIEW_LOG
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    entry = {
-        "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "action": action,
-        "id": atom_id,
-        "by": who.user,
-        "from": source,
-        "to": target,
-    }
-    if reason:
-        entry["reason"] = reason
-    write_atomic(path, old + json.dumps(entry, ensure_ascii=False) + "\n")
-    git.run(root, "add", "--", REVIEW_LOG)
+def _show(root: Path, atom_id: str) -> int:
+    relpath = pending_path(root, atom_id)
+    if relpath is None:
+        raise MemkitError(
+            f"no atom `{atom_id}` is waiting in {PENDING}; `memkit review` lists what is"
+        )
+    print(admitted_text(root, relpath), end="")  # never a refused atom's text
+    config = load_config(root)
+    atom = read_admitted(root, relpath, config)[0].atom
+    if atom is None:
+        return 0
+    found = concerns(root, atom, config)
+    print("\n--- what the checks find if it is approved")
+    for old in atom.supersedes:
+        print(f"supersedes `{old}`: approving it retires `{old}`")
+    for concern in found:
+        line = concern.message  # it says what it is: contradicts …, duplicate of …, quality …
+        if concern.blocks:
+            line += f"\n  settle it: `{settle_with(atom_id, concern)}`"
+        print(redact_secrets(line))
+    if not found and not atom.supersedes:
+        print("no contradiction, no duplicate: `memkit review approve " + atom_id + "`")
+    return 0

@@ -11,12 +11,14 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "roles",
         help="check role permissions of a change; show who you are; add a member",
-        description="`memkit roles check [FILES]` checks that the author may make the staged "
+        description="`memkit roles` lists the members of the committed whitelist; "
+        "`memkit roles check [FILES]` checks that the author may make the staged "
         "change (or change FILES); `memkit roles whoami` shows the identity and roles used; "
         "`memkit roles add USER --email E --role R` lists a member in shared/_roles.md "
         "(management only).",
     )
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    listed = actions.add_parser("list", help="the members of the whitelist (the default)")
     check = actions.add_parser("check", help="may the author make this change?")
     check.add_argument("files", nargs="*", help="changed files (default: the staged change)")
     check.add_argument("--actor", help="user name or email (CI: the pull-request author)")
@@ -33,9 +35,9 @@ def add_parser(subparsers: Any) -> None:
     add.add_argument("user", help="the member's user name (their personal/<user>/ folder)")
     add.add_argument("--email", action="append", default=[], help="repeatable")
     add.add_argument("--role", action="append", default=[], help="repeatable")
-    for sub in (check, whoami, add):
+    for sub in (listed, check, whoami, add):
         sub.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, action="list", repo=None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     root = find_root(args.repo)
     if args.action == "add":
         return _add(root, args)
+    if args.action == "list":
+        return _list(root)
     who = identify(root, args.actor, rev=args.base)
     print(f"user: {who.user}")
     print(f"email: {who.email or '-'}")
@@ -56,6 +60,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"declared in personal/{who.user}/role.md: {', '.join(sorted(who.declared)) or '-'}")
     print(f"management: {'yes' if who.is_management else 'no'}")
     print(f"recall serves: {', '.join(sorted(who.readable_scopes()))}")
+    return 0
+
+
+def _list(root: Path) -> int:
+    """The whitelist as committed (what every check reads), one member a line."""
+    from memkit.git import show  # noqa: PLC0415
+    from memkit.roles import ROLES_FILE, declared_roles, parse_roles  # noqa: PLC0415
+
+    members = parse_roles(show(root, "HEAD", ROLES_FILE) or "").members
+    if not members:
+        print(f"nobody is listed in {ROLES_FILE} at HEAD")
+    for member in members:
+        declared = declared_roles(root, member.user)
+        roles = ", ".join(sorted(member.roles)) or "-"
+        mgmt = "management" in member.roles and "management" not in declared
+        note = f"\t(management not declared in personal/{member.user}/role.md)" if mgmt else ""
+        print(f"{member.user}\t{', '.join(member.emails) or '-'}\t{roles}{note}")
     return 0
 
 

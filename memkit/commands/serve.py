@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.claude.engine import CHECK_SECONDS
+from memkit.errors import MemkitError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -59,7 +60,15 @@ def run(args: argparse.Namespace) -> int:
     root = find_root(args.repo)
     if args.stop:
         return _stop(root, args.wait)
-    return serve(root, idle=args.idle, check_every=args.check_every)
+    try:
+        return serve(root, idle=args.idle, check_every=args.check_every)
+    except OSError as exc:
+        # A read-only or full .memkit/ (no lock file, no socket): not a crash, and hooks
+        # answer in-process meanwhile.
+        raise MemkitError(
+            f"cannot run the engine in {root / '.memkit'}: {exc.strerror or exc}; hooks "
+            "answer without it"
+        ) from exc
 
 
 def _stop(root: Path, wait: float) -> int:

@@ -1,4 +1,5 @@
-"""memkit summary: regenerate MEMORY.md, the short overview of the repository."""
+"""memkit summary: regenerate MEMORY.md, the short overview of the repository (the
+memkit-summary hook runs `memkit summary --stage` in every commit, so it never goes stale)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,18 @@ def add_parser(subparsers: Any) -> None:
         help="regenerate MEMORY.md, the short overview (scopes, counts, top triggers)",
         description="Write MEMORY.md from the index: how many active atoms each shared and "
         "role scope holds, by type, and the most common triggers, within limits.memory_md_lines "
-        "(default 30). Personal and episodic atoms stay out of it. Run it when you like and "
-        "commit the result; --check tells CI whether it is current.",
+        "(default 30). Personal and episodic atoms stay out of it. The memkit-summary hook "
+        "keeps it current in every commit (`--stage`); --check tells CI whether it is current.",
     )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
-    parser.add_argument(
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if MEMORY.md is out of date"
+    )
+    mode.add_argument(
+        "--stage",
+        action="store_true",
+        help="write it and stage it (the memkit-summary pre-commit hook: the commit takes it)",
     )
     parser.set_defaults(func=run)
 
@@ -33,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from memkit.summary import render_summary  # noqa: PLC0415
 
     root = find_root(args.repo)
+    if args.stage and _partial_commit():
+        return 0  # the next whole commit takes MEMORY.md along
     refresh(root, quiet=True)  # incremental: nearly free when the index is current
     text = render_summary(open_index(root).atoms, load_config(root).memory_md_lines)
     path = root / MEMORY_MD
@@ -41,11 +50,28 @@ def run(args: argparse.Namespace) -> int:
     except OSError:
         current = None
     if current == text:
-        print(f"memkit summary: {MEMORY_MD} is up to date")
+        if not args.stage:
+            print(f"memkit summary: {MEMORY_MD} is up to date")
         return 0
     if args.check:
         print(f"memkit summary: {MEMORY_MD} is out of date; run `memkit summary` and commit it")
         return 1
     write_atomic(path, text)
+    if args.stage:
+        # Staged by the hook itself: pre-commit sees no unstaged change (nothing "modified by
+        # this hook"), and the commit being made takes the current overview with it.
+        from memkit import git  # noqa: PLC0415
+
+        git.run(root, "add", "--", MEMORY_MD)
     print(f"memkit summary: wrote {MEMORY_MD} ({len(text.splitlines())} lines)")
     return 0
+
+
+def _partial_commit() -> bool:
+    """`git commit -- PATHS` (or `-o`): git commits a temporary index of those paths only, and
+    the hooks see it as GIT_INDEX_FILE (`.git/next-index-*.lock`). MEMORY.md staged there would
+    stay behind in the person's own index, and written but not staged it would fail the hook:
+    such a commit leaves MEMORY.md alone."""
+    import os  # noqa: PLC0415
+
+    return Path(os.environ.get("GIT_INDEX_FILE", "")).name.startswith("next-index")

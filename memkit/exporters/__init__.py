@@ -82,6 +82,15 @@ def claude_block(repo: str, result: Plan) -> str:
     return "\n".join(lines)
 
 
+def project_name(project: Path) -> str:
+    """How atoms name a code project (`project:`): its git work tree's folder name, as an
+    import of its CLAUDE.md names it."""
+    from memkit.repo import git_toplevel  # noqa: PLC0415
+
+    top = git_toplevel(project) if project.is_dir() else None
+    return (top or project.resolve()).name
+
+
 def export_rules(
     root: Path,
     project: Path,
@@ -94,7 +103,7 @@ def export_rules(
 ) -> ExportReport:
     """Write the rules files for `target` into `project`; returns what changed."""
     config = config or load_config(root)
-    chosen = select(root, scopes=scopes, config=config)
+    chosen = select(root, scopes=scopes, config=config, project=project_name(project))
     folder, suffix, scoped_head, grouped_head = _TARGETS[target]
     result = plan(
         chosen.atoms,

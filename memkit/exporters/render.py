@@ -49,9 +49,12 @@ def demoted(atom: Atom) -> str:
     """The atom as a `## Title` section: its own `# Title` line dropped, deeper headings one
     level down (outside code fences), and a last line naming the atom."""
     lines = atom.body.strip("\n").split("\n")
-    if lines and lines[0].lstrip("#").strip() == atom.title and lines[0].startswith("# "):
-        lines = lines[1:]
-    out = [f"## {atom.title}"]
+    heading = atom.title
+    if lines and lines[0].startswith("# "):
+        # The body's title line is the atom's title as written (its `code` kept, which the
+        # plain `atom.title` drops): it becomes the section heading, once.
+        heading, lines = lines[0][2:].strip() or atom.title, lines[1:]
+    out = [f"## {heading}"]
     fence: str | None = None
     for line in lines:
         m = _FENCE.match(line)

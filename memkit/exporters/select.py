@@ -102,8 +102,11 @@ def select(
     scopes: Sequence[str] = (),
     config: Config | None = None,
     today: dt.date | None = None,
+    project: str | None = None,
 ) -> Selection:
-    """The atoms an export may write, best first, and why the others were left out."""
+    """The atoms an export may write, best first, and why the others were left out. An atom
+    about one code project (`project:`) goes into that project only (`project`: the name of
+    the one exported into)."""
     from memkit.atom.read import read_atom  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
     from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
@@ -140,6 +143,8 @@ def select(
             or any(newer in ids for newer in atom.superseded_by)
             else "expired"
             if atom.expires and atom.expires < today.isoformat()
+            else "project"
+            if atom.project and project is not None and atom.project != project
             else _scope_allowed(atom, scopes, me) or _unsafe(atom)
         )
         if reason:

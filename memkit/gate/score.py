@@ -96,6 +96,10 @@ _TECH_WORDS = (
     "kafka",
     "redis",
     "postgres",
+    "postgresql",
+    "host",
+    "cluster",
+    "replica",
     "mysql",
     "sqlite",
     "orm",
@@ -221,6 +225,7 @@ _TECH_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in _TECH_WORDS) + r
 _IDENT_RE = re.compile(
     r"`[^`\n]+`|\b[a-z]+_[a-z0-9_]+\b|\b[a-zA-Z]+\.[a-zA-Z][\w.]*\b|\b[A-Z][a-z]+[A-Z]\w+\b"
     r"|\b[A-Z][A-Z0-9]{2,}\b"  # acronyms: API, CDN, ASTC
+    r"|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*\b"  # names of hosts: db-prod-1
 )
 
 _INTENT_RE = re.compile(
@@ -232,6 +237,10 @@ _INTENT_RE = re.compile(
 )
 _CONCRETE_RE = re.compile(
     r"\bv?\d+\.\d+(?:\.\d+)*\b"  # versions
+    # A product and its major version (PostgreSQL 16, Node 20), not a count (Kafka 3 brokers)
+    r"|\b[A-Z][A-Za-z]+\s+v?\d{1,3}\b(?![.,]?\d)"
+    r"(?=\s*(?:$|[.,;:)]|(?:on|in|for|and|or|is|are|with|as|at|by|from|to|only)\b))"
+    r"|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*\b"  # a host or service: db-prod-1
     r"|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.*-]+)+|\b[\w-]+/[\w.-]+\.\w{1,5}\b|\b\w+\.(?:py|ts|js|go|rs|"
     r"java|yaml|yml|json|toml|md|sh|sql|cfg|ini|conf)\b"  # paths and files
     r"|\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|min|minutes?|h|hours?|days?|kb|mb|gb|tb|%|px|"

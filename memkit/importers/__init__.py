@@ -3,7 +3,7 @@ rules, architecture decision records.
 
 Each format module reads its files into `Candidate`s (one rule, convention or decision each,
 with the file and line it came from); `memkit.importers.run` passes every candidate through
-`memkit.add.add_atom`, the path `memkit add` takes, and reports what was written and what was
+`memkit.add.check_drafts`, the checks `memkit add` runs, and reports what was written and what was
 refused, and why.
 """
 
@@ -40,6 +40,7 @@ class Candidate:
     notes: tuple[str, ...] = ()
     refusal: str = ""  # the importer's own refusal code (e.g. too-long), checked first
     refusal_message: str = ""
+    project: str = ""  # the code project the text is about (`project:` of the atom)
 
     @property
     def where(self) -> str:
@@ -59,6 +60,10 @@ class Candidate:
 
     def source_value(self) -> str:
         return f"{self.where} ({self.format} {self.fingerprint()})"
+
+
+# The importer's reasons that skip a candidate rather than refuse it: nothing to fix there.
+SKIPS = frozenset({"boilerplate", "headings-only"})
 
 
 @dataclass(frozen=True)

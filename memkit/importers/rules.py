@@ -12,8 +12,15 @@ from pathlib import Path
 
 from memkit.atom import TYPES
 from memkit.importers import Candidate, Collected, Unimported
-from memkit.importers.source import SourceText, Unreadable, read_source, shown_path, walk
-from memkit.importers.split import Piece, pieces
+from memkit.importers.source import (
+    SYMLINK_MESSAGE,
+    SourceText,
+    Unreadable,
+    read_source,
+    shown_path,
+    walk,
+)
+from memkit.importers.split import Piece, pieces, sections
 
 # Lines of an atom that are not the piece's text: frontmatter (up to ~12 keys), title, context.
 ATOM_OVERHEAD = 18
@@ -37,6 +44,17 @@ _PROCEDURE = re.compile(
 _BRACES = re.compile(r"\{([^{}]*)\}")
 # A CLAUDE.md line that pulls in another file (`@docs/testing.md`), Cursor's `@file.ts`.
 _REFERENCE = re.compile(r"^\s*(?:[-*]\s+)?@[\w./~-]+\s*$")
+_FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
+# What a tool writes at the top of the file it makes (`claude /init`: "This file provides
+# guidance to Claude Code (claude.ai/code) when working with code in this repository."): it
+# speaks of the file and the agent, and is no rule of the team's.
+_AGENT = r"(?:claude(?: code)?|cursor|copilot|(?:ai|coding) (?:agents?|assistants?)|agents?|llms?)"
+_BOILERPLATE = re.compile(
+    r"\bthis (?:file|document)\b[^.]{0,80}?\b(?:guidance|instructions|context|rules)\b[^.]{0,40}?"
+    rf"\b{_AGENT}\b|\bguidance (?:to|for) {_AGENT}\b[^.]{{0,80}}\bwhen working with\b",
+    re.I,
+)
+BOILERPLATE_MAX = 400  # characters: a longer piece says more than what the file is
 
 
 def guess_type(piece: Piece) -> str:
@@ -51,7 +69,7 @@ def guess_type(piece: Piece) -> str:
         return "decision"
     if piece.kind == "prose" and _ARCHITECTURE.search(heading):
         return "architecture"
-    if _PROCEDURE.search(heading) and ("```" in piece.text or piece.kind == "prose"):
+    if _PROCEDURE.search(heading) and ("`" in piece.text or piece.kind == "prose"):
         return "procedure"
     return "preference"
 
@@ -113,6 +131,9 @@ def _title(piece: Piece) -> str | None:
     return None
 
 
+_REFERENCE_MESSAGE = "only names another file (`@path`); import that file by name"
+
+
 def _refusal(piece: Piece, max_lines: int) -> tuple[str, str]:
     """Why a piece cannot be an atom at all, before any check: ('', '') when it can."""
     if piece.too_long:
@@ -120,9 +141,8 @@ def _refusal(piece: Piece, max_lines: int) -> tuple[str, str]:
             f"is longer than one atom may be ({max_lines} lines, limits.atom_lines); "
             "split it into sections with headings"
         )
-    lines = [line for line in piece.text.split("\n") if line.strip()]
-    if lines and all(_REFERENCE.match(line) for line in lines):
-        return "reference", "only names other files (`@path`); import those files by name"
+    if is_boilerplate(piece.text):
+        return "boilerplate", "is what a tool writes at the top of the file, not a rule"
     return "", ""
 
 
@@ -142,31 +162,94 @@ def file_candidates(
             Unimported(src.shown, "generated", "was written by `memkit export`; not imported")
         )
         return out
-    found = pieces(src.body, src.body_line, max_lines=max_lines - ATOM_OVERHEAD)
-    if not found:
-        out.unimported.append(
-            Unimported(src.shown, "empty", "has no rules (only headings, or nothing at all)")
+    body, references = split_references(src.body, src.body_line)
+    found = pieces(body, src.body_line, max_lines=max_lines - ATOM_OVERHEAD)
+    empty = empty_headings(body, src.body_line)
+    if not found and not references:
+        reason, message = (
+            ("headings-only", "has only headings, no text under them")
+            if empty
+            else ("empty", "has no rules")
         )
+        out.unimported.append(Unimported(src.shown, reason, message))
         return out
     single = len(found) == 1
     for piece in found:
         title = description if single and description else _title(piece)
-        text = piece.text
         refusal, message = _refusal(piece, max_lines)
         out.candidates.append(
             Candidate(
                 format=fmt,
                 source=src.shown,
                 line=piece.line,
-                text=text,
+                text=piece.text,
                 type=forced_type or guess_type(piece),
                 title=title,
                 paths=tuple(paths),
                 refusal=refusal,
                 refusal_message=message,
+                project=src.project,
             )
         )
+    # Lines that are no rule, each said in the report: `@path` references (refused: the file
+    # they name is what to import) and headings with nothing under them (skipped).
+    said = [(line, text, "reference", _REFERENCE_MESSAGE) for line, text in references]
+    said += [
+        (line, heading, "headings-only", f"the heading `{heading}` has no text under it")
+        for line, heading in empty
+    ]
+    for line, text, reason, message in said:
+        out.candidates.append(
+            Candidate(
+                fmt,
+                src.shown,
+                line,
+                text,
+                "fact",
+                refusal=reason,
+                refusal_message=message,
+                project=src.project,
+            )
+        )
+    out.candidates.sort(key=lambda c: c.line)
     return out
+
+
+def split_references(body: str, first_line: int) -> tuple[str, list[tuple[int, str]]]:
+    """`body` with its `@path` lines (outside code) made empty, and those lines with their
+    file line numbers: such a line pulls in another file, it is no part of the rule above."""
+    lines = body.split("\n")
+    found: list[tuple[int, str]] = []
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = _FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m.group(1)
+        elif fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+        elif _REFERENCE.match(line):
+            found.append((first_line + i, line.strip().lstrip("-* ").strip()))
+            lines[i] = ""
+    return "\n".join(lines), found
+
+
+def empty_headings(body: str, first_line: int) -> list[tuple[int, str]]:
+    """Headings with nothing under them, not even a deeper heading that has text."""
+    found = sections(body, first_line)
+    out = []
+    for i, (heading, text) in enumerate(found):
+        if not heading.text or text:
+            continue
+        nxt = found[i + 1][0] if i + 1 < len(found) else None
+        if nxt is None or nxt.level <= heading.level:
+            out.append((heading.line, heading.text))
+    return out
+
+
+def is_boilerplate(text: str) -> bool:
+    """Text about the file itself and the agent that reads it, not a rule."""
+    return len(text) <= BOILERPLATE_MAX and _BOILERPLATE.search(" ".join(text.split())) is not None
 
 
 def read_or_report(path: Path, encoding: str | None, out: Collected) -> SourceText | None:
@@ -207,13 +290,20 @@ def sources(
         if not path.is_dir():
             out.unimported.append(Unimported(path.as_posix(), "missing", "does not exist"))
             continue
-        for found in walk(path, keep_hidden=keep_hidden):
+        links: list[Path] = []
+        for found in walk(path, keep_hidden=keep_hidden, links=links):
             verdict = choose(found, found.relative_to(path).as_posix(), path)
             if isinstance(verdict, tuple):
                 out.files += 1
                 out.unimported.append(Unimported(shown_path(found), *verdict))
             elif verdict:
                 files.append(found)
+        for link in links:
+            # A link to a folder is never entered; a link to a file is said only when the
+            # format would have read a file of that name.
+            if link.is_dir() or choose(link, link.relative_to(path).as_posix(), path) is True:
+                out.files += 1
+                out.unimported.append(Unimported(shown_path(link), "symlink", SYMLINK_MESSAGE))
     for path in dict.fromkeys(files):
         src = read_or_report(path, encoding, out)
         if src is not None:

@@ -1,12 +1,13 @@
 """Writing what an import found, through the checks `memkit add` runs.
 
-Every candidate is checked by `memkit.add.add_atom` against the repository as it stands
-before the import (score, duplicates of existing atoms, contradictions, secrets, roles,
-review routing), then everything nothing refused is written with `memkit.add.write_outcome`.
-Checking all first keeps a dry run exactly the real run, and an import of thousands of
-rules from rewriting the index after each one.
+Every candidate is checked by `memkit.add.check_drafts` (the checks of `memkit add`) against
+the repository as it stands before the import (score, duplicates of existing atoms,
+contradictions, secrets, roles, review routing), all in one batch, then everything nothing
+refused is written with `memkit.add.write_outcome`. Checking all first keeps a dry run
+exactly the real run, an import of thousands of rules from rewriting the index after each
+one, and the checks' fixed costs (identity, ids, index freshness) paid once per import.
 
-Before a candidate reaches `add_atom`, this module settles what only an import can know: the
+Before a candidate reaches the checks, this module settles what only an import can know: the
 same text twice in the sources (exactly, or as close as the gate calls a duplicate), what an
 earlier import already wrote (the fingerprint in each atom's `source:`), an ADR that changed
 since it was imported, and the ids supersession links point at (older records first).
@@ -22,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memkit.add import AddOutcome, Draft, add_atom, write_outcome
+from memkit.add import AddOutcome, Draft, check_drafts, write_outcome
 from memkit.claude.private import strip_private
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError
 from memkit.gate.secrets import redact_secrets
-from memkit.importers import SOURCE_RE, Candidate, Collected, Unimported
+from memkit.importers import SKIPS, SOURCE_RE, Candidate, Collected, Unimported
 
 _FINDING = re.compile(r"^.*?:\d+:\d+: (MK\d+) (warning: )?(.*)$")
 
@@ -88,6 +89,7 @@ class _Existing:
 
     by_fingerprint: dict[str, str] = field(default_factory=dict)  # fingerprint → id
     by_source: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # file → (id, fp)
+    projects_of: dict[str, set[str]] = field(default_factory=dict)  # title → projects
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Existing:
@@ -97,6 +99,8 @@ class _Existing:
         out = cls()
         for relpath in list_atom_files(root):
             atom = read_atom(root, relpath, config, fast=True).atom
+            if atom is not None and atom.is_active:
+                out.projects_of.setdefault(atom.title.lower(), set()).add(atom.project)
             m = SOURCE_RE.match(atom.source) if atom is not None else None
             if atom is None or m is None:
                 continue
@@ -202,7 +206,7 @@ def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
 
 
 def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
-    """(code, message) of the first error among add_atom's formatted findings, and the
+    """(code, message) of the first error among the checks' formatted findings, and the
     warnings."""
     code, message, warnings = "", "", []
     for line in findings:
@@ -216,6 +220,34 @@ def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
     return code, message, warnings
 
 
+def _scoped(
+    candidates: Sequence[Candidate], existing: _Existing, root: Path, project: str | None
+) -> list[Candidate]:
+    """Each candidate with the project it is about (`project`: the user's choice for all,
+    '' for none; None: the code project each file belongs to, never the memory repository
+    itself), its title naming that project when another project has the same title."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from memkit.atom.title import title_of  # noqa: PLC0415
+
+    own = root.resolve().name
+    out = []
+    for cand in candidates:
+        name = cand.project if project is None else project
+        out.append(replace(cand, project="" if name == own and project is None else name))
+    titles = [c.title or title_of(c.text) for c in out]
+    projects = {k: set(v) for k, v in existing.projects_of.items()}
+    for cand, title in zip(out, titles, strict=True):
+        if not cand.refusal:
+            projects.setdefault(title.lower(), set()).add(cand.project)
+    return [
+        replace(cand, title=f"{title} ({cand.project})")
+        if cand.project and not cand.refusal and len(projects.get(title.lower(), ())) > 1
+        else cand
+        for cand, title in zip(out, titles, strict=True)
+    ]
+
+
 def run_import(
     root: Path,
     collected: Collected,
@@ -224,6 +256,7 @@ def run_import(
     scope: str = "shared",
     dry_run: bool = False,
     config: Config | None = None,
+    project: str | None = None,
 ) -> ImportReport:
     """Check every candidate as `memkit add` would and write those nothing refuses."""
     started = time.perf_counter()
@@ -233,12 +266,10 @@ def run_import(
     ]
     report = ImportReport(fmt, dry_run, collected.files, unimported=unimported)
     existing = _Existing.read(root, config)
-    candidates = _ordered(collected.candidates)
+    candidates = _scoped(_ordered(collected.candidates), existing, root, project)
     near = _near_duplicates(root, candidates, config)
     seen: dict[str, Candidate] = {}
-    written: dict[str, str] = {}  # ADR source → id written (or to be written) in this run
-    planned: set[str] = set()  # ids handed out in this run
-    accepted: list[tuple[Outcome, AddOutcome]] = []
+    checks = _Checks(root, config, scope)
     for n, cand in enumerate(candidates):
         out = Outcome(
             shown(cand.where),
@@ -253,17 +284,19 @@ def run_import(
         changed = cand.format == "adr" and existing.named(cand.source)
         if cand.refusal:
             out.reason, out.message = cand.refusal, cand.refusal_message
+            if cand.refusal in SKIPS:
+                out.action = "skip"
         elif known:
             out.action, out.reason, out.id = "skip", "already-imported", known
             out.message = f"already imported as `{known}`"
-            written[cand.source] = known
+            checks.written[cand.source] = known
         elif changed:
             out.action, out.reason, out.id = "skip", "changed-since-import", changed
             out.message = (
                 f"changed since it was imported as `{changed}`: edit that atom "
                 "(or delete it and import again)"
             )
-            written[cand.source] = changed
+            checks.written[cand.source] = changed
         elif normal in seen:
             out.reason = "duplicate-in-import"
             out.message = f"says the same as {seen[normal].where}"
@@ -272,22 +305,11 @@ def run_import(
             out.reason = "duplicate-in-import"
             out.message = f"duplicate of {candidates[j].where} (similarity {sim:.3f})"
         else:
-            result = _check(
-                root,
-                cand,
-                out,
-                scope=scope,
-                config=config,
-                ids=(written, existing),
-                planned=planned,
-            )
-            if result is not None:
-                accepted.append((out, result))
-                if cand.format == "adr":
-                    written[cand.source] = out.id
+            checks.add(cand, out, existing)
         seen.setdefault(normal, cand)
+    checks.flush()
     if not dry_run:
-        for out, result in accepted:
+        for out, result in checks.accepted:
             try:
                 write_outcome(root, result)
             except MemkitError as exc:  # a file that appeared meanwhile is never overwritten
@@ -296,52 +318,70 @@ def run_import(
     return report
 
 
-def _check(
-    root: Path,
-    cand: Candidate,
-    out: Outcome,
-    *,
-    scope: str,
-    config: Config,
-    ids: tuple[dict[str, str], _Existing],
-    planned: set[str],
-) -> AddOutcome | None:
-    """Check `cand` with add_atom; its outcome when nothing refuses it."""
-    written, existing = ids
-    supersedes: list[str] = []
-    notes = list(cand.notes)
-    for key in cand.supersedes:
-        target = written.get(key) or existing.named(key)
-        if target:
-            supersedes.append(target)
-        else:
-            old = key.removeprefix("file:")
-            notes.append(f"supersedes {old}, which was not imported: link left out")
-    out.notes = tuple(shown(n) for n in notes)
-    draft = Draft(
-        text=cand.text,
-        type=cand.type,
-        confidence=cand.confidence,
-        scope=scope,
-        title=cand.title,
-        supersedes=tuple(dict.fromkeys(supersedes)),
-        paths=cand.paths,
-        status=cand.status,
-        created=cand.created,
-        source=cand.source_value(),
-    )
-    try:
-        result = add_atom(root, draft, dry_run=True, config=config, reserved=planned)
-    except MemkitError as exc:
-        out.reason, out.message = "error", shown(str(exc))
-        return None
-    out.path, out.id = result.path, result.id
-    planned.add(result.id)
-    if not out.title:
-        out.title = shown(result.content.split("\n# ", 1)[-1].split("\n", 1)[0])
-    code, message, out.warnings = _refusal(result.findings)
-    if result.errors:
-        out.reason, out.message = code or "refused", message
-        return None
-    out.action = "review" if result.pending_review else "write"
-    return result
+class _Checks:
+    """Candidates checked together with `memkit.add.check_drafts`: the checks' fixed costs
+    (identity, ids, index freshness, the audit's set-up) are paid once per batch, not per
+    candidate, so an import takes as long in a large memory as in an empty one. A batch ends
+    early only where an ADR supersedes a record of the same batch: its link needs the id
+    the older one got (and is left out, with a note, when that one was refused)."""
+
+    def __init__(self, root: Path, config: Config, scope: str) -> None:
+        self.root, self.config, self.scope = root, config, scope
+        self.written: dict[str, str] = {}  # ADR source → id written (or to be) in this run
+        self.planned: set[str] = set()  # ids handed out in this run
+        self.accepted: list[tuple[Outcome, AddOutcome]] = []
+        self.waiting: list[tuple[Candidate, Outcome, Draft]] = []
+
+    def add(self, cand: Candidate, out: Outcome, existing: _Existing) -> None:
+        if cand.supersedes and any(c.source in cand.supersedes for c, _, _ in self.waiting):
+            self.flush()
+        supersedes: list[str] = []
+        notes = list(cand.notes)
+        for key in cand.supersedes:
+            target = self.written.get(key) or existing.named(key)
+            if target:
+                supersedes.append(target)
+            else:
+                old = key.removeprefix("file:")
+                notes.append(f"supersedes {old}, which was not imported: link left out")
+        out.notes = tuple(shown(n) for n in notes)
+        draft = Draft(
+            text=cand.text,
+            type=cand.type,
+            confidence=cand.confidence,
+            scope=self.scope,
+            title=cand.title,
+            supersedes=tuple(dict.fromkeys(supersedes)),
+            paths=cand.paths,
+            status=cand.status,
+            created=cand.created,
+            source=cand.source_value(),
+            project=cand.project,
+        )
+        self.waiting.append((cand, out, draft))
+
+    def flush(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        if not waiting:
+            return
+        try:
+            results = check_drafts(
+                self.root, [d for _, _, d in waiting], config=self.config, reserved=self.planned
+            )
+        except MemkitError as exc:
+            for _, out, _ in waiting:
+                out.reason, out.message = "error", shown(str(exc))
+            return
+        for (cand, out, _), result in zip(waiting, results, strict=True):
+            out.path, out.id = result.path, result.id
+            self.planned.add(result.id)
+            if not out.title:
+                out.title = shown(result.content.split("\n# ", 1)[-1].split("\n", 1)[0])
+            code, message, out.warnings = _refusal(result.findings)
+            if result.errors:
+                out.reason, out.message = code or "refused", message
+                continue
+            out.action = "review" if result.pending_review else "write"
+            self.accepted.append((out, result))
+            if cand.format == "adr":
+                self.written[cand.source] = out.id

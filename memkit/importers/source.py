@@ -10,8 +10,10 @@ silently (a file that is not UTF-8 needs `--encoding`).
 from __future__ import annotations
 
 import codecs
+import functools
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,14 +57,27 @@ class SourceText:
     meta: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     meta_problem: str = ""  # frontmatter that could not be read at all
     generated: bool = False  # written by `memkit export`
+    project: str = ""  # the git work tree's folder name: the code project it is about
+
+
+@functools.lru_cache(maxsize=4096)
+def _toplevel(folder: str) -> Path | None:
+    """The git work tree holding `folder` (one git call per folder, not per file)."""
+    return git_toplevel(Path(folder))
+
+
+def project_of(path: Path) -> str:
+    """The code project a file belongs to: the folder name of its git work tree, or ''."""
+    top = _toplevel(str(path.absolute().parent))
+    return top.name if top is not None else ""
 
 
 def shown_path(path: Path) -> str:
     """A stable, readable name for `path`: inside a git work tree, the tree's folder name and
     the path within it (`app/docs/CLAUDE.md`, the same from any working directory); else the
     absolute path, the home folder written `~`."""
-    resolved = path.resolve()
-    top = git_toplevel(resolved.parent)
+    resolved = path.absolute().parent.resolve() / path.name
+    top = _toplevel(str(resolved.parent))
     if top is not None:
         try:
             return f"{top.name}/{resolved.relative_to(top.resolve()).as_posix()}"
@@ -201,18 +216,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, object], str, int, str]:
 
 def read_source(path: Path, *, encoding: str | None = None) -> SourceText:
     """Read one file for import, or raise `Unreadable`."""
-    try:
-        if not path.is_file():
-            raise Unreadable("unreadable", "is not a regular file")
-        size = path.stat().st_size
-        if size > MAX_SOURCE_BYTES:
-            raise Unreadable(
-                "too-large",
-                f"is {size} bytes, more than {MAX_SOURCE_BYTES}; split it or import its parts",
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise Unreadable("unreadable", f"cannot be read: {exc.strerror or exc}") from exc
+    data = _read_regular(path)
     text = decode(data, encoding)
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     meta, body, body_line, problem = split_frontmatter(text)
@@ -224,7 +228,40 @@ def read_source(path: Path, *, encoding: str | None = None) -> SourceText:
         meta=MappingProxyType(meta),
         meta_problem=problem,
         generated=GENERATED_MARK in text[:4000],
+        project=project_of(path),
     )
+
+
+SYMLINK_MESSAGE = (
+    "is a symbolic link; memkit imports only regular files inside the folders it reads "
+    "(name the file it points to, if you mean it)"
+)
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file, never through a symbolic link (a rule
+    file linked to /etc/passwd would become a shared atom) nor from a FIFO or device."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        if path.is_symlink():
+            raise Unreadable("symlink", SYMLINK_MESSAGE)
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise Unreadable("unreadable", f"cannot be read: {exc.strerror or exc}") from exc
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise Unreadable("unreadable", "is not a regular file")
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise Unreadable(
+                "too-large",
+                f"is {st.st_size} bytes, more than {MAX_SOURCE_BYTES}; split it or import its "
+                "parts",
+            )
+        try:
+            return fh.read(st.st_size + 1)  # not a 4 MiB buffer per file
+        except OSError as exc:
+            raise Unreadable("unreadable", f"cannot be read: {exc.strerror or exc}") from exc
 
 
 def blank_block(text: str) -> str:
@@ -237,16 +274,31 @@ def blank_block(text: str) -> str:
     return text[:start] + "\n" * text[start:end].count("\n") + text[end:]
 
 
-def walk(folder: Path, *, keep_hidden: tuple[str, ...] = ()) -> list[Path]:
+def walk(
+    folder: Path, *, keep_hidden: tuple[str, ...] = (), links: list[Path] | None = None
+) -> list[Path]:
     """Files under `folder`, sorted; hidden folders skipped except `keep_hidden` ones, and
-    never .git, node_modules or memkit's own .memkit."""
+    never .git, node_modules or memkit's own .memkit. Symbolic links, to files or folders,
+    are never followed: they go to `links` (the caller says what it skipped)."""
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in (".git", "node_modules", ".memkit")
-            and (not d.startswith(".") or d in keep_hidden)
-        )
-        found.extend(Path(dirpath) / name for name in filenames)
+        kept = []
+        for d in sorted(dirnames):
+            if d in (".git", "node_modules", ".memkit") or (
+                d.startswith(".") and d not in keep_hidden
+            ):
+                continue
+            if os.path.islink(os.path.join(dirpath, d)):  # noqa: PTH114, PTH118
+                if links is not None:
+                    links.append(Path(dirpath) / d)
+                continue
+            kept.append(d)
+        dirnames[:] = kept
+        for name in filenames:
+            file = Path(dirpath) / name
+            if file.is_symlink():
+                if links is not None:
+                    links.append(file)
+                continue
+            found.append(file)
     return sorted(found)

@@ -41,16 +41,29 @@ class BuildStats:
     refused: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # path -> codes
 
 
-def _os_error(exc: ValueError) -> OSError | None:
+def _os_error(exc: ValueError, folder: Path) -> OSError | None:
     """tantivy reports a full disk or a read-only folder as a ValueError naming the OS error
-    ("… (os error 28) …"): the same OSError as any other write, for one clear message."""
+    ("… (os error 28) …"): the same OSError as any other write, for one clear message. A
+    write that failed in its indexing thread says only that the writer was killed ("io::Error
+    most likely"): an OSError too, a full disk when `folder`'s file system has no room left."""
+    import errno  # noqa: PLC0415
     import re  # noqa: PLC0415
 
-    found = re.search(r"\(os error (\d+)\)", str(exc))
-    if found is None:
+    # "… (os error 28) …", or Rust's debug form "Os { code: 28, kind: StorageFull, … }".
+    found = re.search(r"\(os error (\d+)\)|\bOs \{ code: (\d+)", str(exc))
+    if found is not None:
+        code = int(found.group(1) or found.group(2))
+        return OSError(code, os.strerror(code))
+    if "index writer was killed" not in str(exc) and "io::Error" not in str(exc):
         return None
-    code = int(found.group(1))
-    return OSError(code, os.strerror(code))
+    try:
+        fs = os.statvfs(folder)
+        full = fs.f_bavail * fs.f_frsize < 1 << 20
+    except OSError:
+        full = False
+    if full:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return OSError(errno.EIO, f"the index writer failed ({exc})")
 
 
 @contextmanager
@@ -132,7 +145,7 @@ def _open_previous(root: Path, model: str, deep: bool) -> tuple[Path, dict[str, 
             meta = store.read_meta(gen)
         import numpy as np  # noqa: PLC0415
 
-        vectors = np.load(gen / "vectors.npy", mmap_mode="r")
+        vectors = np.load(gen / "vectors.npy")
         if vectors.shape[0] != len(meta["atoms"]) or meta.get("model") != model:
             return None
     except store.OutdatedIndex:
@@ -241,8 +254,9 @@ def _build(
             )
             store.publish(root, gen)
         except ValueError as exc:
+            error = _os_error(exc, gen.parent)  # before the discard frees the space
             store.discard(gen)
-            raise _os_error(exc) or exc from None
+            raise error or exc from None
         except BaseException:
             store.discard(gen)
             raise
@@ -416,7 +430,7 @@ def _write(
     empty = np.zeros((0, dim), dtype=np.float32)
     new = np.concatenate([empty, *done.vectors])
     if previous is not None:
-        old_vecs = np.load(previous[0] / "vectors.npy", mmap_mode="r")
+        old_vecs = np.load(previous[0] / "vectors.npy")
         old_rows = [i for i, e in enumerate(previous[1]["atoms"]) if e["path"] in kept]
         vectors = np.concatenate([np.asarray(old_vecs[old_rows]), new])
     else:

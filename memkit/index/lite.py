@@ -88,8 +88,8 @@ class LightReader(IndexReader):
         self.generation = gen.name
         self.seal = seal
         self.build = seal["build"]
-        self.problems = verify(gen, seal=seal)
-        if "meta.json" in self.problems:
+        self.problems = verify(gen, deep="changed", seal=seal)
+        if "meta.json" in self.problems or CHECKSUMS in self.problems:
             raise IndexDamaged(f"{gen}: {describe(self.problems)}")
         self.meta = {
             "model": columns["model"],

@@ -66,7 +66,7 @@ class IndexReader:
         self.generation = gen.name
         self.seal = store.read_checksums(gen)
         self.build = self.seal["build"] if self.seal else ""
-        self.problems = store.verify(gen, deep=deep, seal=self.seal)
+        self.problems = store.verify(gen, deep=deep or "changed", seal=self.seal)
         if "meta.json" in self.problems or store.CHECKSUMS in self.problems:
             raise IndexDamaged(f"{gen}: {store.describe(self.problems)}")
         self.meta = store.read_meta(gen)
@@ -152,14 +152,16 @@ class IndexReader:
     @property
     def vectors(self) -> Any:
         """The atom vectors, loaded on first use: a BM25-only caller never imports numpy.
-        Damaged (or not one row per atom): none, and the generation is reported damaged."""
+        Damaged (or not one row per atom): none, and the generation is reported damaged.
+        Read into memory, not mapped: a file truncated under a mapping kills the process
+        that touches a page past its new end (SIGBUS), the warm engine included."""
         if self._vectors is None:
             import numpy as np  # noqa: PLC0415
 
             try:
                 if "vectors.npy" in self.problems:
                     raise ValueError(store.describe({"vectors.npy": self.problems["vectors.npy"]}))
-                vectors = np.load(self.gen / "vectors.npy", mmap_mode="r")
+                vectors = np.load(self.gen / "vectors.npy")
                 if vectors.ndim != 2 or vectors.shape[0] != len(self.atoms):
                     raise ValueError(f"vectors.npy has shape {vectors.shape}")
             except (OSError, ValueError, EOFError) as exc:

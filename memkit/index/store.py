@@ -7,14 +7,23 @@ writer at a time holds `.memkit/index/write.lock` (flock); readers take no lock.
 
 Each generation ends with `checksums.json`: a build id (unique to this build, which caches
 are keyed by: a rebuilt `gen-000001` is not the old one) and every file's size and CRC-32. A
-reader checks the sizes on open (a truncated file), the engine, `memkit index` and `memkit
-doctor` the CRCs too (a damaged one); what fails is rebuilt, not trusted.
+reader checks the sizes on open (a truncated file) and the CRCs of files changed after the
+seal, the engine, `memkit index` and `memkit doctor` the CRCs too (a damaged one); what fails is
+rebuilt, not trusted.
+
+A generation is trusted only when this clone built it: the seal carries an HMAC under a key
+of this clone's, kept in its git folder (`.git/memkit-seal.key`), where neither a pull nor a
+checkout can write. A generation that came from anywhere else (force-added into git by a
+teammate, with CRCs re-sealed and the real atoms' blob hashes) fails it and is rebuilt from
+the atom files: every entry's text is re-derived from the blob it names, here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -57,6 +66,62 @@ def _crc(path: Path) -> int:
     return crc
 
 
+KEY_NAME = "memkit-seal.key"
+
+
+def _git_dir(root: Path) -> Path | None:
+    """The git folder of the repository `root` is in (a worktree's own), or None."""
+    for folder in (root, *root.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            try:
+                text = dot.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            if not text.startswith("gitdir:"):
+                return None
+            return folder / text[len("gitdir:") :].strip()  # absolute stays absolute
+    return None
+
+
+def seal_key(root: Path, *, create: bool) -> bytes | None:
+    """This clone's sealing key (None when there is none and `create` is off). Outside git
+    nothing can plant a generation, and it lives in `.memkit/`."""
+    git_dir = _git_dir(root)
+    path = git_dir / KEY_NAME if git_dir is not None else root / ".memkit" / KEY_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        if not create:
+            return None
+        key = os.urandom(32)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            return seal_key(root, create=False)  # another build made it meanwhile
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key)
+        return key
+    except OSError:
+        return None
+    # Whose it is was settled with the repository (`memkit.ownership`): the user's own, or
+    # one they trust by git's safe.directory, whose owner built and sealed its index.
+    with os.fdopen(fd, "rb") as fh:
+        key = fh.read(64)
+    return key if len(key) == 32 else None
+
+
+def _mac(key: bytes, build: str, files: dict[str, Any]) -> str:
+    text = json.dumps({"build": build, "files": files}, sort_keys=True, separators=(",", ":"))
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _root_of(gen: Path) -> Path:
+    return gen.parent.parent.parent  # <root>/.memkit/index/gen-…
+
+
 def write_checksums(gen: Path, known: dict[str, list[int]] | None = None) -> str:
     """Seal a finished generation; returns its build id. `known`: [size, CRC] of files
     whose checksum the builder already has (written from memory, or hard-linked from the
@@ -68,19 +133,30 @@ def write_checksums(gen: Path, known: dict[str, list[int]] | None = None) -> str
         size = (gen / rel).stat().st_size
         have = known.get(rel)
         files[rel] = [size, have[1] if have and have[0] == size else _crc(gen / rel)]
-    write_json_atomic(gen / CHECKSUMS, {"build": build, "files": files})
+    key = seal_key(_root_of(gen), create=True)
+    if key is None:
+        raise OSError(f"cannot keep this clone's index key beside {_root_of(gen)}")
+    mac = _mac(key, build, files)
+    write_json_atomic(gen / CHECKSUMS, {"build": build, "files": files, "mac": mac})
     return build
 
 
 def read_checksums(gen: Path) -> dict[str, Any] | None:
-    """The generation's seal, or None for one built before seals (or with a damaged seal)."""
+    """The generation's seal when this clone made it; None for one without a seal, with a
+    damaged one, or one made anywhere else (never trusted: rebuilt)."""
     try:
         data = json.loads((gen / CHECKSUMS).read_text(encoding="utf-8"))
-        if isinstance(data, dict) and isinstance(data.get("files"), dict) and data.get("build"):
-            return data
     except (OSError, ValueError):
-        pass
-    return None
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+        return None
+    build, mac = data.get("build"), data.get("mac")
+    if not isinstance(build, str) or not build or not isinstance(mac, str):
+        return None
+    key = seal_key(_root_of(gen), create=False)
+    if key is None or not hmac.compare_digest(mac, _mac(key, build, data["files"])):
+        return None
+    return data
 
 
 def verify(
@@ -88,12 +164,13 @@ def verify(
 ) -> dict[str, str]:
     """What is wrong with a generation's files, by file: missing, truncated or grown, and with
     `deep`, changed (CRC); with `deep="changed"`, the CRC of files modified after the seal
-    was written only (a write that kept the size; not bit rot, which the engine and
-    `memkit index` find). Empty when all is well, or when it has no seal (an older build:
-    `memkit index` rebuilds those, readers take them as they are)."""
+    was written only (a write that kept the size, a file a checkout put there; not bit rot,
+    which the engine and `memkit index` find). Empty when all is well. Without a seal of this
+    clone's (none, a damaged one, or one made elsewhere) the seal is the problem, and nothing
+    else is looked at."""
     seal = seal or read_checksums(gen)
     if seal is None:
-        return {CHECKSUMS: "unreadable"} if (gen / CHECKSUMS).exists() else {}
+        return {CHECKSUMS: "missing, damaged or not made by this clone"}
     sealed_at = 0
     if deep == "changed":
         try:

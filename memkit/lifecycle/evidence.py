@@ -1,8 +1,11 @@
 """What a session says about the atoms it met, noted in the usage log for the lifecycle.
 
-- `settle_turn` (Stop): the turn's answer is compared with each atom the session was given,
-  by the audit's rule-based classifier (no model); a contradiction is noted against the atom.
-  An atom given and not contradicted counts as confirmed by that session.
+- `settle_turn` (Stop): the turn's answer is compared with each atom the session was given:
+  one it refers to (`refers`: its id, or two of its own words or values that the prompt did
+  not bring) is noted `answered`; one the audit's rule-based classifier (no model) finds it
+  contradicting, `contradicted`. Only an atom the answer used (or the agent read, or a written
+  atom cited) and that was not contradicted counts as confirmed by that session; one merely
+  injected does not.
 - `note_written` (PostToolUse of an atom file, `memkit add` run by the agent): the atoms it
   supersedes are contradicted, the atoms it names in `related:` are cited.
 - `note_read` (`memkit show` run by the agent): read whole.
@@ -68,8 +71,51 @@ def _shared_triggers(triggers: Iterable[str], answer: str) -> int:
     return sum(1 for t in triggers if t and (t in words if t.isascii() else t in answer))
 
 
-def settle_turn(root: Path, session: str, answer: str) -> list[str]:
-    """Note which of the session's atoms the turn's answer contradicts; returns their ids."""
+_TOKEN = re.compile(
+    r"`([^`]{2,60})`|(?<![\w.])(\d+(?:[.,:]\d+)*)(?![\d.,:]*\w*[.-]\w)"
+    r"|([A-Za-z][\w.+#/-]*[\w+#])|([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
+)
+VALUE, WORD, PIECE = 2.0, 1.0, 0.5  # what each kind of shared word weighs; 2 shows use
+
+
+def _own_words(text: str) -> dict[str, float]:
+    """What a text says in its own words, each with its weight: values (numbers of two digits
+    or more, code spans), names and words of five letters or more that are not stop words,
+    Chinese two-character pieces."""
+    from memkit.triggers import STOP_WORDS  # noqa: PLC0415
+
+    out: dict[str, float] = {}
+    for code, number, word, cjk in _TOKEN.findall(text):
+        if code:
+            out[code.lower()] = VALUE
+        elif number and len(number) > 1:
+            out[number] = VALUE
+        elif word and len(word) >= 5 and word.lower() not in STOP_WORDS:
+            out.setdefault(word.lower(), WORD)
+        elif cjk:
+            for i in range(len(cjk) - 1):
+                if (piece := cjk[i : i + 2]) not in STOP_WORDS:
+                    out.setdefault(piece, PIECE)
+    return out
+
+
+def refers(answer: str, atom_id: str, atom_text: str, prompt: str = "", known: str = "") -> bool:
+    """Whether an answer draws on an atom: it names the atom's id, or it holds the atom's own
+    words or values weighing 2 or more (a value 2, a word 1, a Chinese piece 0.5) that the
+    prompt did not hold. An answer that only repeats the prompt's words, which is why the atom
+    was injected, does not show it was used. `known`: words to discount when the prompt is not
+    known (the atom's title and triggers: what a prompt that brought it most likely said)."""
+    if atom_id.lower() in answer.lower():
+        return True
+    said = _own_words(answer)
+    asked = _own_words(prompt or known)
+    mine = _own_words(atom_text)
+    return sum(w for word, w in mine.items() if word in said and word not in asked) >= VALUE
+
+
+def settle_turn(root: Path, session: str, answer: str, prompt: str = "") -> list[str]:
+    """Note which of the session's atoms the turn's answer refers to and which it
+    contradicts (`prompt`: the turn's prompt, when known); returns those it contradicts."""
     from memkit.claude import repos as _repos  # noqa: PLC0415
     from memkit.claude.private import strip_private  # noqa: PLC0415
     from memkit.claude.usage import usage_log  # noqa: PLC0415
@@ -90,11 +136,21 @@ def settle_turn(root: Path, session: str, answer: str) -> list[str]:
 
     lowered = answer.lower()
     found = []
+    used = []
     for atom_id, entry in _rows(reader, set(todo)).items():
         text = statement_text(entry["title"], reader.body(entry["path"]))
         shared = _shared_triggers([t.lower() for t in entry["triggers"]], lowered)
         verdict = classify(text, answer, similarity=0.0, shared_triggers=shared)
         if verdict.kind == CONTRADICTS:
             found.append(atom_id)
+        elif refers(
+            answer,
+            atom_id,
+            text,
+            strip_private(prompt),
+            known=" ".join([str(entry["title"]), *map(str, entry["triggers"])]),
+        ):
+            used.append(atom_id)
+    _note(root, session, used, "answered")
     _note(root, session, found, "contradicted")
     return found

@@ -101,12 +101,14 @@ def _index_line(root: Path) -> tuple[Line, list[str]]:
     return Line("index", "search index", (), "memkit index", note, "current"), skipped
 
 
-def _conflicts(root: Path) -> Line:
+def _conflicts(root: Path, live: int) -> Line:
     from memkit.audit.status import REPORT, WRITTEN, open_conflicts  # noqa: PLC0415
 
     label = "unresolved conflicts (last audit, and writes since)"
     fix = "add `supersedes: [OLD]` to the atom that holds, then `memkit validate --fix`"
     if not (root / REPORT).is_file() and not (root / WRITTEN).is_file():
+        if live < 2:  # a new memory: nothing two atoms could disagree on yet
+            return Line("conflicts", label, (), "", ok_text="none (fewer than two atoms)")
         return Line("conflicts", label, (), "memkit audit --all", "no audit report yet")
     pairs = open_conflicts(root, kinds=("contradicts", "duplicate"))
     items = tuple(f"{p['incoming']} vs {p['other']} ({p['kind']})" for p in pairs)
@@ -209,7 +211,7 @@ def build_health(root: Path, config: Config, *, today: dt.date | None = None) ->
             "memkit show ID; correct it or supersede it",
         )
     )
-    lines.append(_conflicts(root))
+    lines.append(_conflicts(root, len(live)))
     lines.append(_rules(root))
     lines.append(
         Line(
@@ -244,7 +246,8 @@ def build_health(root: Path, config: Config, *, today: dt.date | None = None) ->
             "fix or remove the file, then `memkit usage export --write`"
             if team.problems
             else "each member: `memkit usage export --write`, then commit usage/<you>.json",
-            "" if team.sources or team.problems else "none yet: nothing is counted",
+            "" if team.sources or team.problems or not live else "none yet: nothing is counted",
+            "none yet (no atoms to use)" if not live else "none",
         )
     )
     return health

@@ -26,6 +26,11 @@ def render_text(health: Health) -> str:
         f"  status: {_counts(health.by_status)}",
         f"  usage from: {'; '.join(health.sources) or 'nothing yet'}",
     ]
+    if not health.atoms:
+        out.append(
+            "  a new memory: write the first atom (`memkit add TEXT`, or a file in shared/ "
+            "as the README shows) and commit it"
+        )
     for line in health.lines:
         if line.ok:
             out.append(f"ok  {line.label}: {line.ok_text}")

@@ -1,7 +1,8 @@
 """`lifecycle:` in memkit.yaml. The defaults are the seeds' numbers (docs/lifecycle.md):
-confirmed in 2+ sessions -> observed, 4+ -> fixed (Atomic Memory V4.1's cross-session
-consolidation); effectiveness (s + 1) / (s + f + 2) x 0.5^(age / half-life) with a 90-day
-half-life and 0.3 as the line below which an atom is a candidate for the archive (code-memory).
+confirmed in sessions of 2+ distinct days -> observed, 4+ days by 2+ people -> fixed (Atomic
+Memory V4.1's cross-session consolidation, made to mean more than one person's afternoon);
+effectiveness (s + 1) / (s + f + 2) x 0.5^(age / half-life) with a 90-day half-life and 0.3
+as the line below which an atom is a candidate for the archive (code-memory).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from memkit.errors import MemkitError
 
 @dataclass(frozen=True)
 class PromoteSettings:
-    observed_sessions: int = 2  # tentative -> observed
-    fixed_sessions: int = 4  # -> fixed
-    fixed_users: int = 1  # distinct people whose sessions confirmed it, for fixed
+    observed_sessions: int = 2  # tentative -> observed: confirmed on this many distinct days
+    fixed_sessions: int = 4  # -> fixed: on this many distinct days ...
+    fixed_users: int = 2  # ... by this many distinct people
     min_laplace: float = 0.7  # (s + 1) / (s + f + 2): contradictions hold a promotion back
 
 

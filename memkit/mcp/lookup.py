@@ -4,7 +4,8 @@ bodies, ranked by the hooks' own recall pipeline.
 One function serves both places a search runs: the warm engine (request kind `mcp-search` on
 its socket, registered in `memkit.claude.handlers`) and the MCP server's own process when no
 engine answers. Either way the rules are the hooks': only what the index admitted, only
-active, reviewed atoms of scopes this person may read, superseded ones dropped.
+active, reviewed atoms of scopes this person may read, superseded ones dropped. `scope:
+episodic` searches the asking person's own session summaries instead (kept on this machine).
 """
 
 from __future__ import annotations
@@ -124,6 +125,29 @@ def search_rows(
     return rows
 
 
+def episode_rows(root: Any, query: Query) -> list[dict[str, Any]]:
+    """`scope: episodic`: the asking person's own session summaries (`memkit.capture.episodic`,
+    local to this machine), never anyone else's."""
+    from memkit.capture.episodic import search  # noqa: PLC0415
+    from memkit.mcp.masking import mask  # noqa: PLC0415
+
+    return [
+        {
+            "id": summary.id,
+            "type": "episode",
+            "confidence": "yours",
+            "title": mask(summary.title),
+            "why": f"your session summary; holds {share:.0%} of the query's words",
+            "tokens": estimate_tokens(summary.body) + 30,
+            "scope": "episodic",
+            "created": summary.created,
+            "score": round(share, 4),
+        }
+        for share, summary in search(root, query.text, query.limit)
+        if not query.since or summary.created >= query.since
+    ]
+
+
 def mcp_search(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any]:
     """The `search` tool over every repository named (the engine's `mcp-search` request)."""
     query = check_query(
@@ -136,6 +160,9 @@ def mcp_search(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     building: list[str] = []
     for root in find_repos(payload, repos):
+        if query.scope == "episodic":  # the asker's own summaries, kept outside the index
+            rows += [{**row, "repo": root.name} for row in episode_rows(root, query)]
+            continue
         reader = _repos.reader(root)
         if reader is None:
             building.append(root.name)
