@@ -4,7 +4,9 @@ Each check says ok, warn or fail, what it found and, when something is wrong, th
 that fixes it. What a teammate asks when memory does not show up in Claude Code: are the git
 hooks installed, is `memkit` on the PATH they run with, is the index current and sound (with
 the usage log, `.memkit/` itself and the engine: `memkit.localstate`), does the model load,
-who am I to memkit, are the Claude Code hooks wired in this project.
+who am I to memkit, are the Claude Code hooks wired in this project (and, in
+`memkit.wiring_checks`, do the repositories they name exist, does the MCP server answer in
+time, does the warm engine answer).
 """
 
 from __future__ import annotations
@@ -139,6 +141,7 @@ def diagnose(root: Path, project: Path) -> list[Check]:
         check_index,
         check_usage,
     )
+    from memkit.wiring_checks import claude_checks  # noqa: PLC0415
 
     try:
         config = load_config(root)
@@ -156,4 +159,5 @@ def diagnose(root: Path, project: Path) -> list[Check]:
         check_engine(root),
         check_skipped(root),
         check_claude(project),
+        *claude_checks(root, project),
     ]

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import socket
 from pathlib import Path
 
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.claude_engine_test import engine_running
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    git,
+    heartbeat_repo,
+    join_clone,
+    make_memory_repo,
+    memkit,
+    wired_project,
+    write_atom,
+)
 
 
 def lines(out: str) -> dict[str, str]:
@@ -61,3 +74,78 @@ def test_stale_index_invalid_atoms_and_a_missing_model_are_named(tmp_path: Path)
     assert "shared/draft.md" in out.stdout
     assert checks["embedding model"] == "FAIL"
     assert "no-such-model" in out.stdout
+
+
+def test_a_teammates_project_says_what_is_missing_instead_of_all_set(tmp_path: Path) -> None:
+    team, app = wired_project(tmp_path / "alice")
+    bob = tmp_path / "elsewhere" / "bob"
+    bob.mkdir(parents=True)
+    git(bob, "clone", "--quiet", str(app), "app")
+    out = memkit("doctor", cwd=bob / "app")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "all set" not in out.stdout
+    checks = lines(out.stdout)
+    assert checks["Claude Code wiring"] == "FAIL"
+    assert f"../team-memory in .mcp.json: {bob / 'team-memory'} does not exist" in out.stdout
+    assert checks["MCP server"] == "FAIL"  # it has no repository to serve
+
+    join_clone(team, bob / "team-memory", "bob@example.com")
+    assert memkit("index", cwd=bob / "team-memory").returncode == 0
+    out = memkit("doctor", cwd=bob / "app")
+    assert out.returncode == 0, out.stdout + out.stderr
+    checks = lines(out.stdout)
+    assert checks["memory repository"] == checks["Claude Code wiring"] == "ok"
+    assert str(bob / "team-memory") in out.stdout and str(tmp_path / "alice") not in out.stdout
+    assert checks["MCP server"] in ("ok", "warn")  # warn: slower than 2 s on a loaded machine
+    assert "answers `initialize` in" in out.stdout or "only after" in out.stdout
+
+
+def test_a_path_of_one_machine_in_the_committed_files_is_named(tmp_path: Path) -> None:
+    team = heartbeat_repo(tmp_path / "team")
+    app = tmp_path / "work" / "deep" / "app"
+    (app / ".claude").mkdir(parents=True)
+    # What an older memkit wrote: absolute paths in the files the team commits.
+    hook = {"type": "command", "command": f"memkit-hook user-prompt-submit --repo {team}"}
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}
+    (app / ".claude/settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    server = {"type": "stdio", "command": "memkit", "args": ["mcp", "--repo", str(team)]}
+    (app / ".mcp.json").write_text(json.dumps({"mcpServers": {"memkit": server}}), "utf-8")
+    out = memkit("doctor", cwd=app)
+    warned = [line for line in out.stdout.splitlines() if "a path of this machine" in line]
+    assert len(warned) == 2, out.stdout
+    assert ".claude/settings.json names" in warned[0] and ".mcp.json names" in warned[1]
+    assert "fix: memkit install claude" in out.stdout
+
+    assert memkit("install", "claude", "--repo", str(team), cwd=app).returncode == 0
+    out = memkit("doctor", cwd=app)
+    assert "a path of this machine" not in out.stdout  # now in the user's own settings
+    assert lines(out.stdout)["Claude Code wiring"] == "ok"
+
+
+def test_doctor_asks_the_engine_and_the_mcp_server(tmp_path: Path) -> None:
+    repo = heartbeat_repo(tmp_path / "team")
+    assert memkit("install", "claude", cwd=repo).returncode == 0
+    with engine_running(repo, "--idle", "60"):
+        out = memkit("doctor", cwd=repo)
+        assert lines(out.stdout)["warm engine answers"] == "ok", out.stdout
+    # Something that takes the engine's socket and never answers.
+    hung = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    hung.bind(str(repo / ".memkit/engine.sock"))
+    hung.listen(8)
+    try:
+        out = memkit("doctor", cwd=repo)
+    finally:
+        hung.close()
+    assert out.returncode == 1
+    assert lines(out.stdout)["warm engine answers"] == "FAIL", out.stdout
+    assert "did not answer a search" in out.stdout
+
+    # A server that cannot start (its repository is gone) is named, not "all set".
+    (repo / ".memkit/engine.sock").unlink()
+    mcp = repo / ".mcp.json"
+    config = json.loads(mcp.read_text(encoding="utf-8"))
+    config["mcpServers"]["memkit"]["args"] = ["mcp", "--repo", "no-such-memory"]
+    mcp.write_text(json.dumps(config), encoding="utf-8")
+    out = memkit("doctor", cwd=repo)
+    assert out.returncode == 1 and lines(out.stdout)["MCP server"] == "FAIL"
+    assert "not a memory repository" in out.stdout

@@ -134,6 +134,22 @@ def heartbeat_repo(path: Path, *, hooks: bool = True) -> Path:
     return repo
 
 
+def wired_project(folder: Path) -> tuple[Path, Path]:
+    """Alice's layout: `folder/team-memory` (`heartbeat_repo`) and beside it `folder/app`, a
+    code project whose committed Claude Code files (`memkit install claude --repo
+    ../team-memory`) name it. Returns (team-memory, app)."""
+    team = heartbeat_repo(folder / "team-memory")
+    app = folder / "app"
+    (app / "src").mkdir(parents=True)
+    (app / "src/main.py").write_text("print('hello')\n", encoding="utf-8")
+    git(app, "init", "-q")
+    wired = memkit("install", "claude", "--repo", "../team-memory", cwd=app)
+    assert wired.returncode == 0, wired.stdout + wired.stderr
+    git(app, "add", "-A")
+    git(app, "commit", "-q", "-m", "wire memkit into Claude Code")
+    return team, app
+
+
 def commit_and_index(repo: Path, message: str = "atoms") -> None:
     """Commit everything (no hooks: the test is about what comes after) and build the index."""
     git(repo, "add", "-A")

@@ -1,15 +1,26 @@
-"""Merging memkit's hook entries into a project's `.claude/settings.json`, and its MCP server
-into the project's `.mcp.json`, idempotently."""
+"""Merging memkit's hook entries, the approval of its MCP server and the grant of its
+read-only tools into a project's `.claude/settings.json`, and the server into the project's
+`.mcp.json`, idempotently; repositories that are not the project's neighbours go into the
+user's `.claude/settings.local.json` (`memkit.claude.wiring` says why)."""
 
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import Any
 
+from memkit.claude.wiring import (
+    LOCAL_SETTINGS,
+    MCP_CONFIG,
+    MCP_SERVER,
+    SETTINGS,
+    hook_argument,
+    relative_form,
+    set_local_repos,
+)
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
+from memkit.mcp.tools import GRANTED
 
 MARK = "memkit-hook "
 EVENTS = (
@@ -22,18 +33,7 @@ EVENTS = (
     ("SessionEnd", "session-end", None),
 )
 TIMEOUT = 15
-MCP_CONFIG = ".mcp.json"
-MCP_SERVER = "memkit"
-
-
-def repo_argument(project: Path, repo: Path) -> str:
-    """A repo inside the project is named relative to $CLAUDE_PROJECT_DIR, so the settings
-    work in every clone; a repo elsewhere is named by its absolute path."""
-    try:
-        rel = repo.resolve().relative_to(project.resolve())
-    except ValueError:
-        return shlex.quote(str(repo.resolve()))
-    return '"$CLAUDE_PROJECT_DIR"' + ("/" + shlex.quote(rel.as_posix()) if rel.parts else "")
+GRANTS = [f"mcp__{MCP_SERVER}__{tool}" for tool in GRANTED]
 
 
 def _is_memkit(hook: Any) -> bool:
@@ -92,19 +92,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     return loaded
 
 
-def mcp_args(project: Path, repos: list[Path]) -> list[str]:
-    """`memkit mcp`'s arguments: a repo inside the project by its relative path (resolved
-    against $CLAUDE_PROJECT_DIR, so `.mcp.json` works in every clone), others absolute."""
-    args = ["mcp"]
-    for repo in repos:
-        try:
-            rel = repo.resolve().relative_to(project.resolve()).as_posix()
-        except ValueError:
-            rel = str(repo.resolve())
-        args += ["--repo", rel]
-    return args
-
-
 def _is_memkit_server(entry: Any) -> bool:
     return (
         isinstance(entry, dict)
@@ -138,24 +125,86 @@ def approve_mcp(settings: dict[str, Any], *, approve: bool) -> None:
         del settings["enabledMcpjsonServers"]
 
 
+def grant_tools(settings: dict[str, Any], *, grant: bool) -> None:
+    """The read-only tools in the project's `permissions.allow`: Claude Code then calls them
+    without asking (once the folder is trusted); `save` and `accept` stay the user's to allow."""
+    permissions = settings.get("permissions")
+    if not isinstance(permissions, dict):
+        if not grant:
+            return
+        permissions = settings["permissions"] = {}
+    allow = permissions.get("allow")
+    rules = [r for r in allow if r not in GRANTS] if isinstance(allow, list) else []
+    if grant:
+        rules += GRANTS
+    if rules:
+        permissions["allow"] = rules
+    else:
+        permissions.pop("allow", None)
+        if not permissions:
+            del settings["permissions"]
+
+
+def _keep_local(project: Path) -> None:
+    """The local settings name paths of this machine: kept out of commits in this clone
+    (`.git/info/exclude`, itself never committed) unless git already ignores them."""
+    from memkit.git import ignored, output  # noqa: PLC0415
+
+    top = output(project, "rev-parse", "--show-toplevel")
+    exclude = output(project, "rev-parse", "--git-path", "info/exclude")
+    if top is None or exclude is None or ignored(project, LOCAL_SETTINGS):
+        return
+    rel = (project / LOCAL_SETTINGS).resolve().relative_to(Path(top).resolve()).as_posix()
+    path = Path(exclude) if Path(exclude).is_absolute() else project / exclude
+    try:
+        before = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        before = ""
+    lead = "" if not before or before.endswith("\n") else "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, f"{before}{lead}/{rel}\n")
+
+
+def _write(path: Path, data: dict[str, Any], *, keep_empty: bool) -> None:
+    if data or keep_empty:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    elif path.is_file():
+        path.unlink()  # nothing left but memkit's, which is gone
+
+
 def install(project: Path, repos: list[Path], *, uninstall: bool = False) -> Path:
-    path = project / ".claude" / "settings.json"
+    """Wire `repos` into the project: hooks, MCP server and grants in the files the team
+    commits, named relative to the project; repositories elsewhere in the user's local
+    settings (`memkit.claude.wiring`)."""
+    path = project / SETTINGS
     mcp_path = project / MCP_CONFIG
-    # Both files are read before either is written: a broken one stops the install whole.
+    local_path = project / LOCAL_SETTINGS
+    # Every file is read before any is written: a broken one stops the install whole.
     settings = _read_json(path)
     mcp_config = _read_json(mcp_path)
+    local = _read_json(local_path)
+    had_local = local_path.is_file()
+    shared = [(r, rel) for r in repos if (rel := relative_form(project, r)) is not None]
+    personal = [r for r in repos if relative_form(project, r) is None]
     # Before the hooks, which are re-added at the end: a second install writes the same bytes.
     approve_mcp(settings, approve=not uninstall)
+    grant_tools(settings, grant=not uninstall)
     if uninstall:
         remove(settings)
         merge_mcp(mcp_config, None)
+        set_local_repos(local, [])
     else:
-        args = " ".join(f"--repo {repo_argument(project, r)}" for r in repos)
+        args = " ".join(f"--repo {hook_argument(rel)}" for _, rel in shared)
         merge(settings, {name: f"memkit-hook {name} {args}".strip() for _, name, _ in EVENTS})
-        merge_mcp(mcp_config, mcp_args(project, repos))
+        merge_mcp(mcp_config, ["mcp", *(a for _, rel in shared for a in ("--repo", rel))])
+        set_local_repos(local, personal)
     write_atomic(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-    if mcp_config.get("mcpServers") or len(mcp_config) > 1:
-        write_atomic(mcp_path, json.dumps(mcp_config, indent=2, ensure_ascii=False) + "\n")
-    elif mcp_path.is_file():
-        mcp_path.unlink()  # nothing left but memkit's, which is gone
+    if not mcp_config.get("mcpServers") and len(mcp_config) <= 1:
+        mcp_config = {}
+    _write(mcp_path, mcp_config, keep_empty=False)
+    if local or had_local:
+        _write(local_path, local, keep_empty=False)
+    if personal:
+        _keep_local(project)
     return path

@@ -211,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     deadline = _arm_deadline(event)
     repos = [rest[i + 1] for i, a in enumerate(rest[:-1]) if a == "--repo"]
     repos += [a[len("--repo=") :] for a in rest if a.startswith("--repo=")]
+    # Repositories of this user's machine, from their own .claude/settings.local.json.
+    repos += [p for p in os.environ.get("MEMKIT_REPOS", "").split(os.pathsep) if p.strip()]
     _PHASE.append("reading the hook's input")
     try:
         raw = sys.stdin.read(MAX_STDIN + 1)

@@ -11,42 +11,67 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "doctor",
         help="check this clone's setup and local state: hooks, PATH, index, usage log, model, "
-        "identity, engine, Claude Code",
+        "identity, engine, Claude Code and its MCP server",
         description="Check what memory depends on in this clone: the git hooks, `memkit` on the "
         "PATH they run with, .memkit/ (yours alone? read-only? a full disk?), the index (sound? "
         "current? invalid atoms left out?), the usage log, the embedding model, who you are to "
-        "memkit, the warm engine (stopped? yours?), and memkit's hooks in a project's "
-        "Claude Code settings. Each problem comes with the command that fixes it. Exit 1 when "
-        "something fails, 0 when only warnings remain.",
+        "memkit, the warm engine (stopped? answering?), memkit's hooks in a project's "
+        "Claude Code settings, the memory repositories they and .mcp.json name (there? named "
+        "by a path of this machine?), and whether the MCP server answers in time. Each "
+        "problem comes with the command that fixes it. Exit 1 when something fails, 0 when "
+        "only warnings remain.",
     )
-    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        help="memory repository (default: from cwd, else the first the project's files name)",
+    )
     parser.add_argument(
         "--project", type=Path, help="project whose .claude/settings.json to check (default: cwd)"
     )
     parser.set_defaults(func=run)
 
 
+def memory_root(repo: Path | None, project: Path) -> Path | None:
+    """The repository to check: the one named, the one here, else the first one the
+    project's Claude Code files name that exists (a teammate runs doctor in the project);
+    None when there is none."""
+    from memkit.repo import find_root, nearest_repo  # noqa: PLC0415
+    from memkit.wiring_checks import named_repos  # noqa: PLC0415
+
+    if repo is not None or nearest_repo(Path.cwd().resolve()) is not None:
+        return find_root(repo)
+    named, _ = named_repos(project)
+    found = [n.path for n in named if (n.path / "memkit.yaml").is_file()]
+    return found[0] if found else None
+
+
 def run(args: argparse.Namespace) -> int:
     from memkit.doctor import FAIL, WARN, Check, check_claude, diagnose  # noqa: PLC0415
-    from memkit.repo import find_root, nearest_repo  # noqa: PLC0415
+    from memkit.wiring_checks import claude_checks, named_repos  # noqa: PLC0415
 
     project = (args.project or Path.cwd()).resolve()
     here = Path.cwd().resolve()
-    if args.repo is None and nearest_repo(here) is None:
+    root = memory_root(args.repo, project)
+    if root is not None:
+        checks = diagnose(root, project)
+    else:
         # A code project, not a memory repository: say so, check what belongs to a project
         # (its Claude Code settings), and leave nothing behind (no .memkit/ made here).
+        none = (
+            "none of the memory repositories this project's Claude Code files name exists here"
+            if named_repos(project)[0]
+            else f"none here: {here} (and no folder above it) has no memkit.yaml"
+        )
+        hint = (
+            "memkit doctor --repo PATH (your clone of the memory repository), or "
+            "`memkit init --join` inside that clone"
+        )
         checks = [
-            Check(
-                FAIL,
-                "memory repository",
-                f"none here: {here} (and no folder above it) has no memkit.yaml",
-                "memkit doctor --repo PATH (your clone of the memory repository), or "
-                "`memkit init --join` inside that clone",
-            ),
+            Check(FAIL, "memory repository", none, hint),
             check_claude(project),
+            *claude_checks(None, project),
         ]
-    else:
-        checks = diagnose(find_root(args.repo), project)
     for check in checks:
         print(check.format())
     failed = sum(c.status == FAIL for c in checks)

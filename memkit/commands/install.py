@@ -17,9 +17,12 @@ def add_parser(subparsers: Any) -> None:
         help="install memkit's Claude Code hooks in a project",
         description="Merge memkit's hook entries into PROJECT/.claude/settings.json and its "
         "MCP server (`memkit mcp`) into PROJECT/.mcp.json, keeping every other hook, server and "
-        "setting; running it again changes nothing; --uninstall removes only memkit's "
+        "setting, and grants the read-only MCP tools (search, get, timeline) in the project's "
+        "permissions; running it again changes nothing; --uninstall removes only memkit's "
         "entries. Name one or more memory repositories with --repo (team, personal, ...); by "
-        "default the project itself, or the memory repo it lies in.",
+        "default the project itself, or the memory repo it lies in. A repository in or beside "
+        "the project is named relative to it, so the committed files work in every clone; any "
+        "other goes into your own .claude/settings.local.json (MEMKIT_REPOS).",
     )
     parser.add_argument("target", choices=("claude",))
     parser.add_argument("--project", type=Path, default=Path(), help="default: here")
@@ -69,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         verb = "memkit's MCP server is already in" if same else "registered memkit's MCP server in"
     print(f"memkit: {verb} {mcp}")
-    for repo in [] if args.uninstall else repos:
-        print(f"memkit: wiring the memory repository {repo}")
+    if not args.uninstall:
+        _say_where(project, repos)
     for program in ("memkit-hook", "memkit"):
         if not args.uninstall and shutil.which(program) is None:
             print(
@@ -79,6 +82,23 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return 0
+
+
+def _say_where(project: Path, repos: list[Path]) -> None:
+    from memkit.claude.wiring import LOCAL_SETTINGS, relative_form  # noqa: PLC0415
+
+    for repo in repos:
+        rel = relative_form(project, repo)
+        if rel is not None:
+            print(
+                f"memkit: wiring the memory repository {repo}, named as {rel} "
+                "(relative: the files work in every clone)"
+            )
+        else:
+            print(
+                f"memkit: wiring the memory repository {repo}: neither in nor beside the "
+                f"project, so named in your own {project / LOCAL_SETTINGS}, which is not committed"
+            )
 
 
 def _contents(path: Path) -> bytes | None:

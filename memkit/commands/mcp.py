@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -24,27 +25,52 @@ def add_parser(subparsers: Any) -> None:
         type=Path,
         action="append",
         default=[],
-        help="a memory repository (repeatable; a relative path is taken from the project, "
-        "$CLAUDE_PROJECT_DIR; default: the one the project is or lies in)",
+        help="a memory repository (repeatable; a relative path is taken from the folder of "
+        "the .mcp.json that names this server, else from here; the paths in $MEMKIT_REPOS "
+        "follow; default: the one the project is or lies in)",
     )
     parser.set_defaults(func=run)
 
 
+def base_folder(start: Path) -> Path:
+    """What a relative --repo is taken from: the folder of the `.mcp.json` that names memkit's
+    server (Claude Code finds that file in the folder it starts in or one above, and starts
+    the server in the folder it started in), else `start` itself."""
+    from memkit.claude.wiring import MCP_CONFIG, mcp_entry, read_json  # noqa: PLC0415
+
+    for folder in (start, *start.parents):
+        try:
+            found = mcp_entry(read_json(folder / MCP_CONFIG))
+        except (OSError, ValueError):
+            continue
+        if found is not None:
+            return folder
+    return start
+
+
 def roots_of(repos: list[Path]) -> list[Path]:
+    from memkit.claude.wiring import REPOS_ENV, env_repos  # noqa: PLC0415
     from memkit.repo import nearest_repo, trusted_root  # noqa: PLC0415
 
-    project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd())
-    if not repos:
-        found = nearest_repo(project.resolve())
+    project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd()).resolve()
+    # Then the repositories of this user's machine, from their .claude/settings.local.json.
+    named = [*repos, *(Path(p) for p in env_repos(os.environ.get(REPOS_ENV)))]
+    if not named:
+        found = nearest_repo(project)
         if found is None:
             raise UsageError(f"no memory repository in or above {project}: pass --repo PATH")
         return [trusted_root(found)]
-    roots = []
-    for repo in repos:
-        root = (project / repo.expanduser()).resolve()
-        if not (root / "memkit.yaml").is_file():
-            raise UsageError(f"{root} is not a memory repository (no memkit.yaml)")
-        roots.append(trusted_root(root))
+    base = base_folder(project) if any(not r.expanduser().is_absolute() for r in named) else project
+    roots: list[Path] = []
+    missing: list[Path] = []
+    for repo in named:
+        root = (base / repo.expanduser()).resolve()
+        (roots if (root / "memkit.yaml").is_file() else missing).append(root)
+    if not roots:
+        raise UsageError(f"{missing[0]} is not a memory repository (no memkit.yaml)")
+    for root in missing:  # as the hooks do: serve the others (`memkit doctor` names it)
+        logging.getLogger("memkit").warning("%s is not a memory repository; left out", root)
+    roots = [trusted_root(root) for root in roots]
     return list(dict.fromkeys(roots))
 
 
@@ -53,6 +79,6 @@ def run(args: argparse.Namespace) -> int:
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     roots = roots_of(args.repo)
-    from memkit.mcp.server import serve  # noqa: PLC0415  (the SDK, only for this command)
+    from memkit.mcp.server import serve  # noqa: PLC0415
 
     return serve(roots)

@@ -23,9 +23,9 @@ from memkit.claude.private import strip_private
 from memkit.claude.recall import candidates
 from memkit.claude.repos import find_repos
 from memkit.claude.usage import usage_log
+from memkit.mcp.tools import MAX_LIMIT
 
 SEARCH_KIND = "mcp-search"
-MAX_LIMIT = 50
 MAX_QUERY = 2_000
 _SCOPE = re.compile(r"shared|episodic|archive|(?:role|personal)(?::[a-z0-9][a-z0-9-]*)?")
 

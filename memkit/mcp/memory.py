@@ -34,7 +34,8 @@ from memkit.mcp.reading import (
     render_atom,
 )
 from memkit.mcp.saving import Saved, check_draft, save
-from memkit.mcp.timeline import MAX_EVENTS, Event, history, render, select, uncommitted
+from memkit.mcp.timeline import Event, history, render, select, uncommitted
+from memkit.mcp.tools import MAX_EVENTS
 
 log = logging.getLogger(__name__)
 ENGINE_WAIT = 2.0  # seconds; then this process answers by itself

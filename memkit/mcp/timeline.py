@@ -18,7 +18,6 @@ from memkit.atom import SCOPE_DIRS, id_from_path, scope_from_path
 from memkit.git import GitError, run
 from memkit.mcp.masking import mask
 
-MAX_EVENTS = 200
 MAX_COMMITS = 5_000
 GIT_TIMEOUT = 20.0
 _ACTIONS = {
