@@ -279,7 +279,11 @@ def test_get_reads_atoms_whole_or_by_section_and_never_a_refused_one(
 
 def test_an_atom_cannot_close_the_fence_of_an_answer(repo: Path, tmp_path: Path) -> None:
     """Issue 28 item 1: MCP answers are fenced like the hooks' context, and what an atom holds
-    cannot end the fence early: its next line would read as the session's own."""
+    cannot end the fence early: its next line would read as the session's own. Such an atom
+    is refused by default (MK112, issue 28); a team that turned that to a warning is served it,
+    and the fence must hold there too."""
+    with (repo / "memkit.yaml").open("a", encoding="utf-8") as config:
+        config.write("gate:\n  injection: warn\n")
     write_atom(
         repo,
         "shared/deploy-smoke-tests.md",
