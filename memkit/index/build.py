@@ -504,14 +504,8 @@ def _refused_across(
     """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
     those the index would keep: path -> codes. Ids come from every atom file's name, as
     validate takes them; supersede cycles are looked for among the atoms admitted so far."""
-    from collections import defaultdict  # noqa: PLC0415
+    from memkit.checks.admission import refused_across  # noqa: PLC0415
 
-    from memkit.atom import id_from_path  # noqa: PLC0415
-    from memkit.checks.admission import reference_findings, supersede_cycle  # noqa: PLC0415
-
-    paths_of: dict[str, list[str]] = defaultdict(list)
-    for path in manifest:
-        paths_of[id_from_path(path)].append(path)
     every = [
         _Indexed(
             e["path"],
@@ -522,16 +516,4 @@ def _refused_across(
         )
         for e in entries
     ]
-    graph: dict[str, set[str]] = defaultdict(set)
-    for atom in every:
-        graph[atom.id].update(atom.supersedes)
-        for newer in atom.superseded_by:
-            graph[newer].add(atom.id)
-    held: dict[str, list[str]] = {}
-    for atom in every:
-        linked = atom.supersedes or atom.superseded_by
-        cycle = supersede_cycle(atom.id, graph) if linked else []
-        codes = sorted({f.code for f in reference_findings(atom, paths_of, cycle)})
-        if codes:
-            held[atom.path] = codes
-    return held
+    return refused_across(every, manifest)
