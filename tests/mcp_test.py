@@ -998,3 +998,21 @@ def test_a_bug_is_logged_and_answered_in_one_line_and_the_server_goes_on(repo: P
     logged = (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
     assert "mcp timeline" in logged and "RuntimeError: boom" in logged
     assert "MARK-PRIVATE-IN-BUG" not in logged
+
+
+def test_a_summary_is_never_saved_into_the_tree(repo: Path, tmp_path: Path) -> None:
+    """Issue 29: a session summary in the tree is recalled for nobody; saving one there (MCP
+    `save` or `memkit add`) is refused with where summaries live, and nothing is written."""
+
+    async def body(client: Client) -> None:
+        error, text = await call(
+            client, "save", text="Today we debugged the kafka consumer lag.", scope="episodic"
+        )
+        assert error, text
+        assert ".memkit/episodic/" in text and "personal" in text, text
+
+    drive(repo, body, tmp_path)
+    added = memkit("add", "--scope", "episodic", "Today we debugged the kafka lag.", cwd=repo)
+    assert added.returncode == 2, added.stdout + added.stderr
+    assert "SessionEnd hook" in added.stderr
+    assert not (repo / "episodic").exists() or not any((repo / "episodic").rglob("*kafka*"))
