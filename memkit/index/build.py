@@ -403,6 +403,7 @@ def _write(
     import tantivy  # noqa: PLC0415
 
     from memkit.embedding import load_encoder  # noqa: PLC0415
+    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
     from memkit.index.analysis import register  # noqa: PLC0415
     from memkit.index.prepare import prepare  # noqa: PLC0415
     from memkit.index.schema import build_schema  # noqa: PLC0415
@@ -418,7 +419,7 @@ def _write(
     register(index)
 
     def encoder() -> Any:
-        return load_encoder(model[0], cache_dir=root / ".memkit" / "models")
+        return load_encoder(model[0], cache_dir=model_cache_dir(root))
 
     writer: Any = None
 
