@@ -86,9 +86,7 @@ def _verify(gen: Path, seal: dict[str, Any], deep: bool) -> dict[str, str]:
     return store.verify(gen, deep=True if deep else "changed", seal=seal)
 
 
-def _unchanged(
-    root: Path, manifest: dict[str, str], model: str, deep: bool, config: str
-) -> BuildStats | None:
+def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | None:
     """The live generation's stats when it was built from exactly these files with this
     model and is intact: no parsing of its meta.json (7 MB at 10,000 atoms)."""
     started = time.perf_counter()
@@ -102,7 +100,7 @@ def _unchanged(
         return None  # an older build: the full comparison below decides
     seal = store.read_checksums(gen)
     if (
-        built_from != digest(manifest, config)
+        built_from != stamp
         or not isinstance(info, dict)
         or info.get("model") != model
         or seal is None
@@ -191,8 +189,9 @@ def refresh(
     with store.write_lock(root, wait=wait):
         manifest = current_manifest(root, running)
         settings = config_digest(root)
+        stamp = digest(manifest, settings)  # what the new generation is built from
         if not full:
-            same = _unchanged(root, manifest, model_path, not quiet, settings)
+            same = _unchanged(root, stamp, model_path, not quiet)
             if same is not None:
                 return same
         previous = None if full else _open_previous(root, model_path, not quiet, settings)
@@ -203,6 +202,7 @@ def refresh(
             config=config,
             model_path=model_path,
             settings=settings,
+            stamp=stamp,
             quiet=quiet,
             started=started,
         )
@@ -216,6 +216,7 @@ def _build(
     config: Any,
     model_path: str,
     settings: str,
+    stamp: str,
     quiet: bool,
     started: float,
 ) -> BuildStats:
@@ -244,7 +245,7 @@ def _build(
         refused = {p: list(old_refused.get(p, ())) for p in skipped}
         return _same_again(
             previous[0],
-            manifest,
+            stamp,
             model_path=model_path,
             settings=settings,
             kept=kept,
@@ -266,6 +267,7 @@ def _build(
                 previous=previous,
                 config=config,
                 model=(model_path, settings),
+                stamp=stamp,
                 bar=bar,
             )
             store.publish(root, gen)
@@ -296,7 +298,7 @@ def _build(
 
 def _same_again(
     gen: Path,
-    manifest: dict[str, str],
+    stamp: str,
     *,
     model_path: str,
     settings: str,
@@ -308,7 +310,7 @@ def _same_again(
     """Nothing to index (the digest or build info was missing: a generation from before
     them): record them now, so that the next refresh takes the quick path."""
     if not (gen / DIGEST).is_file():
-        store.write_text_atomic(gen / DIGEST, digest(manifest, settings))
+        store.write_text_atomic(gen / DIGEST, stamp)
     if not (gen / BUILD_INFO).is_file():
         _write_info(gen, (model_path, settings), len(kept), skipped, refused)
     return BuildStats(
@@ -393,6 +395,7 @@ def _write(
     previous: tuple[Path, dict[str, Any]] | None,
     config: Any,
     model: tuple[str, str],
+    stamp: str,
     bar: Callable[[int], None],
 ) -> tuple[int, int]:
     """Fill `gen`: tantivy, vectors, meta, digest, build info, seal. `plan`: the manifest,
@@ -407,6 +410,7 @@ def _write(
     from memkit.index.analysis import register  # noqa: PLC0415
     from memkit.index.prepare import prepare  # noqa: PLC0415
     from memkit.index.schema import build_schema  # noqa: PLC0415
+    from memkit.index.verdicts import Verdicts  # noqa: PLC0415
 
     manifest, kept, removed, todo, skipped, refused = plan
     known: dict[str, list[int]] = {}
@@ -434,8 +438,14 @@ def _write(
             writer.add_document(tantivy.Document(**fields))
         share.fields = []
 
-    done = prepare(root, todo, manifest, config, encoder, progress=bar, on_first=to_tantivy)
+    verdicts = Verdicts(root, config)
+    done = prepare(
+        root, todo, manifest, config, encoder, progress=bar, on_first=to_tantivy, kept=verdicts
+    )
     to_tantivy(done)
+    for path, verdict in done.verdicts.items():
+        verdicts.put(path, manifest[path], verdict)
+    verdicts.save(manifest)
     for path in done.skipped:
         skipped[path] = manifest[path]
         refused[path] = done.refused.get(path, [])
@@ -478,7 +488,7 @@ def _write(
     data = store.json_bytes(meta)
     known["meta.json"] = [len(data), zlib.crc32(data)]
     store.write_bytes_atomic(gen / "meta.json", data)
-    store.write_text_atomic(gen / DIGEST, digest(manifest, model[1]))
+    store.write_text_atomic(gen / DIGEST, stamp)
     _write_info(gen, model, len(entries), skipped, refused)
     store.write_checksums(gen, known=known)  # last: a generation without it is not finished
     return len(entries), len(done.entries) - len(held.keys() & {e["path"] for e in done.entries})
@@ -513,6 +523,8 @@ def _refused_across(
     paths_of: dict[str, list[str]] = defaultdict(list)
     for path in manifest:
         paths_of[id_from_path(path)].append(path)
+    # Only an atom that names others, or whose id another file's name takes too, can be
+    # refused here: the rest (nearly all) are not looked at one by one on every refresh.
     every = [
         _Indexed(
             e["path"],
@@ -522,6 +534,10 @@ def _refused_across(
             tuple(e["superseded_by"]),
         )
         for e in entries
+        if e["related"]
+        or e["supersedes"]
+        or e["superseded_by"]
+        or paths_of.get(e["id"]) != [e["path"]]
     ]
     graph: dict[str, set[str]] = defaultdict(set)
     for atom in every:

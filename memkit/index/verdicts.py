@@ -1,0 +1,246 @@
+"""What the checks of one atom file found, kept by the file's blob across runs.
+
+`memkit validate`, the pre-commit hook and the index build all judge each atom file on its
+own (the format checks of `memkit.atom.read`, the secret and prompt-injection scans: most of
+their time), then across files (references, ids). The per-file part depends only on the
+file's bytes, its path (the id is the file name, the scope its folder) and the settings, so
+its result is kept here, keyed by path and git blob id, and a later run skips every file it
+has seen: validate after a build, the build after a commit's checks, validate after an edit
+of one atom.
+
+The file `.memkit/verdicts.json` holds, for each (path, blob), the findings and the few
+fields the cross-file checks read (`Summary`). It is named by what produced it: memkit's
+version and the stat of its own source files (an edited checkout is a different checker),
+the content checks registered, and the settings the atoms were judged by (a CI run judges
+by the base's memkit.yaml). Anything else found there is ignored. Written atomically, only
+where `.memkit/` exists (a repository that was never indexed keeps no cache), pruned to the
+files that exist; losing it costs only time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memkit.config import Config
+from memkit.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from memkit.atom.read import ParsedAtom
+
+log = logging.getLogger(__name__)
+FILE = "verdicts.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the checks across files read of an atom (`memkit.checks.admission.Referring`,
+    and the status an older atom's `supersedes` check looks at)."""
+
+    path: str
+    id: str
+    status: str
+    scope: str
+    pending: bool
+    related: tuple[str, ...]
+    supersedes: tuple[str, ...]
+    superseded_by: tuple[str, ...]
+    key_lines: Mapping[str, int]
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, 1)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active" and not self.pending
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One file judged on its own: every finding (errors and warnings), and its summary when
+    it parsed into an atom."""
+
+    findings: tuple[Finding, ...]
+    atom: Summary | None
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted({f.code for f in self.findings if f.is_error})
+
+
+def summary_of(atom: Any) -> Summary:
+    """An `Atom`'s summary (only the reference keys' lines are kept)."""
+    keys = ("id", "related", "supersedes", "superseded_by")
+    return Summary(
+        atom.path,
+        atom.id,
+        atom.status,
+        atom.scope,
+        atom.pending,
+        tuple(atom.related),
+        tuple(atom.supersedes),
+        tuple(atom.superseded_by),
+        {k: atom.key_lines[k] for k in keys if k in atom.key_lines},
+    )
+
+
+def _to_json(verdict: Verdict) -> list[Any]:
+    findings = [[f.line, f.col, f.code, f.message, f.severity.value] for f in verdict.findings]
+    atom = verdict.atom
+    if atom is None:
+        return [findings, None]
+    fields = dataclasses.asdict(atom)
+    fields["key_lines"] = dict(atom.key_lines)
+    return [findings, fields]
+
+
+def _from_json(path: str, raw: Any) -> Verdict | None:
+    try:
+        found, atom = raw
+        findings = tuple(
+            Finding(path, int(line), int(col), str(code), str(message), Severity(severity))
+            for line, col, code, message, severity in found
+        )
+        summary = None
+        if atom is not None:
+            summary = Summary(
+                path,
+                str(atom["id"]),
+                str(atom["status"]),
+                str(atom["scope"]),
+                bool(atom["pending"]),
+                tuple(atom["related"]),
+                tuple(atom["supersedes"]),
+                tuple(atom["superseded_by"]),
+                {str(k): int(v) for k, v in atom["key_lines"].items()},
+            )
+    except (TypeError, ValueError, KeyError):
+        return None
+    return Verdict(findings, summary)
+
+
+def _code_stamp() -> str:
+    """memkit's version and the size and mtime of every source file of the package: a
+    release, or an edit in a checkout, judges anew."""
+    import memkit  # noqa: PLC0415
+
+    digest = hashlib.sha1(memkit.__version__.encode())  # noqa: S324  (a cache key)
+    package = Path(memkit.__file__).parent
+    for source in sorted(package.rglob("*.py")):
+        try:
+            stat = source.stat()
+        except OSError:
+            continue
+        digest.update(f"{source.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def stamp(config: Config) -> str:
+    """What a verdict was reached under: the code, the content checks registered, and the
+    settings (all of memkit.yaml: limits, the injection setting, allowed phrases, …)."""
+    from memkit.checks.content import registered  # noqa: PLC0415
+
+    settings = json.dumps(
+        {
+            f.name: dict(getattr(config, f.name)) if f.name == "raw" else getattr(config, f.name)
+            for f in dataclasses.fields(config)
+        },
+        sort_keys=True,
+        default=str,
+    )
+    text = "\n".join((_code_stamp(), *registered(), settings))
+    return hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()  # noqa: S324
+
+
+class Verdicts:
+    """The verdicts of one repository under one stamp; `get` what is known, `put` what was
+    found, `save` once at the end."""
+
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root
+        self.stamp = stamp(config)
+        self._known: dict[str, Any] = {}
+        self._new: dict[str, Verdict] = {}
+        self._load()
+
+    @property
+    def path(self) -> Path:
+        return self.root / ".memkit" / FILE
+
+    def _load(self) -> None:
+        try:
+            data = _loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return
+        if (
+            isinstance(data, dict)
+            and data.get("format") == FORMAT
+            and data.get("stamp") == self.stamp
+            and isinstance(data.get("files"), dict)
+        ):
+            self._known = data["files"]
+
+    def get(self, path: str, blob: str | None) -> Verdict | None:
+        if blob is None:
+            return None
+        key = f"{path}\t{blob}"
+        found = self._new.get(key)
+        if found is not None:
+            return found
+        raw = self._known.get(key)
+        return None if raw is None else _from_json(path, raw)
+
+    def put(self, path: str, blob: str | None, verdict: Verdict) -> None:
+        if blob is not None:
+            self._new[f"{path}\t{blob}"] = verdict
+
+    def save(self, manifest: Mapping[str, str]) -> None:
+        """Write what is known of the files in `manifest` (path -> blob), when anything new
+        was found and `.memkit/` exists."""
+        if not self._new or not self.path.parent.is_dir():
+            return
+        current = {f"{p}\t{b}" for p, b in manifest.items()}
+        files = {k: v for k, v in self._known.items() if k in current}
+        files.update({k: _to_json(v) for k, v in self._new.items() if k in current})
+        data = {"format": FORMAT, "stamp": self.stamp, "files": files}
+        from memkit.files import write_atomic  # noqa: PLC0415
+
+        try:
+            write_atomic(self.path, _dumps(data), durable=False)
+        except OSError as exc:  # a read-only checkout: the checks just run again next time
+            log.info("cannot keep the checks' results in %s: %s", self.path, exc)
+        self._known, self._new = files, {}
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        import orjson  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - orjson is a dependency
+        return json.loads(data)
+    return orjson.loads(data)
+
+
+def _dumps(data: Any) -> bytes:
+    try:
+        import orjson  # noqa: PLC0415
+    except ImportError:  # pragma: no cover
+        return json.dumps(data, ensure_ascii=False).encode("utf-8")
+    return orjson.dumps(data)
+
+
+def judge(root: Path, relpath: str, config: Config) -> tuple[ParsedAtom, Verdict]:
+    """Parse one file and run every check of it alone: the one parse serves the format
+    checks, the secret and injection scans, and (the `ParsedAtom`) the index."""
+    from memkit.atom.read import read_atom  # noqa: PLC0415
+    from memkit.checks.admission import file_findings  # noqa: PLC0415
+
+    parsed = read_atom(root, relpath, config)
+    atom = summary_of(parsed.atom) if parsed.atom is not None else None
+    return parsed, Verdict(tuple(file_findings(parsed, config)), atom)
