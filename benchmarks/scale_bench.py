@@ -77,7 +77,7 @@ class Source:
 class Variant:
     def __init__(self, name: str, tree: Path | None, work: Path) -> None:
         self.name = name
-        home = work / ("home" if tree is None else "home-before")  # a model cache each
+        home = work / ("home" if name == "this memkit" else "home-before")  # a model cache each
         home.mkdir(parents=True, exist_ok=True)
         self.model_cache = home / ".cache" / "memkit"
         self.env = {
@@ -412,6 +412,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", help="folder with scifact/ and cmrc2018/ (BEIR layout)")
     parser.add_argument("--before", type=Path, help="a folder holding an older memkit package")
+    parser.add_argument(
+        "--this",
+        type=Path,
+        help="a folder holding this memkit's package (`git archive HEAD memkit`), run instead "
+        "of the installed one: the checkout can change while the benchmark runs",
+    )
     parser.add_argument("--work", type=Path, help="keep the repositories here between runs")
     parser.add_argument("--runs", type=int, default=5, help="full builds and validations")
     parser.add_argument("--search-runs", type=int, default=30)
@@ -433,12 +439,13 @@ def main() -> int:
     corpus = Source(args.corpus, data)
     import memkit
 
-    for tree in (Path(memkit.__file__).parent, args.before and args.before / "memkit"):
+    trees = (args.this and args.this / "memkit", args.before and args.before / "memkit")
+    for tree in (*trees, Path(memkit.__file__).parent):
         if tree:
             subprocess.run([PYTHON, "-m", "compileall", "-q", str(tree)], check=True)
     work = args.work or Path(tempfile.mkdtemp(prefix="memkit-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    variants = [Variant("this memkit", None, work)]
+    variants = [Variant("this memkit", args.this and args.this.resolve(), work)]
     if args.before:
         variants.append(Variant("before", args.before.resolve(), work))
     only = set(args.only.split(","))
