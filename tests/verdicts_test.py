@@ -1,5 +1,5 @@
 """Each atom file is judged once per blob (issue 33): `memkit validate` and the index build
-keep what the checks of a file alone found in `.memkit/verdicts.json` and skip the files they
+keep what the checks of a file alone found in `.memkit/verdicts/` and skip the files they
 judged before, with the same findings; anything that could change a verdict (an edit, the
 settings, memkit's code) judges again, and a damaged cache costs only time."""
 
@@ -18,7 +18,7 @@ from memkit.checks.validate import validate
 from memkit.config import Config, load_config
 from memkit.index import prepare as prepare_module
 from memkit.index.build import refresh
-from memkit.index.verdicts import FILE, judge
+from memkit.index.verdicts import FOLDER, judge
 from tests.helpers import atom_text, git, write_atom
 from tests.helpers import memkit as run_memkit
 
@@ -60,6 +60,10 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     yield seen
 
 
+def _shards(root: Path) -> list[Path]:
+    return sorted((root / ".memkit" / FOLDER).glob("*/*.json"))
+
+
 def _formatted(root: Path, files: list[str] | None = None) -> list[str]:
     return [f.format() for f in validate(root, files)]
 
@@ -68,7 +72,7 @@ def test_validate_judges_each_blob_once(repo: Path, judged: list[str]) -> None:
     first = _formatted(repo)
     assert len(judged) == 9
     assert {"MK110", "MK112", "MK010"} <= {line.split()[1] for line in first}
-    assert (repo / ".memkit" / FILE).is_file()
+    assert _shards(repo)
     judged.clear()
     assert _formatted(repo) == first  # the same findings, lines and messages
     assert judged == []
@@ -138,8 +142,11 @@ def test_what_could_change_a_verdict_judges_again(
         content._load_builtin()
         monkeypatch.setattr(content, "CONTENT_CHECKS", [*content.CONTENT_CHECKS])
         content.register(no_word_of_rotation)  # type: ignore[arg-type]
+    stamps = {p.parent for p in _shards(repo)}
     after = _formatted(repo)
     assert len(judged) == 9
+    assert len({p.parent for p in _shards(repo)} | stamps) == 2  # the old stamp's removed
+    assert {p.parent for p in _shards(repo)}.isdisjoint(stamps)
     if change == "settings":
         order = [line for line in after if line.startswith("shared/order.md:")]
         assert order and all("MK112 warning:" in line for line in order)
@@ -154,18 +161,25 @@ def test_what_could_change_a_verdict_judges_again(
 )
 def test_a_damaged_cache_costs_only_time(repo: Path, judged: list[str], damage: bytes) -> None:
     before = _formatted(repo)
-    (repo / ".memkit" / FILE).write_bytes(damage)
+    shards = _shards(repo)
+    for shard in shards:
+        shard.write_bytes(damage)
     judged.clear()
     assert _formatted(repo) == before
     assert len(judged) == 9
-    assert json.loads((repo / ".memkit" / FILE).read_bytes())["files"]  # written again
+    assert _shards(repo) == shards
+    assert all(json.loads(shard.read_bytes())["files"] for shard in shards)  # written again
 
 
 def test_a_garbled_entry_is_judged_again(repo: Path, judged: list[str]) -> None:
     before = _formatted(repo)
-    path = repo / ".memkit" / FILE
-    data = json.loads(path.read_bytes())
-    key = next(k for k in data["files"] if k.startswith("shared/leak.md\t"))
+    path, data, key = next(
+        (shard, data, key)
+        for shard in _shards(repo)
+        for data in [json.loads(shard.read_bytes())]
+        for key in data["files"]
+        if key.startswith("shared/leak.md\t")
+    )
     data["files"][key] = [[["not a line", 1, "MK110", "x", "error"]], None]
     path.write_text(json.dumps(data), encoding="utf-8")
     judged.clear()

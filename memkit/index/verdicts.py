@@ -8,13 +8,14 @@ its result is kept here, keyed by path and git blob id, and a later run skips ev
 has seen: validate after a build, the build after a commit's checks, validate after an edit
 of one atom.
 
-The file `.memkit/verdicts.json` holds, for each (path, blob), the findings and the few
-fields the cross-file checks read (`Summary`). It is named by what produced it: memkit's
-version and the stat of its own source files (an edited checkout is a different checker),
-the content checks registered, and the settings the atoms were judged by (a CI run judges
-by the base's memkit.yaml). Anything else found there is ignored. Written atomically, only
-where `.memkit/` exists (a repository that was never indexed keeps no cache), pruned to the
-files that exist; losing it costs only time.
+`.memkit/verdicts/<stamp>/<xx>.json` holds, for each (path, blob) whose blob id starts with
+the hex digits `xx`, the findings and the few fields the cross-file checks read (`Summary`).
+The stamp names what produced them: memkit's version and the stat of its own source files
+(an edited checkout is a different checker), the content checks registered, and the
+settings the atoms were judged by (a CI run judges by the base's memkit.yaml); shards of
+another stamp are not read, and the next save removes them. Each shard is written
+atomically, only where `.memkit/` exists (a repository that was never indexed keeps no
+cache), pruned to the files that exist; losing or damaging one costs only time.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from memkit.atom.read import ParsedAtom
 
 log = logging.getLogger(__name__)
-FILE = "verdicts.json"
+FOLDER = "verdicts"
 FORMAT = 1
 
 
@@ -161,62 +162,77 @@ def stamp(config: Config) -> str:
 
 class Verdicts:
     """The verdicts of one repository under one stamp; `get` what is known, `put` what was
-    found, `save` once at the end."""
+    found, `save` once at the end. Kept in shards by the blob's first two hex digits, read
+    when first asked: a refresh after a few edits reads and writes a few small files, not
+    the verdicts of the whole repository."""
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
         self.stamp = stamp(config)
-        self._known: dict[str, Any] = {}
-        self._new: dict[str, Verdict] = {}
-        self._load()
+        self._shards: dict[str, dict[str, Any]] = {}
+        self._new: dict[str, dict[str, Verdict]] = {}
 
     @property
-    def path(self) -> Path:
-        return self.root / ".memkit" / FILE
+    def folder(self) -> Path:
+        """Where this stamp's shards are (`.memkit/verdicts/<stamp>/<xx>.json`)."""
+        return self.root / ".memkit" / FOLDER / self.stamp[:20]
 
-    def _load(self) -> None:
-        try:
-            data = _loads(self.path.read_bytes())
-        except (OSError, ValueError):
-            return
-        if (
-            isinstance(data, dict)
-            and data.get("format") == FORMAT
-            and data.get("stamp") == self.stamp
-            and isinstance(data.get("files"), dict)
-        ):
-            self._known = data["files"]
+    def _shard(self, name: str) -> dict[str, Any]:
+        known = self._shards.get(name)
+        if known is None:
+            known = {}
+            try:
+                data = _loads((self.folder / f"{name}.json").read_bytes())
+            except (OSError, ValueError):
+                data = None
+            if isinstance(data, dict) and data.get("format") == FORMAT:
+                found = data.get("files")
+                known = found if isinstance(found, dict) else {}
+            self._shards[name] = known
+        return known
 
     def get(self, path: str, blob: str | None) -> Verdict | None:
-        if blob is None:
+        if blob is None or len(blob) < 2:
             return None
         key = f"{path}\t{blob}"
-        found = self._new.get(key)
+        found = self._new.get(blob[:2], {}).get(key)
         if found is not None:
             return found
-        raw = self._known.get(key)
+        raw = self._shard(blob[:2]).get(key)
         return None if raw is None else _from_json(path, raw)
 
     def put(self, path: str, blob: str | None, verdict: Verdict) -> None:
-        if blob is not None:
-            self._new[f"{path}\t{blob}"] = verdict
+        if blob is not None and len(blob) >= 2:
+            self._new.setdefault(blob[:2], {})[f"{path}\t{blob}"] = verdict
 
     def save(self, manifest: Mapping[str, str]) -> None:
-        """Write what is known of the files in `manifest` (path -> blob), when anything new
-        was found and `.memkit/` exists."""
-        if not self._new or not self.path.parent.is_dir():
+        """Write the shards that learnt something, each keeping what it knows of the files
+        in `manifest` (path -> blob), when `.memkit/` exists; drop other stamps' shards."""
+        if not self._new or not self.folder.parent.parent.is_dir():
             return
-        current = {f"{p}\t{b}" for p, b in manifest.items()}
-        files = {k: v for k, v in self._known.items() if k in current}
-        files.update({k: _to_json(v) for k, v in self._new.items() if k in current})
-        data = {"format": FORMAT, "stamp": self.stamp, "files": files}
         from memkit.files import write_atomic  # noqa: PLC0415
 
         try:
-            write_atomic(self.path, _dumps(data), durable=False)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for name, new in sorted(self._new.items()):
+                current = {f"{p}\t{b}" for p, b in manifest.items() if b[:2] == name}
+                files = {k: v for k, v in self._shard(name).items() if k in current}
+                files.update({k: _to_json(v) for k, v in new.items() if k in current})
+                data = {"format": FORMAT, "files": files}
+                write_atomic(self.folder / f"{name}.json", _dumps(data), durable=False)
+                self._shards[name] = files
         except OSError as exc:  # a read-only checkout: the checks just run again next time
-            log.info("cannot keep the checks' results in %s: %s", self.path, exc)
-        self._known, self._new = files, {}
+            log.info("cannot keep the checks' results in %s: %s", self.folder, exc)
+            return
+        self._new = {}
+        self._drop_other_stamps()
+
+    def _drop_other_stamps(self) -> None:
+        import shutil  # noqa: PLC0415
+
+        for other in self.folder.parent.iterdir():
+            if other.name != self.folder.name and other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
 
 
 def _loads(data: bytes) -> Any:
