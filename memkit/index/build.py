@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 WRITER_HEAP = 64_000_000
+WRITER_THREADS = 2
 BUILD_INFO = "build.json"  # in each generation: model, atom count, files left out
 
 
@@ -428,10 +429,11 @@ def _write(
     writer: Any = None
 
     def to_tantivy(share: Prepared) -> None:
-        # tantivy indexes in its own thread while the vectors are computed.
+        # tantivy indexes in its own threads while the vectors are computed; two, so that the
+        # second process's share, which comes last, takes both cores.
         nonlocal writer
         if writer is None:
-            writer = index.writer(WRITER_HEAP, 1)
+            writer = index.writer(WRITER_HEAP, WRITER_THREADS)
             for path in removed:
                 writer.delete_documents_by_term("path", path)
         for fields in share.fields:

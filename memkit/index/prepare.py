@@ -98,6 +98,7 @@ def _prepare(
     encoder: Callable[[], Encoder],
     progress: Progress | None,
     kept: Verdicts | None,
+    early: Callable[[Prepared], None] | None = None,
 ) -> Prepared:
     from memkit.index.embed import embed  # noqa: PLC0415
 
@@ -128,6 +129,8 @@ def _prepare(
         progress(len(paths) % 100)
     out.entries = [entry(a, blobs[a.path]) for a in atoms]
     out.fields = [document_fields(a) for a in atoms]
+    if early is not None:  # tantivy indexes these in its own threads while we embed
+        early(out)
     out.vectors = [embed(encoder(), atoms)]
     return out
 
@@ -146,8 +149,9 @@ def prepare(
     """Entries, tantivy fields and vectors of the valid atoms among `paths`, in order; the
     second half in a forked child when there are PARALLEL_ATOMS or more (memkit.parallel).
     `kept`: the verdicts of files judged before; `Prepared.verdicts` holds the new ones.
-    `on_first` gets this process's share as soon as it is ready (to hand its fields to
-    tantivy while the child finishes)."""
+    `on_first` gets this process's share as soon as its fields are ready, before its vectors
+    (to hand them to tantivy, which indexes in its own threads while the vectors are made
+    and the child finishes), and again when it is done."""
     total = len(paths)
 
     def work(part: Sequence[str], in_child: bool) -> Prepared:
@@ -158,7 +162,14 @@ def prepare(
                 progress(count * total // max(1, len(part)))
 
         return _prepare(
-            root, part, blobs=blobs, config=config, encoder=encoder, progress=told, kept=kept
+            root,
+            part,
+            blobs=blobs,
+            config=config,
+            encoder=encoder,
+            progress=told,
+            kept=kept,
+            early=None if in_child else on_first,
         )
 
     shares = in_halves(paths, work, minimum=PARALLEL_ATOMS, on_first=on_first)
