@@ -212,12 +212,15 @@ class Verdicts:
             return
         from memkit.files import write_atomic  # noqa: PLC0415
 
+        current: dict[str, set[str]] = {name: set() for name in self._new}
+        for path, blob in manifest.items():
+            if blob[:2] in current:
+                current[blob[:2]].add(f"{path}\t{blob}")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             for name, new in sorted(self._new.items()):
-                current = {f"{p}\t{b}" for p, b in manifest.items() if b[:2] == name}
-                files = {k: v for k, v in self._shard(name).items() if k in current}
-                files.update({k: _to_json(v) for k, v in new.items() if k in current})
+                files = {k: v for k, v in self._shard(name).items() if k in current[name]}
+                files.update({k: _to_json(v) for k, v in new.items() if k in current[name]})
                 data = {"format": FORMAT, "files": files}
                 write_atomic(self.folder / f"{name}.json", _dumps(data), durable=False)
                 self._shards[name] = files
