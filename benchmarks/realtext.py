@@ -28,7 +28,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from realsize import CONFIDENCES, TYPES, distribution
+from realsize import CONFIDENCES, TYPES, distribution, write_files
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 MIN_BYTES, MAX_BYTES = 300, 3000
@@ -165,20 +165,8 @@ def atoms(n: int, texts: Texts, seed: int = 33) -> Iterator[tuple[str, str, bool
 
 def write(root: Path, n: int, texts: Texts) -> tuple[list[int], int]:
     """Write n atoms under root (with its memkit.yaml): their sizes, how many reuse text."""
-    (root / "memkit.yaml").write_text("version: 1\n", encoding="utf-8")
-    sizes = []
-    reused = 0
-    made: set[Path] = set()
-    for rel, text, again in atoms(n, texts):
-        path = root / rel
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
-        data = text.encode("utf-8")
-        path.write_bytes(data)
-        sizes.append(len(data))
-        reused += again
-    return sizes, reused
+    made = list(atoms(n, texts))
+    return write_files(root, ((rel, text) for rel, text, _ in made)), sum(r for *_, r in made)
 
 
 def describe(sizes: list[int], reused: int, chinese: int | None = None) -> str:

@@ -517,17 +517,15 @@ def _refused_across(
     """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
     those the index would keep: path -> codes. Ids come from every atom file's name, as
     validate takes them; supersede cycles are looked for among the atoms admitted so far."""
-    from collections import defaultdict  # noqa: PLC0415
+    from collections import Counter  # noqa: PLC0415
 
     from memkit.atom import id_from_path  # noqa: PLC0415
-    from memkit.checks.admission import reference_findings, supersede_cycle  # noqa: PLC0415
+    from memkit.checks.admission import refused_across  # noqa: PLC0415
 
-    paths_of: dict[str, list[str]] = defaultdict(list)
-    for path in manifest:
-        paths_of[id_from_path(path)].append(path)
+    named = Counter(id_from_path(path) for path in manifest)
     # Only an atom that names others, or whose id another file's name takes too, can be
     # refused here: the rest (nearly all) are not looked at one by one on every refresh.
-    every = [
+    linked = [
         _Indexed(
             e["path"],
             e["id"],
@@ -539,18 +537,7 @@ def _refused_across(
         if e["related"]
         or e["supersedes"]
         or e["superseded_by"]
-        or paths_of.get(e["id"]) != [e["path"]]
+        or named[e["id"]] != 1
+        or id_from_path(e["path"]) != e["id"]
     ]
-    graph: dict[str, set[str]] = defaultdict(set)
-    for atom in every:
-        graph[atom.id].update(atom.supersedes)
-        for newer in atom.superseded_by:
-            graph[newer].add(atom.id)
-    held: dict[str, list[str]] = {}
-    for atom in every:
-        linked = atom.supersedes or atom.superseded_by
-        cycle = supersede_cycle(atom.id, graph) if linked else []
-        codes = sorted({f.code for f in reference_findings(atom, paths_of, cycle)})
-        if codes:
-            held[atom.path] = codes
-    return held
+    return refused_across(linked, manifest)
