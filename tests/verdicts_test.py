@@ -229,3 +229,21 @@ def test_the_cli_says_the_same_twice(repo: Path) -> None:
     assert first.returncode == second.returncode == 1
     assert first.stdout == second.stdout and "MK110" in first.stdout
     assert SECRET not in first.stdout
+
+
+def test_the_build_refuses_across_files_as_validate_does(repo: Path) -> None:
+    """Only atoms that name others or share an id are looked at across files on a refresh:
+    the index still leaves out exactly what validate refuses for what other files say."""
+    write_atom(repo, "shared/twin.md", atom_text("twin"))
+    write_atom(repo, "shared/adr/twin.md", atom_text("twin", body="- The other twin."))
+    write_atom(repo, "shared/old.md", atom_text("old", extra="supersedes: [new]\n"))
+    write_atom(repo, "shared/new.md", atom_text("new", extra="supersedes: [old]\n"))
+    write_atom(repo, "shared/linked.md", atom_text("linked", extra="related: [fact-1]\n"))
+    refused = {f.path for f in validate(repo) if f.is_error}
+    assert {"shared/twin.md", "shared/adr/twin.md", "shared/old.md", "shared/new.md"} <= refused
+    assert "shared/linked.md" not in refused
+    assert set(refresh(repo).skipped) == refused
+    write_atom(repo, "shared/new.md", atom_text("new"))  # the cycle broken
+    refused = {f.path for f in validate(repo) if f.is_error}
+    assert set(refresh(repo).skipped) == refused
+    assert "shared/old.md" not in refused
