@@ -27,7 +27,7 @@ import random
 import re
 import statistics
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
@@ -165,10 +165,15 @@ def atoms(n: int, corpus: Corpus, seed: int = 18) -> Iterator[tuple[str, str]]:
 
 def write(root: Path, n: int, corpus: Corpus) -> list[int]:
     """Write n atoms under root (a memory repository with its memkit.yaml); their sizes."""
+    return write_files(root, atoms(n, corpus))
+
+
+def write_files(root: Path, files: Iterable[tuple[str, str]]) -> list[int]:
+    """Write (relative path, text) files under root, with a memkit.yaml; their sizes."""
     (root / "memkit.yaml").write_text("version: 1\n", encoding="utf-8")
     sizes = []
     made: set[Path] = set()
-    for rel, text in atoms(n, corpus):
+    for rel, text in files:
         path = root / rel
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,12 +5,17 @@ memkit when --before is given.
 
 --before DIR: a folder holding an older memkit package (`git archive <commit> memkit | tar -x
 -C DIR`); every command is then run a second time with PYTHONPATH=DIR, interleaved with this
-memkit's, each in its own clone. The repositories hold real-size atoms built from SciFact and
-CMRC2018 (`benchmarks/realsize.py`, read from ../shared/data/, never committed); without them
-there is nothing to measure. --work keeps the repositories between runs (building 100,000
-atoms and their clones takes minutes).
+memkit's, each in its own clone and its own HOME (so its own per-user model cache). The
+repositories hold atoms built from SciFact and CMRC2018, read from ../shared/data/ or --data
+and never committed; without them there is nothing to measure (the benchmark says so and
+stops). `--corpus realtext` (the default, issue 33; `benchmarks/realtext.py`): every atom its
+own stretch of text, 0.3-3 KB, English and Chinese mixed; `--corpus realsize` (issue 18;
+`benchmarks/realsize.py`): real lengths around cycling documents. --work keeps the
+repositories between runs (building 100,000 atoms and their clones takes minutes).
 
-Measured: a fresh clone's full `memkit index` (10k; 50k and 100k once), an incremental
+Measured: `memkit index --full` with the model cache warm, a fresh clone's first `memkit
+index` (no .memkit; once also with the per-user model cache empty) (10k; 50k and 100k
+once), an incremental
 refresh after 10 changed atoms and a no-op refresh (`memkit index --quiet`, as the git hooks
 run it), whole-repository `memkit validate` (10k), fresh `memkit search` (50k), the
 UserPromptSubmit hook through the warm engine and the engine's memory (100k). Fresh-process
@@ -33,7 +38,10 @@ import time
 from pathlib import Path
 
 from _common import PYTHON, commit_all, data_dir, p50_p95
-from realsize import Corpus, distribution, write
+from realsize import Corpus, distribution
+from realsize import write as write_realsize
+from realtext import Texts, describe
+from realtext import write as write_realtext
 
 HOOK = str(Path(PYTHON).parent / "memkit-hook")
 SIZES = [10_000, 50_000, 100_000]
@@ -48,16 +56,39 @@ def load() -> str:
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+class Source:
+    """The atoms measured: `realtext` (issue 33: every atom its own stretch of public text)
+    or `realsize` (issue 18: real lengths around cycling documents)."""
+
+    def __init__(self, name: str, data: Path) -> None:
+        self.name = name
+        self.label = {"realtext": "real-text", "realsize": "real-size"}[name]
+        self.texts = Texts(data) if name == "realtext" else None
+        self.corpus = Corpus(data) if name == "realsize" else None
+
+    def write(self, repo: Path, n: int) -> str:
+        if self.texts is not None:
+            sizes, reused = write_realtext(repo, n, self.texts)
+            return describe(sizes, reused)
+        assert self.corpus is not None
+        return distribution(write_realsize(repo, n, self.corpus))
+
+
 class Variant:
     def __init__(self, name: str, tree: Path | None, work: Path) -> None:
         self.name = name
+        home = work / ("home" if name == "this memkit" else "home-before")  # a model cache each
+        home.mkdir(parents=True, exist_ok=True)
+        self.model_cache = home / ".cache" / "memkit"
         self.env = {
             **os.environ,
-            "HOME": str(work / "home"),
-            "MEMKIT_LOG_DIR": str(work / "home" / "logs"),
+            "HOME": str(home),
+            "MEMKIT_LOG_DIR": str(home / "logs"),
             "MEMKIT_NO_ENGINE": "1",
         }
         self.env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: byte-compiled
+        for var in ("XDG_CACHE_HOME", "MEMKIT_MODEL_CACHE"):
+            self.env.pop(var, None)  # the per-user cache under this HOME
         if tree is not None:
             self.env["PYTHONPATH"] = str(tree)
 
@@ -82,12 +113,12 @@ def timed(
     return wall, cpu
 
 
-def base_repo(work: Path, n: int, corpus: Corpus) -> Path:
-    repo = work / f"r{n}"
+def base_repo(work: Path, n: int, corpus: Source) -> Path:
+    repo = work / (f"r{n}" if corpus.name == "realsize" else f"{corpus.name}{n}")
     if not (repo / ".bench-ready").is_file():
         shutil.rmtree(repo, ignore_errors=True)
         repo.mkdir(parents=True)
-        sizes = distribution(write(repo, n, corpus))
+        sizes = corpus.write(repo, n)
         say(f"writing {n:,} atoms:", sizes)
         commit_all(repo)
         (repo / ".bench-ready").write_text(sizes, encoding="utf-8")
@@ -124,22 +155,35 @@ def seconds(values: list[float]) -> str:
 
 
 def small_sizes(
-    args: argparse.Namespace, variants: list[Variant], work: Path, corpus: Corpus
+    args: argparse.Namespace, variants: list[Variant], work: Path, corpus: Source
 ) -> list[str]:
     n = SIZES[0]
     base = base_repo(work, n, corpus)
     out = [f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}", ""]
-    clones = {v.name: clone(base, work, f"{v.name}-{n}") for v in variants}
+    clones = {v.name: clone(base, work, f"{v.name}-{corpus.name}-{n}") for v in variants}
+    fresh: dict[str, list[float]] = {v.name: [] for v in variants}
+    fresh_cpu: dict[str, list[float]] = {v.name: [] for v in variants}
     full: dict[str, list[float]] = {v.name: [] for v in variants}
     full_cpu: dict[str, list[float]] = {v.name: [] for v in variants}
+    cold: dict[str, list[float]] = {v.name: [] for v in variants}
     for run in range(args.runs):
         for v in variants:
+            if run == 0:  # once: a machine whose per-user model cache is empty
+                shutil.rmtree(v.model_cache, ignore_errors=True)
+                shutil.rmtree(clones[v.name] / ".memkit", ignore_errors=True)
+                cold[v.name].append(v.run(["index", "--repo", str(clones[v.name])], work)[0])
             shutil.rmtree(clones[v.name] / ".memkit", ignore_errors=True)  # a fresh clone
             wall, cpu = v.run(["index", "--repo", str(clones[v.name])], work)
+            fresh[v.name].append(wall)
+            fresh_cpu[v.name].append(cpu)
+            wall, cpu = v.run(["index", "--full", "--repo", str(clones[v.name])], work)
             full[v.name].append(wall)
             full_cpu[v.name].append(cpu)
         say(
-            f"full index run {run + 1}: " + ", ".join(f"{k} {w[-1]:.2f} s" for k, w in full.items())
+            f"index run {run + 1}: "
+            + ", ".join(
+                f"{k} fresh {fresh[k][-1]:.2f} s, --full {w[-1]:.2f} s" for k, w in full.items()
+            )
         )
     env = variants[0].env
     rows: dict[str, list[float]] = {
@@ -147,6 +191,7 @@ def small_sizes(
     }
     rows.update({f"noop {v.name}": [] for v in variants})
     rows.update({f"validate {v.name}": [] for v in variants})
+    rows.update({f"validate fresh {v.name}": [] for v in variants})
     for run in range(args.runs * 3):
         rows["pass"].append(timed([PYTHON, "-c", "pass"], work, env)[0])
         rows["imports"].append(timed([PYTHON, "-c", IMPORTS], work, env)[0])
@@ -162,18 +207,34 @@ def small_sizes(
         for v in variants:
             repo = clones[v.name]
             rows[f"validate {v.name}"].append(v.run(["validate", "--repo", str(repo)], work)[0])
+    for _run in range(args.runs):
+        for v in variants:
+            repo = clones[v.name]
+            shutil.rmtree(repo / ".memkit", ignore_errors=True)  # nothing cached: a fresh clone
+            rows[f"validate fresh {v.name}"].append(
+                v.run(["validate", "--repo", str(repo)], work)[0]
+            )
     pass_p50 = statistics.median(rows["pass"])
     imports_p50 = statistics.median(rows["imports"])
     each = variants
     out += table(
-        f"{n:,} real-size atoms",
+        f"{n:,} {corpus.label} atoms",
         variants,
         [
             (
-                "full `memkit index`, fresh clone (wall; range)",
+                "`memkit index --full`, model cache warm (wall; range)",
                 [seconds(full[v.name]) for v in each],
             ),
             ("the same, CPU (all processes)", [seconds(full_cpu[v.name]) for v in each]),
+            (
+                "first `memkit index` of a fresh clone (no .memkit; wall; range)",
+                [seconds(fresh[v.name]) for v in each],
+            ),
+            ("the same, CPU (all processes)", [seconds(fresh_cpu[v.name]) for v in each]),
+            (
+                "the same with the per-user model cache empty too (once)",
+                [seconds(cold[v.name]) for v in each],
+            ),
             (
                 "incremental, 10 changed atoms (`--quiet`), p50 / p95",
                 [ms(rows[f"inc {v.name}"]) for v in each],
@@ -194,8 +255,12 @@ def small_sizes(
                 ],
             ),
             (
-                "whole-repository `memkit validate` (wall; range)",
+                "whole-repository `memkit validate`, after the builds (wall; range)",
                 [seconds(rows[f"validate {v.name}"]) for v in each],
+            ),
+            (
+                "the same in a fresh clone (no .memkit; wall; range)",
+                [seconds(rows[f"validate fresh {v.name}"]) for v in each],
             ),
             (
                 f'`python -c pass` / `python -c "{IMPORTS}"`, p50 / p95',
@@ -206,8 +271,10 @@ def small_sizes(
     return out
 
 
-def built(v: Variant, base: Path, work: Path, n: int) -> tuple[Path, float]:
-    repo = clone(base, work, f"{v.name}-{n}")
+def built(v: Variant, base: Path, work: Path, n: int, corpus: Source) -> tuple[Path, float]:
+    repo = clone(
+        base, work, f"{v.name}-{n}" if corpus.name == "realsize" else f"{v.name}-{corpus.name}-{n}"
+    )
     marker = repo / ".memkit" / "bench-built"
     if marker.is_file():
         return repo, float(marker.read_text(encoding="utf-8"))
@@ -219,11 +286,11 @@ def built(v: Variant, base: Path, work: Path, n: int) -> tuple[Path, float]:
 
 
 def search_50k(
-    args: argparse.Namespace, variants: list[Variant], work: Path, corpus: Corpus
+    args: argparse.Namespace, variants: list[Variant], work: Path, corpus: Source
 ) -> list[str]:
     n = SIZES[1]
     base = base_repo(work, n, corpus)
-    repos = {v.name: built(v, base, work, n) for v in variants}
+    repos = {v.name: built(v, base, work, n, corpus) for v in variants}
     times: dict[str, list[float]] = {"pass": [], **{v.name: [] for v in variants}}
     words = ["rotate the cache", "heartbeat interval", "白质 发育", "deploy migration", "心跳"]
     for v in variants:  # the column caches written, as after a first search
@@ -244,7 +311,7 @@ def search_50k(
         ("`python -c pass`, p50 / p95", [ms(times["pass"])]),
     ]
     head = [f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}", ""]
-    return head + table(f"{n:,} real-size atoms", variants, rows)
+    return head + table(f"{n:,} {corpus.label} atoms", variants, rows)
 
 
 def rss(pid: int) -> tuple[int, int]:
@@ -276,11 +343,11 @@ def _warm(repo: Path) -> None:
 
 
 def engine_100k(
-    args: argparse.Namespace, variants: list[Variant], work: Path, corpus: Corpus
+    args: argparse.Namespace, variants: list[Variant], work: Path, corpus: Source
 ) -> list[str]:
     n = SIZES[2]
     base = base_repo(work, n, corpus)
-    repos = {v.name: built(v, base, work, n) for v in variants}
+    repos = {v.name: built(v, base, work, n, corpus) for v in variants}
     engines = {}
     for v in variants:
         repo = repos[v.name][0]
@@ -338,18 +405,30 @@ def engine_100k(
         ("`python -c pass`, p50 / p95", [ms(times["pass"])]),
     ]
     head = [f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}", ""]
-    return head + table(f"{n:,} real-size atoms", variants, rows)
+    return head + table(f"{n:,} {corpus.label} atoms", variants, rows)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", help="folder with scifact/ and cmrc2018/ (BEIR layout)")
     parser.add_argument("--before", type=Path, help="a folder holding an older memkit package")
+    parser.add_argument(
+        "--this",
+        type=Path,
+        help="a folder holding this memkit's package (`git archive HEAD memkit`), run instead "
+        "of the installed one: the checkout can change while the benchmark runs",
+    )
     parser.add_argument("--work", type=Path, help="keep the repositories here between runs")
     parser.add_argument("--runs", type=int, default=5, help="full builds and validations")
     parser.add_argument("--search-runs", type=int, default=30)
     parser.add_argument("--hook-runs", type=int, default=40)
     parser.add_argument("--only", default="10k,50k,100k", help="which parts to run")
+    parser.add_argument(
+        "--corpus",
+        choices=("realtext", "realsize"),
+        default="realtext",
+        help="realtext: every atom its own stretch of text (issue 33); realsize: issue 18's",
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="sizes x this (a smoke run)")
     args = parser.parse_args()
     SIZES[:] = [max(50, int(n * args.scale)) for n in SIZES]
@@ -357,16 +436,16 @@ def main() -> int:
     if data is None:
         say("public data sets not found (pass --data): no real-size atoms to measure")
         return 1
-    corpus = Corpus(data)
+    corpus = Source(args.corpus, data)
     import memkit
 
-    for tree in (Path(memkit.__file__).parent, args.before and args.before / "memkit"):
+    trees = (args.this and args.this / "memkit", args.before and args.before / "memkit")
+    for tree in (*trees, Path(memkit.__file__).parent):
         if tree:
             subprocess.run([PYTHON, "-m", "compileall", "-q", str(tree)], check=True)
     work = args.work or Path(tempfile.mkdtemp(prefix="memkit-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    (work / "home").mkdir(exist_ok=True)
-    variants = [Variant("this memkit", None, work)]
+    variants = [Variant("this memkit", args.this and args.this.resolve(), work)]
     if args.before:
         variants.append(Variant("before", args.before.resolve(), work))
     only = set(args.only.split(","))

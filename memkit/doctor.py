@@ -79,9 +79,10 @@ def check_path() -> Check:
 
 def check_model(root: Path, model: str) -> Check:
     from memkit.embedding import ModelError, load_encoder  # noqa: PLC0415
+    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
 
     try:
-        encoder = load_encoder(model, cache_dir=root / ".memkit" / "models", base=root)
+        encoder = load_encoder(model, cache_dir=model_cache_dir(root), base=root)
         encoder.encode(["memkit doctor"])
     except (ModelError, OSError, ValueError) as exc:
         return Check(FAIL, "embedding model", str(exc), "fix `embedding.model` in memkit.yaml")

@@ -39,8 +39,9 @@ def atom_vectors(root: Path, atoms: Sequence[Atom], model: str = "default") -> n
     import numpy as np  # noqa: PLC0415
 
     from memkit.embedding import load_encoder  # noqa: PLC0415
+    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
 
-    encoder = load_encoder(model, cache_dir=root / ".memkit" / "models", base=root)
+    encoder = load_encoder(model, cache_dir=model_cache_dir(root), base=root)
     if not atoms:
         return np.zeros((0, encoder.dim), dtype=np.float32)
     return np.asarray(encoder.encode([atom_text(a) for a in atoms]), dtype=np.float32)

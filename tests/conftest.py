@@ -31,13 +31,16 @@ def _snapshot() -> dict[str, float | None]:
 
 
 @pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One pre-commit cache for the whole run: hook environments are built once."""
-    return tmp_path_factory.mktemp("pre-commit-home")
+def session_caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit cache and one converted-model cache for the whole run (per worker):
+    hook environments are built once, and the 70 MB converted model is made once instead
+    of in every test's repository or HOME (a full suite left 10+ GB)."""
+    return tmp_path_factory.mktemp("session-caches")
 
 
-def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, pre_commit_home: Path) -> None:
-    """A throwaway HOME and a fixed git identity for everything run from here on."""
+def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, caches: Path) -> None:
+    """A throwaway HOME and a fixed git identity for everything run from here on; the
+    session's shared caches (`session_caches`)."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
@@ -48,7 +51,10 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, pre_commit_home: Path)
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
         encoding="utf-8",
     )
-    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(caches / "pre-commit"))
+    # The per-user model cache (memkit.embedding.usercache), one for the run; tests of the
+    # cache itself point it elsewhere.
+    monkeypatch.setenv("MEMKIT_MODEL_CACHE", str(caches / "models"))
     monkeypatch.setenv("MEMKIT_LOG_DIR", str(home / "memkit-logs"))
     # Hooks would start a warm engine in the background; tests that want one start it.
     monkeypatch.setenv("MEMKIT_NO_ENGINE", "1")
@@ -71,11 +77,11 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, pre_commit_home: Path)
 def _isolated_home(
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
-    pre_commit_home: Path,
+    session_caches: Path,
 ) -> Iterator[None]:
     """Every test runs with a throwaway HOME and a fixed git identity; the real home is
     checked afterwards, and a test that wrote there fails."""
-    _isolate(monkeypatch, tmp_path_factory.mktemp("home"), pre_commit_home)
+    _isolate(monkeypatch, tmp_path_factory.mktemp("home"), session_caches)
     before = _snapshot()
     yield
     after = _snapshot()
@@ -85,7 +91,7 @@ def _isolated_home(
 
 @pytest.fixture(scope="module")
 def module_home(
-    tmp_path_factory: pytest.TempPathFactory, pre_commit_home: Path
+    tmp_path_factory: pytest.TempPathFactory, session_caches: Path
 ) -> Callable[[], AbstractContextManager[None]]:
     """The same isolation for module-scoped fixtures (repositories several tests share): they
     are set up and torn down between tests' own isolation, so they apply it themselves, as
@@ -95,7 +101,7 @@ def module_home(
     @contextlib.contextmanager
     def isolated() -> Iterator[None]:
         with pytest.MonkeyPatch.context() as monkeypatch:
-            _isolate(monkeypatch, home, pre_commit_home)
+            _isolate(monkeypatch, home, session_caches)
             yield
 
     return isolated

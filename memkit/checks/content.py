@@ -45,6 +45,13 @@ def register(
     return check
 
 
+def registered() -> list[str]:
+    """The registered checks by name: what a kept verdict (`memkit.index.verdicts`) was
+    reached with."""
+    _load_builtin()
+    return [f"{check.__module__}.{check.__qualname__}" for check in CONTENT_CHECKS]
+
+
 def run_content_checks(
     atom: Atom, text: str, config: Config, *, errors_only: bool = False
 ) -> list[Finding]:

@@ -7,22 +7,20 @@ checks those, still resolving references against every atom in the working tree.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any
 
-from memkit.atom import Atom, id_from_path, is_atom_path
+from memkit.atom import id_from_path, is_atom_path
 from memkit.atom.read import ParsedAtom, read_atom
 from memkit.checks import run_hook
-from memkit.checks.admission import file_findings, reference_findings, supersede_cycle
+from memkit.checks.admission import reference_findings, supersede_cycle
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.findings import Finding, Severity
 from memkit.gate.secrets import redact_secrets
+from memkit.index.verdicts import Summary, Verdict, judge, summary_of
 from memkit.parallel import in_halves
 from memkit.repo import find_root, list_atom_files, relpath_in
 
@@ -31,9 +29,14 @@ PARALLEL_ATOMS = 2000  # from this many atoms to check, a second process takes h
 
 
 class _Repo:
-    """Every atom path in the working tree, parsed lazily and at most once."""
+    """Every atom path in the working tree; each file judged at most once, by its kept
+    verdict (`memkit.index.verdicts`) when its blob was judged before under the same code
+    and settings."""
 
-    def __init__(self, root: Path, config: Config) -> None:
+    def __init__(self, root: Path, config: Config, *, kept: bool = True) -> None:
+        from memkit.index.manifest import current_manifest  # noqa: PLC0415
+        from memkit.index.verdicts import Verdicts  # noqa: PLC0415
+
         self.root = root
         self.config = config
         self.paths = list_atom_files(root)
@@ -41,35 +44,72 @@ class _Repo:
         for path in self.paths:
             self.by_id[id_from_path(path)].append(path)
         self._parsed: dict[str, ParsedAtom] = {}
-        self.content: dict[str, list[Finding]] = {}  # content checks done ahead (see `ahead`)
+        self._verdicts: dict[str, Verdict] = {}
+        self._summaries: dict[str, Summary | None] = {}
         self.graph: dict[str, set[str]] | None = None
+        # A symlink's blob is its target's name, not the text read through it: judged anew.
+        self.blobs = current_manifest(root) if kept else {}
+        self.kept = Verdicts(root, config) if kept else None
+
+    def _blob(self, relpath: str) -> str | None:
+        blob = self.blobs.get(relpath)
+        return None if blob is None or (self.root / relpath).is_symlink() else blob
 
     def ahead(self, targets: list[str]) -> None:
-        """Parse and content-check `targets` now, half of them in a second process when
-        they are many (a whole repository): each atom alone is pure work."""
+        """Judge `targets` not judged before now, half of them in a second process when they
+        are many (a whole repository): each file alone is pure work."""
+        todo = []
+        for relpath in targets:
+            known = self.kept.get(relpath, self._blob(relpath)) if self.kept else None
+            if known is not None:
+                self._verdicts[relpath] = known
+            elif relpath not in self._verdicts:
+                todo.append(relpath)
 
-        def work(part: Sequence[str], in_child: bool) -> list[tuple[str, Any, list[Finding]]]:
-            done = []
-            for relpath in part:
-                parsed = self.parse(relpath)
-                content = _content_findings(self, parsed)
-                # An Atom's read-only mappings do not pickle; its sections are not needed.
-                done.append((relpath, _portable(parsed) if in_child else parsed, content))
-            return done
+        def work(part: Sequence[str], in_child: bool) -> list[tuple[str, Verdict]]:
+            del in_child  # a Verdict holds plain data: it pickles
+            return [(relpath, judge(self.root, relpath, self.config)[1]) for relpath in part]
 
-        for share in in_halves(targets, work, minimum=PARALLEL_ATOMS):
-            for relpath, parsed, content in share:
-                self._parsed[relpath] = _restored(parsed)
-                self.content[relpath] = content
+        for share in in_halves(todo, work, minimum=PARALLEL_ATOMS):
+            for relpath, verdict in share:
+                self._judged(relpath, verdict)
+
+    def _judged(self, relpath: str, verdict: Verdict) -> None:
+        self._verdicts[relpath] = verdict
+        if self.kept is not None:
+            self.kept.put(relpath, self._blob(relpath), verdict)
+
+    def verdict(self, relpath: str) -> Verdict:
+        if relpath not in self._verdicts:
+            self.ahead([relpath])
+        return self._verdicts[relpath]
+
+    def save(self) -> None:
+        if self.kept is not None:
+            self.kept.save(self.blobs)
 
     def parse(self, relpath: str) -> ParsedAtom:
         if relpath not in self._parsed:
             self._parsed[relpath] = read_atom(self.root, relpath, self.config)
         return self._parsed[relpath]
 
-    def atom(self, atom_id: str) -> Atom | None:
+    def summary(self, relpath: str) -> Summary | None:
+        """What the checks across files read of any atom: from its verdict when judged, else
+        from a parse alone (an atom that is not checked itself needs no content scan)."""
+        if relpath in self._verdicts:
+            return self._verdicts[relpath].atom
+        if relpath not in self._summaries:
+            known = self.kept.get(relpath, self._blob(relpath)) if self.kept else None
+            if known is not None:
+                self._summaries[relpath] = known.atom
+            else:
+                atom = self.parse(relpath).atom
+                self._summaries[relpath] = summary_of(atom) if atom is not None else None
+        return self._summaries[relpath]
+
+    def atom(self, atom_id: str) -> Summary | None:
         paths = self.by_id.get(atom_id)
-        return self.parse(paths[0]).atom if paths else None
+        return self.summary(paths[0]) if paths else None
 
 
 def validate(
@@ -84,6 +124,7 @@ def validate(
     findings: list[Finding] = []
     for relpath in dict.fromkeys(targets):
         findings.extend(_check_atom(repo, relpath))
+    repo.save()
     if files is None or MEMORY_INDEX in files:
         findings.extend(_check_memory_index(root, config))
     return sorted(set(findings))
@@ -93,7 +134,7 @@ def admitted_text(root: Path, relpath: str) -> str:
     """The file's text when validation admits it (what `memkit show` and `memkit review show`
     print: Claude runs them, so their output is a prompt). Otherwise MemkitError naming the
     file and its findings, never its text."""
-    repo = _Repo(root, load_config(root))
+    repo = _Repo(root, load_config(root), kept=False)  # judged from the text it shows
     findings = _check_atom(repo, relpath)
     errors = [f.format() for f in sorted(findings) if f.is_error]
     if errors:
@@ -105,28 +146,23 @@ def admitted_text(root: Path, relpath: str) -> str:
 
 
 def _check_atom(repo: _Repo, relpath: str) -> list[Finding]:
-    parsed = repo.parse(relpath)
-    content = repo.content.get(relpath)  # done ahead, maybe in a second process
-    if content is None:
-        findings = file_findings(parsed, repo.config)
-    else:
-        findings = [*parsed.findings, *content]
-    atom = parsed.atom
+    verdict = repo.verdict(relpath)
+    atom = verdict.atom
     if atom is None:
-        return findings
+        return list(verdict.findings)
     cycle: list[str] = []
     if atom.supersedes or atom.superseded_by:
         if repo.graph is None:
             repo.graph = _supersede_graph(repo)
         cycle = supersede_cycle(atom.id, repo.graph)
     return [
-        *findings,
+        *verdict.findings,
         *_unmarked_supersedes(repo, atom),
         *reference_findings(atom, repo.by_id, cycle),
     ]
 
 
-def _unmarked_supersedes(repo: _Repo, atom: Atom) -> list[Finding]:
+def _unmarked_supersedes(repo: _Repo, atom: Summary) -> list[Finding]:
     """A live atom that supersedes one still active: the older one would still be served
     wherever the newer is not a candidate (`memkit.lifecycle.supersede`)."""
     if not atom.is_active or atom.scope == "archive":
@@ -149,33 +185,6 @@ def _unmarked_supersedes(repo: _Repo, atom: Atom) -> list[Finding]:
     return out
 
 
-def _content_findings(repo: _Repo, parsed: ParsedAtom) -> list[Finding]:
-    """What `file_findings` adds to the parse's own findings: the content checks."""
-    return file_findings(parsed, repo.config)[len(parsed.findings) :]
-
-
-def _portable(parsed: ParsedAtom) -> Any:
-    atom = parsed.atom
-    if atom is None:
-        return parsed
-    slim = dataclasses.replace(
-        atom, sections=(), key_lines=dict(atom.key_lines), extra=dict(atom.extra)
-    )
-    return ParsedAtom(parsed.path, slim, parsed.findings)
-
-
-def _restored(parsed: ParsedAtom) -> ParsedAtom:
-    atom = parsed.atom
-    if atom is None or isinstance(atom.key_lines, MappingProxyType):
-        return parsed
-    whole = dataclasses.replace(
-        atom,
-        key_lines=MappingProxyType(dict(atom.key_lines)),
-        extra=MappingProxyType(dict(atom.extra)),
-    )
-    return ParsedAtom(parsed.path, whole, parsed.findings)
-
-
 def _supersede_graph(repo: _Repo) -> dict[str, set[str]]:
     """Edges a -> b for "a supersedes b", whichever side wrote them down.
 
@@ -184,7 +193,7 @@ def _supersede_graph(repo: _Repo) -> dict[str, set[str]]:
     """
     graph: dict[str, set[str]] = defaultdict(set)
     for relpath in repo.paths:
-        atom = repo.parse(relpath).atom
+        atom = repo.summary(relpath)
         if atom is None:
             continue
         graph[atom.id].update(atom.supersedes)

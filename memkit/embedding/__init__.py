@@ -5,7 +5,7 @@ vectors as `model2vec.StaticModel.encode` (tested to cosine >= 0.9999) from a fl
 the embedding matrix that is converted once into a cache folder and then memory-mapped.
 
     from memkit.embedding import load_encoder
-    encoder = load_encoder(cache_dir=repo / ".memkit" / "models")  # the shipped model
+    encoder = load_encoder(cache_dir=model_cache_dir(repo))  # the shipped model, per-user cache
     vectors = encoder.encode(["how often must the websocket ping?"])  # (1, 256) float32
 
 A model reference is None/"default" (shipped with memkit), a model2vec model folder, or

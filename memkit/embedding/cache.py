@@ -1,8 +1,9 @@
 """A model folder converted once into files that load in a few milliseconds.
 
 Reading the int8 safetensors and building the 64,000-piece tokenizer costs about 0.15 s, too
-much for a hook. The first load writes, under the caller's cache folder and named after the
-model files' path, size and mtime (so a changed model is converted again):
+much for a hook. The first load writes, under the caller's cache folder (the per-user one,
+`memkit.embedding.usercache`, shared by every clone) and named after a hash of the model
+files' bytes (so a changed model is converted again, and the same model anywhere is not):
 
     <stem>.f32.npy     float32 matrix, one row per token id (int8 and vocabulary
                        quantisation folded in)
@@ -10,15 +11,20 @@ model files' path, size and mtime (so a changed model is converted again):
     <stem>.ids.npy     with their token ids, and <stem>.scores.npy the scores by id: what the
                        query path needs to tokenise without building the full tokenizer
     <stem>.json        everything else; written last, so its presence means the rest is whole
+    <name>-<crc>.ref   the hash of the model files as they are at one path, size and mtime:
+                       a load reads it instead of hashing the model again
 
 All are opened with mmap: nothing is parsed at load. Every file is written to a temporary name
-and renamed, so a reader never sees half a file.
+and renamed, so a reader never sees half a file; an entry that does not load (a file cut
+short, metadata that does not match its matrix) is converted and written again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -178,17 +184,45 @@ def _npy_writer(array: np.ndarray) -> Callable[[IO[bytes]], None]:
     return write
 
 
-def _stem(layout: Layout, key: str) -> str:
-    return f"{layout.folder.name}-{zlib.crc32(key.encode()):08x}"
+def content_hash(layout: Layout) -> str:
+    """What an entry is named by: the model files' bytes (so clones whose model folders sit
+    at different paths share one entry) and this cache's format."""
+    digest = hashlib.sha256(f"format={FORMAT}".encode())
+    for file in (layout.embeddings, layout.tokenizer, layout.config):
+        with file.open("rb") as fh:
+            digest.update(f"|{file.name}|{os.fstat(fh.fileno()).st_size}|".encode())
+            while chunk := fh.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
 
 
-def _load_cached(layout: Layout, cache_dir: Path, key: str) -> Prepared | None:
-    stem = _stem(layout, key)
+def _stem(content: str) -> str:
+    return f"model-{content[:24]}"
+
+
+def _ref(layout: Layout, key: str) -> str:
+    """The small file that maps the model files as they are on disk (path, size, mtime) to
+    their content hash: a load reads it instead of hashing 20 MB each time."""
+    return f"{layout.folder.name}-{zlib.crc32(key.encode()):08x}.ref"
+
+
+def _known_hash(layout: Layout, cache_dir: Path, key: str) -> str | None:
+    try:
+        ref = json.loads((cache_dir / _ref(layout, key)).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(ref, dict) or ref.get("key") != key or not isinstance(ref.get("hash"), str):
+        return None
+    return str(ref["hash"])
+
+
+def _load_cached(layout: Layout, cache_dir: Path, content: str) -> Prepared | None:
+    stem = _stem(content)
     try:
         meta = json.loads((cache_dir / f"{stem}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(meta, dict) or meta.get("key") != key:
+    if not isinstance(meta, dict) or meta.get("hash") != content:
         return None
     names = _ARRAYS if meta.get("skeleton") is not None else _ARRAYS[:1]
     try:
@@ -204,7 +238,7 @@ def _load_cached(layout: Layout, cache_dir: Path, key: str) -> Prepared | None:
 
 def _remove_stale(layout: Layout, cache_dir: Path, stem: str) -> None:
     """Drop caches of earlier versions of the same model folder: each is tens of megabytes."""
-    for meta_file in cache_dir.glob(f"{layout.folder.name}-*.json"):
+    for meta_file in cache_dir.glob("model-*.json"):
         other = meta_file.name[: -len(".json")]
         if other == stem:
             continue
@@ -220,32 +254,51 @@ def _remove_stale(layout: Layout, cache_dir: Path, stem: str) -> None:
 
 
 def prepare(layout: Layout, cache_dir: Path | None) -> Prepared:
-    """The model's matrix and tokenising tables: from the cache when it is current."""
+    """The model's matrix and tokenising tables: from the cache when it holds them (made by
+    any clone: entries are named by content), else converted and stored there."""
     key = source_key(layout)
+    content = None
     if cache_dir is not None:
-        cached = _load_cached(layout, cache_dir, key)
+        content = _known_hash(layout, cache_dir, key)
+        cached = _load_cached(layout, cache_dir, content) if content else None
         if cached is not None:
+            return cached
+        content = content_hash(layout)
+        cached = _load_cached(layout, cache_dir, content)  # another clone converted it
+        if cached is not None:
+            _write_ref(layout, cache_dir, key, content)
             return cached
     arrays, meta, tokenizer = convert(layout)
     meta["key"] = key
+    meta["hash"] = content
     prepared = Prepared(layout, arrays, meta)
     prepared.tokenizer = tokenizer
-    if cache_dir is None:
+    if cache_dir is None or content is None:
         return prepared
-    stem = _stem(layout, key)
+    stem = _stem(content)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         for name, array in arrays.items():
             write_atomic(cache_dir / f"{stem}.{name}.npy", _npy_writer(array), durable=False)
+        # Last: its presence means the arrays are whole.
         write_atomic(
             cache_dir / f"{stem}.json", json.dumps(meta, ensure_ascii=False), durable=False
         )
     except OSError as exc:  # a read-only cache is no reason to fail: use the model from memory
         log.info("cannot cache the embedding model in %s: %s", cache_dir, exc)
         return prepared
+    _write_ref(layout, cache_dir, key, content)
     _remove_stale(layout, cache_dir, stem)
-    cached = _load_cached(layout, cache_dir, key)
+    cached = _load_cached(layout, cache_dir, content)
     if cached is None:  # written but unreadable: still usable from memory
         return prepared
     cached.tokenizer = tokenizer
     return cached
+
+
+def _write_ref(layout: Layout, cache_dir: Path, key: str, content: str) -> None:
+    try:
+        text = json.dumps({"key": key, "hash": content}, ensure_ascii=False)
+        write_atomic(cache_dir / _ref(layout, key), text, durable=False)
+    except OSError as exc:
+        log.info("cannot record the embedding model's hash in %s: %s", cache_dir, exc)

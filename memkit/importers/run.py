@@ -165,10 +165,11 @@ def _near_duplicates(
 
     from memkit.atom.text import plain_text  # noqa: PLC0415
     from memkit.embedding import load_encoder  # noqa: PLC0415
+    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
     from memkit.gate.duplicates import DuplicateSettings, words_agree  # noqa: PLC0415
 
     threshold = DuplicateSettings.from_config(config.section("gate")).duplicate
-    encoder = load_encoder(config.embedding_model, cache_dir=root / ".memkit" / "models", base=root)
+    encoder = load_encoder(config.embedding_model, cache_dir=model_cache_dir(root), base=root)
     texts = [plain_text(c.title or "", _normal(c.text)) for c in candidates]
     vectors = np.asarray(encoder.encode(texts), dtype=np.float32)
     found: dict[int, tuple[int, float]] = {}

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
     from memkit.index.prepare import Prepared
 
 log = logging.getLogger(__name__)
-WRITER_HEAP = 64_000_000
+WRITER_HEAP = 64_000_000  # tantivy's indexing memory, at the least; split between its threads
+WRITER_HEAP_PER_ATOM = 8_000  # ~4 KB an atom: each thread's share fits in one segment
+WRITER_HEAP_MAX = 256_000_000
+WRITER_THREADS = 2
 BUILD_INFO = "build.json"  # in each generation: model, atom count, files left out
 
 
@@ -86,9 +89,7 @@ def _verify(gen: Path, seal: dict[str, Any], deep: bool) -> dict[str, str]:
     return store.verify(gen, deep=True if deep else "changed", seal=seal)
 
 
-def _unchanged(
-    root: Path, manifest: dict[str, str], model: str, deep: bool, config: str
-) -> BuildStats | None:
+def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | None:
     """The live generation's stats when it was built from exactly these files with this
     model and is intact: no parsing of its meta.json (7 MB at 10,000 atoms)."""
     started = time.perf_counter()
@@ -102,7 +103,7 @@ def _unchanged(
         return None  # an older build: the full comparison below decides
     seal = store.read_checksums(gen)
     if (
-        built_from != digest(manifest, config)
+        built_from != stamp
         or not isinstance(info, dict)
         or info.get("model") != model
         or seal is None
@@ -191,8 +192,9 @@ def refresh(
     with store.write_lock(root, wait=wait):
         manifest = current_manifest(root, running)
         settings = config_digest(root)
+        stamp = digest(manifest, settings)  # what the new generation is built from
         if not full:
-            same = _unchanged(root, manifest, model_path, not quiet, settings)
+            same = _unchanged(root, stamp, model_path, not quiet)
             if same is not None:
                 return same
         previous = None if full else _open_previous(root, model_path, not quiet, settings)
@@ -203,6 +205,7 @@ def refresh(
             config=config,
             model_path=model_path,
             settings=settings,
+            stamp=stamp,
             quiet=quiet,
             started=started,
         )
@@ -216,6 +219,7 @@ def _build(
     config: Any,
     model_path: str,
     settings: str,
+    stamp: str,
     quiet: bool,
     started: float,
 ) -> BuildStats:
@@ -244,7 +248,7 @@ def _build(
         refused = {p: list(old_refused.get(p, ())) for p in skipped}
         return _same_again(
             previous[0],
-            manifest,
+            stamp,
             model_path=model_path,
             settings=settings,
             kept=kept,
@@ -266,6 +270,7 @@ def _build(
                 previous=previous,
                 config=config,
                 model=(model_path, settings),
+                stamp=stamp,
                 bar=bar,
             )
             store.publish(root, gen)
@@ -296,7 +301,7 @@ def _build(
 
 def _same_again(
     gen: Path,
-    manifest: dict[str, str],
+    stamp: str,
     *,
     model_path: str,
     settings: str,
@@ -308,7 +313,7 @@ def _same_again(
     """Nothing to index (the digest or build info was missing: a generation from before
     them): record them now, so that the next refresh takes the quick path."""
     if not (gen / DIGEST).is_file():
-        store.write_text_atomic(gen / DIGEST, digest(manifest, settings))
+        store.write_text_atomic(gen / DIGEST, stamp)
     if not (gen / BUILD_INFO).is_file():
         _write_info(gen, (model_path, settings), len(kept), skipped, refused)
     return BuildStats(
@@ -364,6 +369,16 @@ def _link_tantivy(previous: Path, gen: Path) -> dict[str, list[int]]:
     return linked
 
 
+def _writer_heap(atoms: int) -> int:
+    """Memory for tantivy's writer (a budget, taken as needed). A thread that runs out of
+    its share writes a segment and starts another: a full build of 50,000 atoms on 64 MB
+    left six segments of 3,000-11,500 atoms, and tantivy's merge policy (at 8 segments under
+    10,000 atoms' level) then merged all of them into one, 50,000 atoms rewritten during an
+    incremental refresh once two more had been added (~2 s). With room for each thread's share, a build
+    leaves one segment a thread, and refreshes merge only their own small segments."""
+    return max(WRITER_HEAP, min(WRITER_HEAP_MAX, atoms * WRITER_HEAP_PER_ATOM))
+
+
 def _save_npy(path: Path, array: Any, known: dict[str, list[int]], rel: str) -> None:
     """np.save, with the checksum taken from the bytes as they are written (not read back,
     nor copied: 33 MB of vectors at 10,000 atoms)."""
@@ -393,6 +408,7 @@ def _write(
     previous: tuple[Path, dict[str, Any]] | None,
     config: Any,
     model: tuple[str, str],
+    stamp: str,
     bar: Callable[[int], None],
 ) -> tuple[int, int]:
     """Fill `gen`: tantivy, vectors, meta, digest, build info, seal. `plan`: the manifest,
@@ -403,9 +419,11 @@ def _write(
     import tantivy  # noqa: PLC0415
 
     from memkit.embedding import load_encoder  # noqa: PLC0415
+    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
     from memkit.index.analysis import register  # noqa: PLC0415
     from memkit.index.prepare import prepare  # noqa: PLC0415
     from memkit.index.schema import build_schema  # noqa: PLC0415
+    from memkit.index.verdicts import Verdicts  # noqa: PLC0415
 
     manifest, kept, removed, todo, skipped, refused = plan
     known: dict[str, list[int]] = {}
@@ -418,23 +436,30 @@ def _write(
     register(index)
 
     def encoder() -> Any:
-        return load_encoder(model[0], cache_dir=root / ".memkit" / "models")
+        return load_encoder(model[0], cache_dir=model_cache_dir(root))
 
     writer: Any = None
 
     def to_tantivy(share: Prepared) -> None:
-        # tantivy indexes in its own thread while the vectors are computed.
+        # tantivy indexes in its own threads while the vectors are computed; two, so that the
+        # second process's share, which comes last, takes both cores.
         nonlocal writer
         if writer is None:
-            writer = index.writer(WRITER_HEAP, 1)
+            writer = index.writer(_writer_heap(len(todo)), WRITER_THREADS)
             for path in removed:
                 writer.delete_documents_by_term("path", path)
         for fields in share.fields:
             writer.add_document(tantivy.Document(**fields))
         share.fields = []
 
-    done = prepare(root, todo, manifest, config, encoder, progress=bar, on_first=to_tantivy)
+    verdicts = Verdicts(root, config)
+    done = prepare(
+        root, todo, manifest, config, encoder, progress=bar, on_first=to_tantivy, kept=verdicts
+    )
     to_tantivy(done)
+    for path, verdict in done.verdicts.items():
+        verdicts.put(path, manifest[path], verdict)
+    verdicts.save(manifest)
     for path in done.skipped:
         skipped[path] = manifest[path]
         refused[path] = done.refused.get(path, [])
@@ -477,7 +502,7 @@ def _write(
     data = store.json_bytes(meta)
     known["meta.json"] = [len(data), zlib.crc32(data)]
     store.write_bytes_atomic(gen / "meta.json", data)
-    store.write_text_atomic(gen / DIGEST, digest(manifest, model[1]))
+    store.write_text_atomic(gen / DIGEST, stamp)
     _write_info(gen, model, len(entries), skipped, refused)
     store.write_checksums(gen, known=known)  # last: a generation without it is not finished
     return len(entries), len(done.entries) - len(held.keys() & {e["path"] for e in done.entries})
@@ -504,9 +529,15 @@ def _refused_across(
     """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
     those the index would keep: path -> codes. Ids come from every atom file's name, as
     validate takes them; supersede cycles are looked for among the atoms admitted so far."""
+    from collections import Counter  # noqa: PLC0415
+
+    from memkit.atom import id_from_path  # noqa: PLC0415
     from memkit.checks.admission import refused_across  # noqa: PLC0415
 
-    every = [
+    named = Counter(id_from_path(path) for path in manifest)
+    # Only an atom that names others, or whose id another file's name takes too, can be
+    # refused here: the rest (nearly all) are not looked at one by one on every refresh.
+    linked = [
         _Indexed(
             e["path"],
             e["id"],
@@ -515,5 +546,9 @@ def _refused_across(
             tuple(e["superseded_by"]),
         )
         for e in entries
+        if e["related"]
+        or e["supersedes"]
+        or e["superseded_by"]
+        or named[e["id"]] != 1  # an indexed atom's id is its file's name (MK008)
     ]
-    return refused_across(every, manifest)
+    return refused_across(linked, manifest)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memkit.checks.admission import read_admitted
+from memkit.atom.read import read_atom
 from memkit.index.analysis import cjk_text
+from memkit.index.verdicts import Verdict, Verdicts, judge
 from memkit.parallel import in_halves
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class Prepared:
     vectors: list[np.ndarray] = field(default_factory=list)  # blocks of atom rows
     skipped: list[str] = field(default_factory=list)  # paths validation refuses
     refused: dict[str, list[str]] = field(default_factory=dict)  # path -> the codes
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # files judged now
 
 
 def entry(atom: Atom, blob: str) -> dict[str, Any]:
@@ -95,6 +97,8 @@ def _prepare(
     config: Config,
     encoder: Callable[[], Encoder],
     progress: Progress | None,
+    kept: Verdicts | None,
+    early: Callable[[Prepared], None] | None = None,
 ) -> Prepared:
     from memkit.index.embed import embed  # noqa: PLC0415
 
@@ -102,19 +106,31 @@ def _prepare(
     atoms: list[Atom] = []
     for n, path in enumerate(paths, 1):
         # What a commit would refuse is not served: a half-written draft, or a teammate's
-        # commit that skipped the hooks, must not reach every prompt (`admission`).
-        parsed, codes = read_admitted(root, path, config, fast=True)
-        if not codes and parsed.atom is not None:
-            atoms.append(parsed.atom)
+        # commit that skipped the hooks, must not reach every prompt (`admission`). A blob
+        # judged before (by `memkit validate`, the commit's hooks, an earlier build) is not
+        # scanned again; one it refused is not even read.
+        verdict = kept.get(path, blobs[path]) if kept is not None else None
+        if verdict is None:
+            parsed, verdict = judge(root, path, config)
+            out.verdicts[path] = verdict
+            atom = parsed.atom
+        elif not verdict.codes:
+            atom = read_atom(root, path, config, fast=True).atom
+        else:
+            atom = None
+        if not verdict.codes and atom is not None:
+            atoms.append(atom)
         else:
             out.skipped.append(path)
-            out.refused[path] = codes
+            out.refused[path] = verdict.codes
         if progress is not None and n % 100 == 0:
             progress(100)
     if progress is not None:
         progress(len(paths) % 100)
     out.entries = [entry(a, blobs[a.path]) for a in atoms]
     out.fields = [document_fields(a) for a in atoms]
+    if early is not None:  # tantivy indexes these in its own threads while we embed
+        early(out)
     out.vectors = [embed(encoder(), atoms)]
     return out
 
@@ -128,11 +144,14 @@ def prepare(
     *,
     progress: Progress | None = None,
     on_first: Callable[[Prepared], None] | None = None,
+    kept: Verdicts | None = None,
 ) -> Prepared:
     """Entries, tantivy fields and vectors of the valid atoms among `paths`, in order; the
     second half in a forked child when there are PARALLEL_ATOMS or more (memkit.parallel).
-    `on_first` gets this process's share as soon as it is ready (to hand its fields to
-    tantivy while the child finishes)."""
+    `kept`: the verdicts of files judged before; `Prepared.verdicts` holds the new ones.
+    `on_first` gets this process's share as soon as its fields are ready, before its vectors
+    (to hand them to tantivy, which indexes in its own threads while the vectors are made
+    and the child finishes), and again when it is done."""
     total = len(paths)
 
     def work(part: Sequence[str], in_child: bool) -> Prepared:
@@ -142,7 +161,16 @@ def prepare(
             def told(count: int) -> None:
                 progress(count * total // max(1, len(part)))
 
-        return _prepare(root, part, blobs=blobs, config=config, encoder=encoder, progress=told)
+        return _prepare(
+            root,
+            part,
+            blobs=blobs,
+            config=config,
+            encoder=encoder,
+            progress=told,
+            kept=kept,
+            early=None if in_child else on_first,
+        )
 
     shares = in_halves(paths, work, minimum=PARALLEL_ATOMS, on_first=on_first)
     if progress is not None:
@@ -156,4 +184,5 @@ def prepare(
         mine.vectors + other.vectors,
         mine.skipped + other.skipped,
         {**mine.refused, **other.refused},
+        {**mine.verdicts, **other.verdicts},
     )

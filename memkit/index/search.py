@@ -174,10 +174,9 @@ class IndexReader:
     def encoder(self) -> Any:
         if self._encoder is None:
             from memkit.embedding import load_encoder  # noqa: PLC0415
+            from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
 
-            self._encoder = load_encoder(
-                self.meta["model"], cache_dir=self.root / ".memkit" / "models"
-            )
+            self._encoder = load_encoder(self.meta["model"], cache_dir=model_cache_dir(self.root))
         return self._encoder
 
     def encode(self, text: str) -> Any:
