@@ -506,8 +506,8 @@ def _refused_across(
     validate takes them; supersede cycles are looked for among the atoms admitted so far."""
     from collections import defaultdict  # noqa: PLC0415
 
+    from memkit.admission.decide import reference_findings, supersede_cycle  # noqa: PLC0415
     from memkit.atom import id_from_path  # noqa: PLC0415
-    from memkit.checks.admission import reference_findings, supersede_cycle  # noqa: PLC0415
 
     paths_of: dict[str, list[str]] = defaultdict(list)
     for path in manifest:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memkit.checks.admission import read_admitted
+from memkit.admission.decide import read_admitted
 from memkit.index.analysis import cjk_text
 from memkit.parallel import in_halves
 

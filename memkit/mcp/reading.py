@@ -19,7 +19,7 @@ from typing import Any
 
 from memkit.atom import ID_MAX_LEN, ID_RE
 from memkit.mcp.lookup import BadInput
-from memkit.mcp.masking import mask
+from memkit.recall.masking import mask
 
 MAX_IDS = 20
 MAX_SECTIONS = 20
@@ -47,7 +47,7 @@ def check_ids(ids: Sequence[str]) -> list[str]:
 
 def readable(scope: str, scopes: frozenset[str] | None, author: str = "") -> bool:
     """Whether this person may read an atom of `scope`: as the hooks decide
-    (`memkit.claude.recall.visible`), an episodic atom is its author's alone."""
+    (`memkit.recall.pipeline.visible`), an episodic atom is its author's alone."""
     if scope == "episodic":
         who = f"author:{author.strip().lower()}"
         return bool(author.strip()) and scopes is not None and who in scopes
@@ -99,7 +99,7 @@ def status_note(entry: dict[str, Any]) -> str:
 def pick_sections(body: str, wanted: Sequence[str]) -> tuple[str, list[str]]:
     """The sections of `body` whose heading contains one of `wanted` (case-insensitive), and
     the wanted names that matched none."""
-    from memkit.claude.recall import _sections  # noqa: PLC0415
+    from memkit.recall.pipeline import _sections  # noqa: PLC0415
 
     blocks = [(heading, text) for heading, text in _sections(body) if heading]
     keys = [w.strip().lower() for w in wanted if w.strip()]

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from memkit.admission.decide import file_findings, read_admitted, refused_across
 from memkit.atom import Atom
-from memkit.checks.admission import file_findings, read_admitted, refused_across
 from memkit.config import Config
 from memkit.parallel import in_halves
 from memkit.site.cache import Entry

@@ -29,10 +29,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from memkit.claude.budget import estimate_tokens
-from memkit.claude.fence import neutralise
-from memkit.claude.private import strip_private
-from memkit.claude.usage import NO_HISTORY
+from memkit.recall.budget import estimate_tokens
+from memkit.recall.fence import neutralise
+from memkit.recall.usage import NO_HISTORY
+from memkit.safety.private import strip_private
 
 CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
@@ -70,7 +70,7 @@ def visible(
     """Whether an atom may be served to this person at all, however relevant: active,
     reviewed, not archived, superseded (`stale`: ids another atom supersedes) or past its
     `expires` date, of a scope they may read. An episodic atom is its author's alone: `scopes`
-    must hold `author:<email or user name>` (`memkit.claude.repos.scopes`)."""
+    must hold `author:<email or user name>` (`memkit.recall.readers.scopes`)."""
     if entry["status"] != "active" or entry["pending"] or entry["scope"] == "archive":
         return False
     if entry["id"] in stale or entry.get("superseded_by"):
@@ -356,7 +356,7 @@ def render(items: list[Recalled]) -> str:
                 f"(why: {item.why})\n{item.text.strip()}"
             )
         )
-    from memkit.claude.disagree import disagreement_lines  # noqa: PLC0415
+    from memkit.recall.disagree import disagreement_lines  # noqa: PLC0415
 
     parts.extend(disagreement_lines(items))
     parts.append("</memkit-memory>")
