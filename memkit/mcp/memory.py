@@ -27,7 +27,6 @@ from memkit.mcp.reading import (
     check_ids,
     locate,
     read_text,
-    readable,
     refusals,
     render_atom,
 )
@@ -36,6 +35,7 @@ from memkit.mcp.timeline import Event, history, render, select, uncommitted
 from memkit.mcp.tools import MAX_EVENTS
 from memkit.recall.masking import mask
 from memkit.recall.readers import Readers
+from memkit.recall.visibility import readable
 
 log = logging.getLogger(__name__)
 ENGINE_WAIT = 2.0  # seconds; then this process answers by itself

@@ -45,15 +45,6 @@ def check_ids(ids: Sequence[str]) -> list[str]:
     return wanted
 
 
-def readable(scope: str, scopes: frozenset[str] | None, author: str = "") -> bool:
-    """Whether this person may read an atom of `scope`: as the hooks decide
-    (`memkit.recall.pipeline.visible`), an episodic atom is its author's alone."""
-    if scope == "episodic":
-        who = f"author:{author.strip().lower()}"
-        return bool(author.strip()) and scopes is not None and who in scopes
-    return scopes is None or scope in ("shared", "archive") or scope in scopes
-
-
 def locate(readers: Sequence[tuple[Path, Any]], wanted: Sequence[str]) -> dict[str, Located]:
     """Where each wanted id is indexed (the first repository that has it wins)."""
     left = set(wanted)
