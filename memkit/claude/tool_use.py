@@ -114,10 +114,10 @@ def post_tool_use(
         return None
     from memkit.atom import is_atom_path  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
-    from memkit.recall.trust import find_root  # noqa: PLC0415
+    from memkit.recall.trust import trusted_root  # noqa: PLC0415
 
     path = Path(file_path).resolve()
-    found = find_root([], str(path.parent))
+    found = trusted_root([], str(path.parent))
     if found is None:
         return None
     root = Path(found)

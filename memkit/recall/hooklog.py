@@ -17,9 +17,9 @@ def log_dir(cwd: str | None) -> Path | None:
 
     from memkit.files import memkit_dir  # noqa: PLC0415
     from memkit.logs import user_log_dir  # noqa: PLC0415
-    from memkit.recall.trust import find_root, private_folder  # noqa: PLC0415
+    from memkit.recall.trust import private_folder, trusted_root  # noqa: PLC0415
 
-    found = find_root([], cwd or os.getcwd())  # noqa: PTH109
+    found = trusted_root([], cwd or os.getcwd())  # noqa: PTH109
     if found is not None and private_folder(found):
         return memkit_dir(Path(found)) / "logs"
     return user_log_dir()

@@ -18,13 +18,13 @@ def find_repos(payload: dict[str, Any], repos: Sequence[str]) -> list[Path]:
     """The repositories named with --repo that exist; with none named, the nearest one above
     the session's folder when this user may trust it (see `trust`)."""
     from memkit.ownership import trusted  # noqa: PLC0415
-    from memkit.recall.trust import find_root, named_repo  # noqa: PLC0415
+    from memkit.recall.trust import named_repo, trusted_root  # noqa: PLC0415
 
     if repos:
         named = [found for r in repos if (found := named_repo(r)) is not None]
         return [Path(found).resolve() for found in named if trusted(found)]
     start = str(payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd())
-    found = find_root([], start)
+    found = trusted_root([], start)
     return [Path(found)] if found is not None else []
 
 
