@@ -1,12 +1,17 @@
 """Index and search benchmarks: quality, build time, latency. Ratios measured side by side.
 
     python benchmarks/index_bench.py [--data ../shared/data] [--sizes 1000,10000]
+                                     [--skip-quality] [--before DIR]
 
 Quality on public sets converted to atoms (read from --data, never committed): SciFact
 (nDCG@10 on the 300 test queries; the fusion weight is tuned on the 809 train queries only)
 and CMRC2018 (Recall@5 and MRR@10 on the dev queries; tuned on the trial queries), plus the
 project's own paraphrase set. Compared: BM25 only, vectors only, plain RRF (k=60), memkit's
 hybrid, and SQLite FTS5 with `porter unicode61`.
+
+`--before DIR` (a folder holding an older memkit package: `git archive <commit> memkit | tar -x
+-C DIR`) adds a fresh-process `memkit index --full --quiet` of each synthetic repository, this
+memkit and the older one (through PYTHONPATH) interleaved, `python -c pass` beside them.
 """
 
 from __future__ import annotations
@@ -338,12 +343,40 @@ def build_and_latency(sizes: list[int], workdir: Path, runs: int) -> list[str]:
     )
 
 
+def builds_side_by_side(sizes: list[int], workdir: Path, runs: int, before: Path) -> list[str]:
+    """Full builds in fresh processes, this memkit and `before` interleaved on one repository."""
+    out = [
+        "| atoms | `python -c pass` p50 | full build, before p50/p95 | full build, now p50/p95 "
+        "| now / before p50 |",
+        "|---|---|---|---|---|",
+    ]
+    old = f"PYTHONPATH={before.resolve().parent}"
+    for n in sizes:
+        root = workdir / f"syn-{n}"
+        build = [PYTHON, "-m", "memkit", "index", "--full", "--quiet", "--repo", str(root)]
+        times = side_by_side(
+            runs,
+            {
+                "pass": ["env", "PYTHONPATH=", PYTHON, "-c", "pass"],
+                "before": ["env", old, *build],
+                "now": ["env", "PYTHONPATH=", *build],
+            },
+        )
+        base, was, now = (p50_p95(times[k]) for k in ("pass", "before", "now"))
+        out.append(
+            f"| {n:,} | {base[0]:.0f} ms | {was[0] / 1000:.2f} / {was[1] / 1000:.2f} s | "
+            f"{now[0] / 1000:.2f} / {now[1] / 1000:.2f} s | {now[0] / was[0]:.2f} |"
+        )
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", help="folder with scifact/ and cmrc2018/ (BEIR layout)")
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=15, help="fresh-process runs per command")
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--before", type=Path, help="an older memkit package, side by side")
     args = parser.parse_args()
     data = data_dir(args.data)
     if data is None:
@@ -357,6 +390,9 @@ def main() -> int:
             print()
         sizes = [int(s) for s in args.sizes.split(",") if s]
         print("\n".join(build_and_latency(sizes, work, args.runs)))
+        if args.before:
+            print()
+            print("\n".join(builds_side_by_side(sizes, work, max(3, args.runs // 3), args.before)))
     return 0
 
 

@@ -13,7 +13,7 @@ import argparse
 
 from _common import ROOT, count_labelled, labelled_cells, read_jsonl
 
-from memkit.gate.injection import injection_hits
+from memkit.safety.injection import injection_hits
 
 DATA = ROOT / "benchmarks" / "data"
 SETS = (("tuned on", "injection_labels.jsonl"), ("held out", "injection_heldout.jsonl"))

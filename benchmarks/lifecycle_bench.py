@@ -113,13 +113,13 @@ def write_atoms(root: Path, atoms: list[SimAtom], day0: dt.date) -> None:
 
 
 def simulate(args: argparse.Namespace, root: Path, tmp: Path) -> Simulation:
-    from memkit.claude.usage import UsageLog
     from memkit.config import load_config
     from memkit.lifecycle.archive import suggestions
     from memkit.lifecycle.catalog import read_catalog
     from memkit.lifecycle.promote import apply_promotion, promotions, target_tier
     from memkit.lifecycle.settings import PromoteSettings, lifecycle_settings
     from memkit.lifecycle.team import export_atoms, read_team_usage
+    from memkit.recall.usage import UsageLog
 
     rng = random.Random(args.seed)
     today = dt.date.today()

@@ -40,9 +40,12 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from _common import ROOT, commit_all, data_dir, read_jsonl, read_qrels, slug, write_repo
+
+if TYPE_CHECKING:
+    from memkit.recall.readers import Readers
 
 SPLITS = {
     "dev": {"scifact": "train", "cmrc": "trial", "offtopic": "offtopic_dev.jsonl"},
@@ -162,7 +165,7 @@ def injected(root: Path, prompt: str, n: int) -> list[str]:
     from memkit.claude.prompt import user_prompt_submit
 
     out = user_prompt_submit(
-        {"session_id": f"noise-{n}", "prompt": prompt, "cwd": str(root)}, [str(root)]
+        {"session_id": f"noise-{n}", "prompt": prompt, "cwd": str(root)}, [str(root)], READERS[0]
     )
     _forget(root)
     if not out:
@@ -178,11 +181,13 @@ def _forget(root: Path) -> None:
                 conn.execute(f"DELETE FROM {table}")
 
 
-def set_mode(warm: bool) -> None:
-    from memkit.claude import repos
+READERS: list[Readers] = []
 
-    repos.WARM = warm
-    repos._READERS.clear()
+
+def set_mode(warm: bool) -> None:
+    from memkit.recall.readers import Readers
+
+    READERS[:] = [Readers(warm=warm)]
 
 
 @dataclass
@@ -294,7 +299,7 @@ GRID_VECTOR = ((0.8, 0.05), (0.8, 0.1), (0.85, 0.05), (0.85, 0.1), (0.85, 0.15),
 
 def sweep(sets: dict[str, list[Prompt]], roots: dict[str, Path], size: int, sample: int) -> None:
     """Each floor alone, the others at their defaults: one line per setting and path."""
-    from memkit.claude import recall
+    from memkit.recall import pipeline as recall
 
     defaults = (recall.TEXT_FLOOR, recall.VECTOR_FLOOR, recall.VECTOR_SUPPORT)
 

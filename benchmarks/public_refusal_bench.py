@@ -20,9 +20,9 @@ from pathlib import Path
 
 from _common import ROOT
 
-from memkit.gate.injection import injection_hits
-from memkit.gate.secrets import find_secrets
 from memkit.importers import Candidate, Collected
+from memkit.safety.injection import injection_hits
+from memkit.safety.secrets import find_secrets
 
 SAMPLES = ROOT / "benchmarks" / "data" / "import_samples"
 

@@ -326,7 +326,7 @@ def _warm(repo: Path) -> None:
     """Until the engine answers prompts at once: it opens the index (checking every file's
     checksum) and loads the model first. A hook that waited too long meanwhile marked it
     hung (hooks then answer in-process for 30 s): the mark is removed before measuring."""
-    from memkit.claude.client import ask
+    from memkit.recall.client import ask
 
     for i in range(200):
         payload = json.dumps({"cwd": str(repo), "prompt": f"warm up {i}", "session_id": "warm"})

@@ -14,7 +14,7 @@ import argparse
 
 from _common import ROOT, count_labelled, labelled_cells, read_jsonl
 
-from memkit.gate.secrets import find_secrets
+from memkit.safety.secrets import find_secrets
 
 DATA = ROOT / "benchmarks" / "data"
 SETS = (("tuned on", "secret_shapes.jsonl"), ("held out", "secret_shapes_heldout.jsonl"))

@@ -2,7 +2,7 @@
 
     python benchmarks/small_memory_bench.py
 
-Runs the UserPromptSubmit recall pipeline (`memkit.claude.recall.candidates`, vectors on, as
+Runs the UserPromptSubmit recall pipeline (`memkit.recall.pipeline.candidates`, vectors on, as
 the warm engine runs it) over the project's paraphrase sets, memories of 14 and 16 atoms,
 twice in one process: with recall's small-pool scaling (`SMALL_SPAN`: cosines scaled from at
 least that far below the best) and without it (scaled between the pool's best and worst, as
@@ -20,8 +20,8 @@ from typing import Any
 
 from _common import ROOT, read_jsonl, slug, write_repo
 
-from memkit.claude import recall
 from memkit.index import open_index, refresh
+from memkit.recall import pipeline as recall
 
 
 def measure(rows: list[dict[str, Any]], workdir: Path, name: str) -> list[str]:

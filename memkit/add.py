@@ -24,9 +24,9 @@ from memkit.atom.title import title_of
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
-from memkit.gate.text import has_cjk
 from memkit.repo import list_atom_files
 from memkit.roles import git_email, identify
+from memkit.safety.text import has_cjk
 
 # Refused for what the text says: a secret, `<private>` text, prompt injection.
 TEXT_REFUSALS = ("MK110", "MK111", "MK112")
@@ -137,7 +137,7 @@ def id_base(title: str, text: str, atom_type: str) -> str:
 def without_secrets(text: str) -> str:
     """`text` with every secret the gate would find replaced by `…`: ids, file names and
     titles are printed and committed, and must never carry one."""
-    from memkit.gate.secrets import find_secrets  # noqa: PLC0415
+    from memkit.safety.secrets import find_secrets  # noqa: PLC0415
 
     lines = text.split("\n")
     for hit in sorted(find_secrets(text), key=lambda h: (h.line, h.col), reverse=True):
@@ -173,7 +173,7 @@ def folder_of(scope: str, root: Path, user: str | None = None) -> str:
 def needs_review(root: Path, config: Config, atom_type: str) -> bool:
     """Whether the commit would refuse this atom in shared/ (MK204): sensitive types from
     anyone but management go to shared/_pending/ for review, so write it there at once."""
-    from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
+    from memkit.roles import sensitive_kinds  # noqa: PLC0415
 
     return atom_type in sensitive_kinds(config) and not identify(root).is_management
 
@@ -197,7 +197,7 @@ class _Batch:
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Batch:
-        from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
+        from memkit.roles import sensitive_kinds  # noqa: PLC0415
 
         return cls(
             root,
@@ -239,9 +239,9 @@ def check_drafts(
     """Check `drafts` as a commit would, all at once, each against the repository as it
     stands (not against one another); nothing is written. Ids are handed out in order, each
     unlike the repository's, `reserved` and the earlier drafts' (a draft may name its own)."""
+    from memkit.admission.content import run_content_checks  # noqa: PLC0415
     from memkit.atom.read import parse_atom_bytes  # noqa: PLC0415
     from memkit.changeset import Change  # noqa: PLC0415
-    from memkit.checks.content import run_content_checks  # noqa: PLC0415
     from memkit.checks.gate import gate_atoms  # noqa: PLC0415
     from memkit.checks.roles import judge_changes  # noqa: PLC0415
 

@@ -13,23 +13,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
-OK, WARN, FAIL = "ok", "warn", "FAIL"
+from memkit.checkup import FAIL, OK, WARN, Check
+
 HOOK_TYPES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
-
-
-@dataclass(frozen=True)
-class Check:
-    status: str
-    name: str
-    detail: str
-    fix: str = ""
-
-    def format(self) -> str:
-        line = f"{self.status:<4} {self.name}: {self.detail}"
-        return f"{line}\n     fix: {self.fix}" if self.fix else line
 
 
 def _hooks_dir(root: Path) -> Path | None:

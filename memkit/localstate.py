@@ -14,25 +14,22 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from memkit.doctor import FAIL, OK, WARN, Check
+from memkit.checkup import FAIL, OK, WARN, Check
 
 LOW_SPACE = 20 * 1024 * 1024  # bytes: below this an index build or a log write may fail
 
 
 def check_index(root: Path) -> Iterator[Check]:
     """The live generation, every file's checksum verified, opened as the engine opens it."""
-    from memkit.index import IndexUnavailable, open_index  # noqa: PLC0415
     from memkit.index.manifest import is_stale  # noqa: PLC0415
-    from memkit.index.search import IndexDamaged  # noqa: PLC0415
+    from memkit.index.opening import DAMAGED, open_checked  # noqa: PLC0415
     from memkit.index.store import describe  # noqa: PLC0415
 
-    try:
-        reader = open_index(root, deep=True)
-    except IndexDamaged as exc:
-        yield Check(FAIL, "index", f"damaged: {exc}", "memkit index")
-        return
-    except IndexUnavailable as exc:
-        yield Check(FAIL, "index", str(exc), "memkit index")
+    reader, problem, detail = open_checked(root, deep=True)
+    if reader is None:
+        yield Check(
+            FAIL, "index", f"damaged: {detail}" if problem == DAMAGED else detail, "memkit index"
+        )
         return
     _ = reader.vectors  # loads (and checks) them: damage shows in reader.damage
     if reader.problems or reader.damage:
@@ -82,7 +79,7 @@ def check_usage(root: Path) -> Check:
     remove = "rm -f " + " ".join(
         shlex.quote(str(path.with_name(path.name + extra))) for extra in ("", "-wal", "-shm")
     )
-    from memkit.claude.usage import damaged  # noqa: PLC0415
+    from memkit.recall.usage import damaged  # noqa: PLC0415
 
     problems: list[str] = []
     uses = 0
@@ -154,8 +151,8 @@ def check_folder(root: Path) -> Iterator[Check]:
 
 
 def check_engine(root: Path) -> Check:
-    from memkit.claude.client import SOCKET, engine_hung  # noqa: PLC0415
-    from memkit.claude.trust import engine_socket  # noqa: PLC0415
+    from memkit.recall.client import SOCKET, engine_hung  # noqa: PLC0415
+    from memkit.recall.trust import engine_socket  # noqa: PLC0415
 
     folder = root / ".memkit"
     sock = folder / SOCKET

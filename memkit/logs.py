@@ -20,8 +20,8 @@ MAX_LOG = 1_000_000  # bytes; one older file is kept beside it
 
 
 def mask(text: str) -> str:
-    from memkit.claude.private import strip_private  # noqa: PLC0415
-    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
+    from memkit.safety.private import strip_private  # noqa: PLC0415
+    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     return redact_secrets(strip_private(text, "<private>…</private>"))
 

@@ -177,7 +177,7 @@ def _need_management(who: Identity, action: str) -> None:
 
 
 def _admitted(root: Path, relpath: str, config: Config) -> Atom:
-    from memkit.checks.admission import read_admitted  # noqa: PLC0415
+    from memkit.admission.decide import read_admitted  # noqa: PLC0415
 
     parsed, codes = read_admitted(root, relpath, config)
     if parsed.atom is None or codes:

@@ -13,8 +13,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memkit.git import output, show
+
+if TYPE_CHECKING:
+    from memkit.config import Config
 
 ROLES_FILE = "shared/_roles.md"
 MANAGEMENT = "management"
@@ -188,3 +192,14 @@ def identify(root: Path, who: str | None = None, *, rev: str | None = "HEAD") ->
         user = slug(who.split("@", 1)[0]) if who else "unknown"
         roles, email = frozenset(), who if "@" in who else ""
     return Identity(user, email, roles, declared_roles(root, user), member is not None)
+
+
+DEFAULT_SENSITIVE = ("architecture", "decision")
+
+
+def sensitive_kinds(config: Config) -> frozenset[str]:
+    """The atom types only management may write (`roles: {sensitive: [...]}`)."""
+    value = config.section("roles").get("sensitive", DEFAULT_SENSITIVE)
+    if isinstance(value, str):
+        value = [value]
+    return frozenset(str(v) for v in value) if isinstance(value, (list, tuple)) else frozenset()

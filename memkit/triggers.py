@@ -3,7 +3,7 @@
 A trigger brings its atom up whenever a prompt contains it, so `the`, `is`, `的` or a two-letter
 abbreviation would bring it up for almost every prompt. Those are refused at commit time
 (MK021), as are more than `limits.triggers` triggers on one atom (MK022). Recall still checks
-a trigger match against the rest of the prompt (`memkit.claude.recall`).
+a trigger match against the rest of the prompt (`memkit.recall.pipeline`).
 
 Standard library only: the recall path imports it.
 """

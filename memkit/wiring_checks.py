@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from memkit.checkup import FAIL, OK, WARN, Check
 from memkit.claude.wiring import (
     LOCAL_SETTINGS,
     MCP_CONFIG,
@@ -28,7 +29,6 @@ from memkit.claude.wiring import (
     mcp_repos,
     read_json,
 )
-from memkit.doctor import FAIL, OK, WARN, Check
 from memkit.mcp.rpc import initialize_request
 
 MCP_WAIT = 10.0  # seconds for the server's answers before doctor calls it dead
@@ -177,9 +177,9 @@ def check_mcp(project: Path) -> Check:
 
 def check_engine_answers(root: Path) -> Check | None:
     """A running engine asked one search (None when none runs: the hooks start it)."""
-    from memkit.claude.client import SOCKET, ask  # noqa: PLC0415
-    from memkit.claude.trust import engine_socket  # noqa: PLC0415
     from memkit.mcp.lookup import SEARCH_KIND  # noqa: PLC0415
+    from memkit.recall.client import SOCKET, ask  # noqa: PLC0415
+    from memkit.recall.trust import engine_socket  # noqa: PLC0415
 
     if engine_socket(str(root), SOCKET) is None:
         return None

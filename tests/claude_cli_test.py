@@ -408,7 +408,7 @@ def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
     it (a confirmation, issue 29: being given alone is not), and the atom the agent reads with
     `memkit show` through its Bash tool is counted as read, both under the session id Claude
     Code gives its hooks and its tools."""
-    from memkit.claude.usage import usage_log
+    from memkit.recall.usage import usage_log
 
     with fake_api() as (api, url):
         api.script = [

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memkit.claude.budget import budget_for, estimate_tokens
+from memkit.recall.budget import budget_for, estimate_tokens
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, write_atom
 
 
@@ -201,9 +201,10 @@ def test_the_hook_path_stays_light(repo: Path) -> None:
         "import io, sys, json\n"
         "from memkit.claude.protocol import fail_open\n"
         "from memkit.claude.handlers import user_prompt_submit\n"
+        "from memkit.recall.readers import Readers\n"
         f"p = {{'session_id': 'x', 'cwd': {str(repo)!r}, 'prompt': 'websocket ping'}}\n"
         "out = io.StringIO()\n"
-        "fail_open('user-prompt-submit', lambda d: user_prompt_submit(d, []),"
+        "fail_open('user-prompt-submit', lambda d: user_prompt_submit(d, [], Readers(warm=False)),"
         " io.StringIO(json.dumps(p)), out)\n"
         "assert 'ws-heartbeat-interval' in out.getvalue(), out.getvalue()\n"
         "heavy = ('git', 'ruamel', 'mistune', 'model2vec', 'numpy', 'frontmatter', 'mcp',"

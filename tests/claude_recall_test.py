@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memkit.claude.usage import UsageLog
+from memkit.recall.usage import UsageLog
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memkit.gate import injection, secrets
+from memkit.safety import injection, secrets
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 PLANTED = [
@@ -81,7 +81,7 @@ def plain_injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
         if m.start() < end:
             continue
         end = m.end()
-        line, col = injection._where(text, m.start())
+        line, col = injection.where(text, m.start())
         yield line, col, f"instruction aimed at the agent ({m.group(0).strip()[:40]!r})"
 
 

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 
 from memkit.capture import queue
-from memkit.gate.injection import is_injection
+from memkit.safety.injection import is_injection
 from tests.capture_test import hook
 from tests.claude_engine_test import engine_running, wait_for
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom

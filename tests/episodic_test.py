@@ -124,8 +124,10 @@ def test_your_summaries_are_searched_on_request_only(
     assert "MARK-BOB" in bobs and "MARK-KAFKA" not in bobs
 
     from memkit.mcp.lookup import mcp_search
+    from memkit.recall.readers import Readers
 
     for key, value in ALICE.items():
         monkeypatch.setenv(key, value)
-    rows = mcp_search({"text": "kafka lag", "scope": "episodic", "cwd": str(repo)}, [])["rows"]
+    asked = {"text": "kafka lag", "scope": "episodic", "cwd": str(repo)}
+    rows = mcp_search(asked, [], Readers(warm=False))["rows"]
     assert [r["scope"] for r in rows] == ["episodic"] and "MARK-KAFKA" in rows[0]["title"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memkit.gate.injection import injection_hits
 from memkit.gate.score import GateSettings, score_text
-from memkit.gate.secrets import find_secrets
+from memkit.safety.injection import injection_hits
+from memkit.safety.secrets import find_secrets
 
 # rule -> [(text that fires it, text that does not)], English then Chinese.
 RULE_CASES: dict[str, list[tuple[str, str]]] = {

@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from memkit.claude.usage import usage_log
+from memkit.recall.usage import usage_log
 from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
 from tests.lifecycle_test import TODAY, commit, team
 

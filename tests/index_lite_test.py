@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memkit.claude.recall import recall
 from memkit.index import open_index
 from memkit.index.lite import LightReader, cache_path, open_light
+from memkit.recall.pipeline import recall
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memkit.gate.injection import injection_hits
+from memkit.safety.injection import injection_hits
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 

@@ -18,10 +18,10 @@ from memkit.atom.read import read_atom
 from memkit.audit.run import compare
 from memkit.audit.verdict import CONTRADICTS, DUPLICATE, verdict
 from memkit.checks.gate import gate_atoms
-from memkit.claude.disagree import disagreement_lines
 from memkit.config import load_config
 from memkit.embedding import load_encoder
 from memkit.mcp.saving import save
+from memkit.recall.disagree import disagreement_lines
 from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
 from tests.judgement_memory import MEMORY, UNRELATED
 

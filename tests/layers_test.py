@@ -1,5 +1,7 @@
-"""The rooms of docs/architecture.md keep their doors: the search index and the atom package
-depend on nothing above them, so neither is part of an import circle (issue 20)."""
+"""The rooms of docs/architecture.md keep their doors: no two rooms (a package of memkit, or a
+top-level module) import each other, even through imports inside functions (issue 31); the
+search index and the atom package depend on nothing above them (issue 20); recall, safety and
+the rooms on them never import a client's adapter."""
 
 from __future__ import annotations
 
@@ -65,15 +67,12 @@ def _in(package: str, module: str) -> bool:
 # What the rooms at the bottom may reach (docs/architecture.md, "Rooms").
 ATOM_REACHES = (
     *("memkit.atom", "memkit.config", "memkit.errors", "memkit.files", "memkit.findings"),
-    *("memkit.triggers", "memkit.gate.secrets", "memkit.gate.text"),
+    *("memkit.triggers", "memkit.safety"),
 )
 INDEX_REACHES = (
     *("memkit.index", "memkit.atom", "memkit.config", "memkit.errors", "memkit.files"),
     *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel"),
-    *("memkit.repo", "memkit.ownership", "memkit.git", "memkit.checks.admission"),
-    "memkit.checks.content",
-    *("memkit.gate.secrets", "memkit.gate.injection", "memkit.gate.text"),
-    "memkit.gate.lookalike",
+    *("memkit.repo", "memkit.ownership", "memkit.git", "memkit.admission", "memkit.safety"),
 )
 PACKAGES = {"memkit", "memkit.checks", "memkit.gate"}  # their __init__ files import nothing
 
@@ -88,6 +87,63 @@ def circles_through(graph: dict[str, set[str]], room: str) -> list[str]:
     """Modules outside `room` that it imports and that import it back."""
     inside = {m for m in graph if _in(room, m)}
     return sorted(m for m in reached(graph, inside) - inside if reached(graph, {m}) & inside)
+
+
+def room_of(module: str) -> str:
+    """`memkit.recall.pipeline` -> `memkit.recall`; a top-level module is a room of its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """room -> the other rooms it imports (`memkit` itself, the package, is no room)."""
+    rooms: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        rooms.setdefault(room_of(module), set()).update(
+            room_of(m) for m in imported if room_of(m) not in ("memkit", room_of(module))
+        )
+    rooms.pop("memkit", None)
+    return rooms
+
+
+def knots(rooms: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one room (each a circle of imports)."""
+    found = []
+    for room in sorted(rooms):
+        circle = {r for r in reached(rooms, {room}) if room in reached(rooms, {r})} | {room}
+        if len(circle) > 1 and sorted(circle) not in found:
+            found.append(sorted(circle))
+    return found
+
+
+def test_no_two_rooms_import_each_other() -> None:
+    assert knots(room_graph(import_graph())) == []
+
+
+def test_the_knot_finder_sees_a_circle_through_an_import_inside_a_function() -> None:
+    """It can fail: before issue 31 the secrets check imported the atom record, and the atom
+    package imported the text helpers beside it; the hook's readers imported the Claude Code
+    client, which capture imports back."""
+    graph = import_graph()
+    graph["memkit.safety.secrets"].add("memkit.atom")
+    graph["memkit.recall.readers"].add("memkit.claude.protocol")
+    assert any({"memkit.atom", "memkit.safety"} <= set(k) for k in knots(room_graph(graph)))
+    assert any({"memkit.claude", "memkit.recall"} <= set(k) for k in knots(room_graph(graph)))
+
+
+def test_safety_imports_nothing_of_memkit() -> None:
+    # The atom record, the findings, the gate, the checks and recall all stand on it.
+    assert beyond(import_graph(), "memkit.safety", ("memkit.safety",)) == []
+
+
+def test_no_client_is_reached_from_recall_or_what_stands_on_it() -> None:
+    """Another client (an MCP host, another agent) stands on recall without Claude Code's
+    adapter; capture and lifecycle stand on recall too."""
+    graph = import_graph()
+    for room in ("memkit.recall", "memkit.capture", "memkit.lifecycle", "memkit.mcp"):
+        inside = {m for m in graph if _in(room, m)}
+        assert {m for m in reached(graph, inside) if _in("memkit.claude", m)} == set(), room
+    inside = {m for m in graph if _in("memkit.recall", m)}
+    assert {m for m in reached(graph, inside) if _in("memkit.mcp", m)} == set()
 
 
 def test_the_atom_record_imports_nothing_of_memkit() -> None:

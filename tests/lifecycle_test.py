@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from memkit.claude.usage import usage_log
+from memkit.recall.usage import usage_log
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 
 TODAY = dt.date.today().isoformat()

@@ -271,7 +271,7 @@ def test_get_reads_atoms_whole_or_by_section_and_never_a_refused_one(
 
     drive(repo, body, tmp_path, env={"CLAUDE_CODE_SESSION_ID": "sess-get"})
     # What the agent read counts as given in this session: the prompt hook will not repeat it.
-    from memkit.claude.usage import usage_log
+    from memkit.recall.usage import usage_log
 
     with usage_log(repo) as usage:
         assert "ws-heartbeat-interval" in usage.given("sess-get")
@@ -933,13 +933,10 @@ class RawClient:
 
 @pytest.fixture
 def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server built in this process: the warm state it sets up (open readers, the usage
-    log, WARM) is put back afterwards, so that later tests in this process start cold."""
-    from memkit.claude import recall, repos, usage
+    """A server built in this process: the recall caches it fills are put back afterwards, so
+    that later tests in this process start cold (its readers and usage logs are its own)."""
+    from memkit.recall import pipeline as recall
 
-    monkeypatch.setattr(repos, "WARM", False)
-    monkeypatch.setattr(repos, "_READERS", {})
-    monkeypatch.setattr(usage, "_KEPT", {})
     monkeypatch.setattr(recall, "_ROWS_BY_ID", {})
     monkeypatch.setattr(recall, "_MATRIX", {})
 

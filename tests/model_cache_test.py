@@ -10,10 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import git, heartbeat_repo, memkit
 
 from memkit.embedding import DEFAULT_MODEL_DIR
 from memkit.embedding.usercache import model_cache_dir, user_model_cache
+from tests.helpers import git, heartbeat_repo, memkit
 
 
 def _entries(cache: Path) -> dict[str, int]:

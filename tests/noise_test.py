@@ -188,7 +188,7 @@ def test_a_trigger_alone_must_still_be_about_the_prompt(
 
 @MODES
 def test_use_never_lifts_an_atom_over_the_floor(request: pytest.FixtureRequest, warm: bool) -> None:
-    from memkit.claude.usage import UsageLog
+    from memkit.recall.usage import UsageLog
 
     repo = repo_for(request, warm)
     log = UsageLog(repo)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memkit.gate.secrets import find_secrets, redact_secrets
+from memkit.safety.secrets import find_secrets, redact_secrets
 from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
 
 TOKEN = "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"  # noqa: S105  (fake)

@@ -221,7 +221,7 @@ def test_what_may_be_shown_is_one_decision(team: Path) -> None:
 
     def verdict(relpath: str) -> str:
         parsed = read_atom(repo, relpath, config)
-        from memkit.checks.admission import error_codes, file_findings
+        from memkit.admission.decide import error_codes, file_findings
 
         return hidden_because(parsed.atom, error_codes(file_findings(parsed, config)))
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit.claude import usage
-from memkit.claude.usage import UsageLog
+from memkit.recall import usage
+from memkit.recall.usage import UsageLog
 
 
 def count(path: Path, table: str) -> int:
@@ -97,7 +97,7 @@ def test_a_huge_old_log_is_read_in_bounded_rows_and_folded_in_batches(
 def test_evidence_counts_sessions_and_stays_exact_when_folded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memkit.claude import evidence
+    from memkit.recall import evidence
 
     monkeypatch.setattr(evidence, "KEEP_EVIDENCE", 200)
     rng = random.Random(16)  # noqa: S311  (test data)

@@ -133,7 +133,7 @@ def test_what_could_change_a_verdict_judges_again(
     elif change == "memkit's version":
         monkeypatch.setattr(memkit, "__version__", memkit.__version__ + ".later")
     else:
-        from memkit.checks import content
+        from memkit.admission import content
 
         def no_word_of_rotation(atom: object, text: str, config: object) -> list[object]:
             del atom, config

@@ -2,7 +2,7 @@
 
 `memkit.atom.read` calls them in this order on every atom it reads; each appends what it
 finds to a `Collector` and never raises. Rules across files (MK009-MK011) are
-`memkit.checks.admission`'s, content rules (MK110-MK112) `memkit.checks.content`'s.
+`memkit.admission.decide`'s, content rules (MK110-MK112) `memkit.admission.content`'s.
 """
 
 from __future__ import annotations

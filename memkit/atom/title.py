@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from memkit.gate.text import has_cjk
+from memkit.safety.text import has_cjk
 
 TITLE_MAX = 80
 # A sentence ends at . ! ? followed by a space (not inside "16.2" or "config.yaml"), at a CJK

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from memkit.admission.decide import read_admitted
 from memkit.atom import Atom
 from memkit.audit.candidates import AuditSettings, find
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, RULES, UNRELATED
@@ -20,7 +21,6 @@ from memkit.audit.claude_judge import ClaudeJudge
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, full_audit_rules, read_report, unresolved_now
 from memkit.audit.verdict import text_of, verdict
-from memkit.checks.admission import read_admitted
 from memkit.config import Config
 from memkit.files import write_atomic
 from memkit.git import output

@@ -74,7 +74,7 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
 
     from memkit.audit.status import WRITTEN, unresolved_items, unresolved_now  # noqa: PLC0415
     from memkit.files import write_atomic  # noqa: PLC0415
-    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
+    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     new = [
         {
@@ -115,7 +115,7 @@ def conflicts(
 ) -> list[Conflict]:
     """Unsettled contradictions between `atoms` (files or drafts) and the live atoms."""
     from memkit.audit.run import compare  # noqa: PLC0415
-    from memkit.checks.roles import sensitive_kinds  # noqa: PLC0415
+    from memkit.roles import sensitive_kinds  # noqa: PLC0415
 
     # A pending atom is judged as what it would say once approved: its being in review must
     # not count as "not active", which would call every contradiction of it resolved.

@@ -38,7 +38,7 @@ from memkit.errors import MemkitError
 from memkit.files import write_atomic
 
 if TYPE_CHECKING:
-    from memkit.claude.recall import Recalled
+    from memkit.recall.pipeline import Recalled
 
 FOLDER = "episodic"  # under .memkit/
 MAX_SUMMARY = 8_000  # characters of a summary read back
@@ -86,7 +86,7 @@ def project_name(root: Path, project: str) -> str:
 def email_of(root: Path) -> str:
     """The git author email of the person asking, in `root` (cached for a minute per
     identity: the engine answers many hooks, of any git identity of this account)."""
-    from memkit.claude.client import identity_key  # noqa: PLC0415
+    from memkit.recall.client import identity_key  # noqa: PLC0415
     from memkit.roles import git_email  # noqa: PLC0415  (a git call)
 
     key = (root, identity_key())
@@ -202,8 +202,8 @@ def for_first_prompt(root: Path, session: str, project: str) -> Recalled | None:
             continue
         if summary.source.startswith(f"claude-code session {session} "):
             continue  # this very session (resumed): not its own summary
-        from memkit.claude.budget import estimate_tokens  # noqa: PLC0415
-        from memkit.claude.recall import Recalled  # noqa: PLC0415
+        from memkit.recall.budget import estimate_tokens  # noqa: PLC0415
+        from memkit.recall.pipeline import Recalled  # noqa: PLC0415
 
         return Recalled(
             summary.id,

@@ -39,7 +39,7 @@ WARM_PASS_SECONDS = 0.3
 
 
 def _log(root: Path, what: str) -> None:
-    from memkit.claude.protocol import log_error  # noqa: PLC0415
+    from memkit.recall.hooklog import log_error  # noqa: PLC0415
 
     log_error(str(root), f"capture: {what}")
 
@@ -146,8 +146,11 @@ def _transcript(payload: dict[str, Any]) -> Path | None:
     return path
 
 
-def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) -> None:
-    """The transcript pass of Stop, PreCompact or SessionEnd; never raises."""
+def on_transcript(
+    payload: dict[str, Any], roots: Sequence[Path], event: str, *, warm: bool
+) -> None:
+    """The transcript pass of Stop, PreCompact or SessionEnd; never raises. `warm`: in a
+    long-lived process, which can afford only a short pass per request."""
     if not roots:
         return
     root = roots[0]
@@ -157,9 +160,8 @@ def on_transcript(payload: dict[str, Any], roots: Sequence[Path], event: str) ->
         if not settings.enabled or not session:
             return
         from memkit.capture import state as states  # noqa: PLC0415
-        from memkit.claude import repos  # noqa: PLC0415
 
-        seconds = WARM_PASS_SECONDS if repos.WARM else PASS_SECONDS.get(event, 1.0)
+        seconds = WARM_PASS_SECONDS if warm else PASS_SECONDS.get(event, 1.0)
         deadline = time.monotonic() + seconds
         with states.session_lock(root, session):
             state = states.load(root, session)
@@ -242,7 +244,7 @@ def answer_proposal(heard: dict[str, Any]) -> Proposal:
 
 
 def _keep_given(root: Path, state: SessionState) -> None:
-    from memkit.claude.usage import usage_log  # noqa: PLC0415
+    from memkit.recall.usage import usage_log  # noqa: PLC0415
 
     with usage_log(root) as usage:
         for atom in sorted(usage.given(state.session)):

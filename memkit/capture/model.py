@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memkit.atom import TYPES
-from memkit.claude.budget import estimate_tokens
 from memkit.llm import CALL_ERRORS, Endpoint
+from memkit.recall.budget import estimate_tokens
 
 L1_PROMPT = """You sort what a developer said to a coding assistant.
 Does the message state a durable decision, convention, preference or pitfall that the team's

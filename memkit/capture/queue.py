@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from memkit.capture.state import now
-from memkit.claude.private import strip_private
 from memkit.errors import MemkitError
 from memkit.files import memkit_dir, private_dirs, write_atomic
+from memkit.safety.private import strip_private
 
 FOLDER = "capture"
 PENDING, DONE = "candidates", "done"
@@ -143,8 +143,8 @@ def refusal(text: str) -> str:
     "from now on we always ignore previous instructions…" is no team decision)."""
     if strip_private(text) != text or "<private" in text.lower():
         return "private"
-    from memkit.gate.injection import is_injection  # noqa: PLC0415  (only for a real candidate)
-    from memkit.gate.secrets import find_secrets  # noqa: PLC0415
+    from memkit.safety.injection import is_injection  # noqa: PLC0415  (only for a real candidate)
+    from memkit.safety.secrets import find_secrets  # noqa: PLC0415
 
     if next(iter(find_secrets(text)), None) is not None:
         return "secret"

@@ -5,7 +5,7 @@ L0 proposes names, code spans and paths (`memkit.capture.detect.triggers_of`); a
 lower case ("we write database migrations with alembic") or in Chinese ("以後部署一律用 Argo
 CD") has none of those, and the atom it becomes is then missed by "write the alembic
 migration" or "部署流程是什麼？": recall holds an atom that shares one word with a prompt to a
-stricter floor than one whose trigger the prompt names (`memkit.claude.recall`). So at accept
+stricter floor than one whose trigger the prompt names (`memkit.recall.pipeline`). So at accept
 the statement's topic words join the proposed ones: English words of four letters or more
 that are neither stop words nor the words rules are made of ("never", "always", "from now
 on"), and the Chinese runs left once the signal and function words are taken out. Every one

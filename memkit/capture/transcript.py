@@ -26,7 +26,7 @@ from typing import Any
 
 from memkit.capture.queue import Proposal, refusal
 from memkit.capture.state import SessionState
-from memkit.claude.private import strip_private
+from memkit.safety.private import strip_private
 
 MAX_BYTES = 8_000_000  # per pass; a bigger backlog is read by the next hooks
 CHECK_EVERY = 50  # lines between deadline checks

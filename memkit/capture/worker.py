@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if mine:
                 run(root, args.seconds)
     except Exception:  # a detached worker has nowhere to print: hooks.log
-        from memkit.claude.protocol import log_error  # noqa: PLC0415
+        from memkit.recall.hooklog import log_error  # noqa: PLC0415
 
         log_error(str(root), "capture worker")
     return 0

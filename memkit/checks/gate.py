@@ -22,9 +22,9 @@ from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
 from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap
 from memkit.gate.score import GateScore, GateSettings, score_atom
-from memkit.gate.secrets import redact_secrets
 from memkit.index import IndexUnavailable
 from memkit.repo import find_root, list_atom_files
+from memkit.safety.secrets import redact_secrets
 
 log = logging.getLogger(__name__)
 # Retired atoms are not gated: they are kept for history, not recalled. Nor are episodic

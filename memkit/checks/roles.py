@@ -36,10 +36,9 @@ from memkit.config import CONFIG_NAME, Config, load_config, parse_config
 from memkit.findings import Finding
 from memkit.git import has_commits, show
 from memkit.repo import find_root
-from memkit.roles import ROLES_FILE, Identity, identify
+from memkit.roles import ROLES_FILE, Identity, identify, sensitive_kinds
 
 REVIEW_LOG = "shared/_review-log.jsonl"
-DEFAULT_SENSITIVE = ("architecture", "decision")
 QUERIES_FILE = "evals/queries.yaml"
 # What a change is judged by: changing these is management's, like the whitelist.
 RULE_FILES = (CONFIG_NAME, ".pre-commit-config.yaml", QUERIES_FILE, ".gitlab-ci.yml")
@@ -78,13 +77,6 @@ def local_state_finding(path: str) -> Finding:
 
 
 WORKTREE = "worktree:"  # stands for a blob: the file as it is in the working tree
-
-
-def sensitive_kinds(config: Config) -> frozenset[str]:
-    value = config.section("roles").get("sensitive", DEFAULT_SENSITIVE)
-    if isinstance(value, str):
-        value = [value]
-    return frozenset(str(v) for v in value) if isinstance(value, (list, tuple)) else frozenset()
 
 
 def committed_config(root: Path, rev: str | None) -> Config:

@@ -12,17 +12,17 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
+from memkit.admission.decide import reference_findings, supersede_cycle
 from memkit.atom import id_from_path, is_atom_path
 from memkit.atom.read import ParsedAtom, read_atom
 from memkit.checks import run_hook
-from memkit.checks.admission import reference_findings, supersede_cycle
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.findings import Finding, Severity
-from memkit.gate.secrets import redact_secrets
 from memkit.index.verdicts import Summary, Verdict, judge, summary_of
 from memkit.parallel import in_halves
 from memkit.repo import find_root, list_atom_files, relpath_in
+from memkit.safety.secrets import redact_secrets
 
 MEMORY_INDEX = "MEMORY.md"
 PARALLEL_ATOMS = 2000  # from this many atoms to check, a second process takes half

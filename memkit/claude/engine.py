@@ -20,9 +20,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memkit.claude.client import ASKER, IDENTITY_VARS, socket_path, with_socket_path
 from memkit.files import write_atomic
+from memkit.recall.client import ASKER, IDENTITY_VARS, socket_path, with_socket_path
+
+if TYPE_CHECKING:
+    from memkit.recall.readers import Readers  # imported at run time by `serve`
 
 LOCK = "engine.lock"
 PID = "engine.pid"
@@ -32,7 +36,7 @@ MAINTAIN_SECONDS = 2.0  # usage-log folding per check, at most
 MAX_REQUEST = 4_000_000
 
 
-def _handle(raw: bytes, root: Path) -> bytes:
+def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
     from memkit.claude.handlers import HANDLERS  # noqa: PLC0415
     from memkit.claude.protocol import fail_open  # noqa: PLC0415
 
@@ -55,7 +59,9 @@ def _handle(raw: bytes, root: Path) -> bytes:
             return str(payload)
 
     with _as_asker(asker):
-        fail_open(event, lambda data: HANDLERS[event](data, repos), Source(), Sink(), str(root))
+        fail_open(
+            event, lambda data: HANDLERS[event](data, repos, readers), Source(), Sink(), str(root)
+        )
     return "".join(out).encode("utf-8")
 
 
@@ -113,8 +119,9 @@ class _Freshness:
     on git, and a prompt arriving meanwhile must not wait for it.
     """
 
-    def __init__(self, root: Path, every: float) -> None:
+    def __init__(self, root: Path, every: float, readers: Readers) -> None:
         self.root = root
+        self.readers = readers
         self.every = every
         self.due = 0.0
         self.worker: threading.Thread | None = None
@@ -127,16 +134,14 @@ class _Freshness:
         if self.worker is not None and self.worker.is_alive():
             return
         self.due = now + self.every
-        from memkit.claude import repos  # noqa: PLC0415
-
-        roots = list(dict.fromkeys([self.root, *repos.open_roots()]))
+        roots = list(dict.fromkeys([self.root, *self.readers.open_roots()]))
         self.worker = threading.Thread(target=self._check, args=(roots,), daemon=True)
         self.worker.start()
 
     def _check(self, roots: list[Path]) -> None:
-        from memkit.claude import repos  # noqa: PLC0415
-        from memkit.claude.usage import usage_log  # noqa: PLC0415
         from memkit.index.manifest import is_stale  # noqa: PLC0415
+        from memkit.recall.readers import start_index  # noqa: PLC0415
+        from memkit.recall.usage import usage_log  # noqa: PLC0415
 
         for root in roots:
             child = self.children.get(root)
@@ -146,7 +151,7 @@ class _Freshness:
                 continue  # gone (a deleted clone): nothing to refresh
             try:
                 if is_stale(root):
-                    child = repos.start_index(root, detached=False, foreground=True)
+                    child = start_index(root, detached=False, foreground=True)
                     if child is not None:
                         self.children[root] = child
                 with usage_log(root) as usage:
@@ -154,7 +159,7 @@ class _Freshness:
                     # worth per check: a huge old log is folded over several.
                     usage.maintain(budget=MAINTAIN_SECONDS)
             except Exception:  # the engine must outlive a failed refresh
-                from memkit.claude.protocol import log_error  # noqa: PLC0415
+                from memkit.recall.hooklog import log_error  # noqa: PLC0415
 
                 log_error(str(root), "engine: index refresh")
 
@@ -170,11 +175,11 @@ class _Freshness:
 def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SECONDS) -> int:
     """Run the engine for `root` until it has been idle for `idle` seconds; every
     `check_every` seconds between requests, refresh the index if the atoms changed."""
-    from memkit.claude import repos  # noqa: PLC0415
-    from memkit.claude.client import HUNG  # noqa: PLC0415
-    from memkit.claude.trust import private_folder  # noqa: PLC0415
     from memkit.errors import MemkitError  # noqa: PLC0415
     from memkit.files import memkit_dir  # noqa: PLC0415
+    from memkit.recall.client import HUNG  # noqa: PLC0415
+    from memkit.recall.readers import Readers  # noqa: PLC0415
+    from memkit.recall.trust import private_folder  # noqa: PLC0415
 
     folder = memkit_dir(root)
     if not private_folder(str(root)):
@@ -185,7 +190,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return 0  # another engine serves this repository
-        repos.WARM = True
+        readers = Readers(warm=True)  # the index stays open and vectors are affordable
         # SIGTERM (a user's kill, a logout) must still remove the socket on the way out.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         path = Path(socket_path(root))
@@ -204,9 +209,9 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
         write_atomic(pid_file, f"{os.getpid()}\n", durable=False)
         (folder / HUNG).unlink(missing_ok=True)  # a new engine: hooks may ask it again
         last = time.monotonic()
-        fresh = _Freshness(root, check_every)
+        fresh = _Freshness(root, check_every, readers)
         try:
-            _warm_up(root)
+            _warm_up(root, readers)
             while time.monotonic() - last < idle:
                 try:
                     conn, _ = server.accept()
@@ -219,13 +224,14 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
                 with conn:
                     conn.settimeout(5.0)
                     try:
-                        conn.sendall(_handle(_read_request(conn), root))
+                        conn.sendall(_handle(_read_request(conn), root, readers))
                     except (OSError, ValueError, KeyError):
                         continue  # a broken client; the hook falls back on its own
                 fresh.tick()  # after the answer is sent, in a thread: never delays a prompt
         finally:
             server.close()
             fresh.close()
+            readers.close()
             if _still_ours(path, bound):
                 path.unlink()
             with contextlib.suppress(OSError):
@@ -293,12 +299,10 @@ def _engine_alive(folder: Path) -> bool:
         return False
 
 
-def _warm_up(root: Path) -> None:
+def _warm_up(root: Path, readers: Readers) -> None:
     """Open the index and load the model now, not on the first prompt."""
-    from memkit.claude import repos  # noqa: PLC0415
-
     with contextlib.suppress(Exception):
-        reader = repos.reader(root)
+        reader = readers.reader(root)
         if reader is not None:
             reader.encode("warm up")
     # The index's atom table (100,000 dicts at 100,000 atoms) lives as long as the engine:

@@ -1,7 +1,8 @@
 """One handler per Claude Code hook event, each in its own module. A handler takes the hook's
-JSON and returns the JSON to print (or None); errors propagate to `protocol.fail_open`, which
-swallows and logs them. `events.HANDLER_OF` says where each one lives (the hook process
-without an engine imports only its own); the engine takes them all from here."""
+JSON, the repositories named with --repo and the process's `Readers`, and returns the JSON to
+print (or None); errors propagate to `protocol.fail_open`, which swallows and logs them.
+`events.HANDLER_OF` says where each one lives (the hook process without an engine imports only
+its own); the engine takes them all from here."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from memkit.claude.session import pre_compact
 from memkit.claude.session_start import session_start
 from memkit.claude.tool_use import post_tool_use, pre_tool_use
 from memkit.mcp.lookup import SEARCH_KIND, mcp_search
+from memkit.recall.readers import Readers
 
-Handler = Callable[[dict[str, Any], Sequence[str]], dict[str, Any] | None]
+Handler = Callable[[dict[str, Any], Sequence[str], Readers], dict[str, Any] | None]
 
 
 def _load(where: str) -> Handler:

@@ -175,7 +175,7 @@ def _start_engine(root: str) -> None:
 
 def _ask_engine(root: str, event: str, raw: str, repos: list[str], deadline: float) -> str | None:
     """The engine's answer, checked; None when the hook must answer by itself."""
-    from memkit.claude.client import ask, engine_hung, mark_hung  # noqa: PLC0415
+    from memkit.recall.client import ask, engine_hung, mark_hung  # noqa: PLC0415
 
     _PHASE.append("asking the warm engine")
     why = engine_hung(root)
@@ -194,7 +194,7 @@ def _ask_engine(root: str, event: str, raw: str, repos: list[str], deadline: flo
     except OSError:
         _start_engine(root)
         return None
-    from memkit.claude.fence import checked_answer  # noqa: PLC0415
+    from memkit.recall.fence import checked_answer  # noqa: PLC0415
 
     checked = checked_answer(EVENT_NAMES[event], answer)
     if checked is None:
@@ -219,11 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError):
         raw = ""
     _SEEN["session"] = _session_of(raw[:4096])
-    from memkit.claude.trust import locate, private_folder  # noqa: PLC0415
+    from memkit.recall.trust import locate, private_folder  # noqa: PLC0415
 
     root, refused = locate(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
     if refused is not None:
-        from memkit.claude.protocol import log_line  # noqa: PLC0415  (only when refused)
+        from memkit.recall.hooklog import log_line  # noqa: PLC0415  (only when refused)
 
         log_line(None, EVENT_NAMES[event], refused, mine=True)
     own = root is not None and private_folder(root)
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     if root is not None and len(raw) <= MAX_STDIN:
         lowered = raw.lower()  # JSON may spell `<` as \u003c
         if "<private" in lowered or "\\u003cprivate" in lowered:
-            from memkit.claude.private import strip_payload  # noqa: PLC0415
+            from memkit.safety.private import strip_payload  # noqa: PLC0415
 
             raw = strip_payload(raw)  # before it goes anywhere, the engine included
         # MEMKIT_NO_ENGINE=1: neither ask a running engine nor start one.
@@ -247,10 +247,11 @@ def main(argv: list[str] | None = None) -> int:
         import importlib  # noqa: PLC0415  (only this event's handler: SessionEnd skips recall)
 
         from memkit.claude.events import HANDLER_OF  # noqa: PLC0415
+        from memkit.recall.readers import Readers  # noqa: PLC0415
 
         module, name = HANDLER_OF[event].split(":")
         result: dict[str, object] | None = getattr(importlib.import_module(module), name)(
-            payload, repos
+            payload, repos, Readers(warm=False)
         )
         return result
 

@@ -8,18 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from memkit.capture.hooks import on_prompt
-from memkit.claude import repos as _repos
-from memkit.claude.budget import budget_for
-from memkit.claude.fence import MEMORY_CLOSE, MEMORY_OPEN, neutralise
-from memkit.claude.private import strip_private
 from memkit.claude.protocol import context_output
-from memkit.claude.recall import Candidate, candidates, pack, render
-from memkit.claude.repos import find_repos
 from memkit.claude.skipped import take as take_skipped
-from memkit.claude.usage import usage_log
+from memkit.recall.budget import budget_for
+from memkit.recall.fence import MEMORY_CLOSE, MEMORY_OPEN, neutralise
+from memkit.recall.pipeline import Candidate, candidates, pack, render
+from memkit.recall.readers import Readers, find_repos
+from memkit.safety.private import strip_private
 
 
-def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+def user_prompt_submit(
+    payload: dict[str, Any], repos: Sequence[str], readers: Readers
+) -> dict[str, Any] | None:
     prompt = strip_private(str(payload.get("prompt") or ""))
     session = str(payload.get("session_id") or "")
     if not prompt.strip():
@@ -27,17 +27,17 @@ def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[st
     found: list[Candidate] = []
     roots = find_repos(payload, repos)
     for root in roots:
-        reader = _repos.reader(root)
+        reader = readers.reader(root)
         if reader is None:
             continue
-        with usage_log(root, keep=_repos.WARM) as usage:
+        with readers.usage_log(root) as usage:
             given = usage.given(session)
             ranked = candidates(
                 reader,
                 prompt,
                 activation=usage.activation,
-                scopes=_repos.scopes(root),
-                use_vectors=_repos.WARM or os.environ.get("MEMKIT_HOOK_VECTORS") == "1",
+                scopes=readers.scopes(root),
+                use_vectors=readers.warm or os.environ.get("MEMKIT_HOOK_VECTORS") == "1",
             )
         found += [c for c in ranked if c.id not in given]
     # Several repositories (team, personal) compete for one budget, best first.
@@ -46,7 +46,7 @@ def user_prompt_submit(payload: dict[str, Any], repos: Sequence[str]) -> dict[st
     # session summary.
     items = on_prompt(payload, roots, prompt, items)
     for source in sorted({item.repo for item in items}):
-        with usage_log(Path(source), keep=_repos.WARM) as usage:
+        with readers.usage_log(Path(source)) as usage:
             usage.record(session, [item.id for item in items if item.repo == source])
     text = render(items)
     # An earlier hook of this session left with nothing (its deadline): say so, once.

@@ -7,29 +7,30 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memkit.capture.hooks import on_transcript
-from memkit.claude import repos as _repos
-from memkit.claude.repos import find_repos
-from memkit.claude.usage import usage_log
+from memkit.recall.readers import Readers, find_repos
 
 
-def pre_compact(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+def pre_compact(
+    payload: dict[str, Any], repos: Sequence[str], readers: Readers
+) -> dict[str, Any] | None:
     roots = find_repos(payload, repos)
     # Capture first: it keeps what the session was given before the usage log forgets it.
-    on_transcript(payload, roots, "pre-compact")
+    on_transcript(payload, roots, "pre-compact", warm=readers.warm)
     for root in roots:
-        with usage_log(root, keep=_repos.WARM) as usage:
+        with readers.usage_log(root) as usage:
             usage.forget_session(str(payload.get("session_id") or ""))
     return None
 
 
-def session_end(event: str) -> Callable[[dict[str, Any], Sequence[str]], None]:
-    def handler(payload: dict[str, Any], repos: Sequence[str]) -> None:
+def session_end(event: str) -> Callable[[dict[str, Any], Sequence[str], Readers], None]:
+    def handler(payload: dict[str, Any], repos: Sequence[str], readers: Readers) -> None:
         roots = find_repos(payload, repos)
         for root in roots:
-            with usage_log(root, keep=_repos.WARM) as usage:
+            with readers.usage_log(root) as usage:
                 detail = str(payload.get("reason") or payload.get("stop_hook_active") or "")
                 usage.session_event(str(payload.get("session_id") or ""), event, detail)
-        on_transcript(payload, roots, event)  # capture: the transcript pass, the summary
+        # Capture: the transcript pass, the summary.
+        on_transcript(payload, roots, event, warm=readers.warm)
 
     return handler
 
@@ -38,10 +39,10 @@ _stopped = session_end("stop")
 end = session_end("session-end")
 
 
-def stop(payload: dict[str, Any], repos: Sequence[str]) -> None:
+def stop(payload: dict[str, Any], repos: Sequence[str], readers: Readers) -> None:
     """The turn is over: note how it ended, and which of the atoms it was given its answer
     drew on or contradicts (`memkit.lifecycle.evidence`)."""
-    _stopped(payload, repos)
+    _stopped(payload, repos, readers)
     answer = str(payload.get("last_assistant_message") or "")
     if answer.strip():
         from memkit.capture import state as states  # noqa: PLC0415
@@ -52,4 +53,4 @@ def stop(payload: dict[str, Any], repos: Sequence[str]) -> None:
             # The prompt, as the transcript pass just read it: words the answer only repeats
             # from it do not show an atom was used.
             prompt = states.load(root, session).last_prompt if session else ""
-            settle_turn(root, session, answer, prompt)
+            settle_turn(root, session, answer, readers, prompt)

@@ -8,26 +8,27 @@ from pathlib import Path
 from typing import Any
 
 from memkit.capture.hooks import pending_note
-from memkit.claude import repos as _repos
-from memkit.claude.budget import estimate_tokens
-from memkit.claude.fence import attribute, neutralise
 from memkit.claude.protocol import context_output
-from memkit.claude.repos import find_repos
 from memkit.claude.skipped import take as take_skipped
-from memkit.claude.usage import NO_HISTORY, usage_log
+from memkit.recall.budget import estimate_tokens
+from memkit.recall.fence import attribute, neutralise
+from memkit.recall.readers import Readers, find_repos
+from memkit.recall.usage import NO_HISTORY
 
 SESSION_INDEX_TOKENS = 1_000
 _LIVE: dict[Path, tuple[Any, Any, list[dict[str, Any]]]] = {}
 
 
-def session_start(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+def session_start(
+    payload: dict[str, Any], repos: Sequence[str], readers: Readers
+) -> dict[str, Any] | None:
     lines: list[str] = []
     for root in find_repos(payload, repos):
-        reader = _repos.reader(root)
+        reader = readers.reader(root)
         if reader is None:
             state = (
                 "was damaged and is being rebuilt"
-                if _repos.PROBLEMS.get(root) == "damaged"
+                if readers.problems.get(root) == "damaged"
                 else "is being built"
             )
             lines += [
@@ -38,12 +39,12 @@ def session_start(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
             ]
             continue
         session = str(payload.get("session_id") or "")
-        with usage_log(root, keep=_repos.WARM) as usage:
+        with readers.usage_log(root) as usage:
             if payload.get("source") in ("clear", "compact"):
                 usage.forget_session(session)
             act = usage.activation([a["id"] for a in reader.atoms])
             listed: list[str] = []
-            lines += _session_index(root, reader, act, _repos.scopes(root), listed)
+            lines += _session_index(root, reader, act, readers.scopes(root), listed)
             usage.note(session, listed, "start")  # seen, not used: evidence of nothing yet
         lines += pending_note(root)  # capture candidates waiting (issue 15)
         said = take_skipped(root, str(payload.get("session_id") or ""))
@@ -72,7 +73,7 @@ def _session_index(
     scopes: frozenset[str] | None,
     listed: list[str] | None = None,
 ) -> list[str]:
-    from memkit.claude.recall import on_disk, visible  # noqa: PLC0415
+    from memkit.recall.pipeline import on_disk, visible  # noqa: PLC0415
 
     # The same atoms recall may serve: active, reviewed, of scopes this person may read; in
     # the warm engine worked out once per index generation, person and day.

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memkit.doctor import Check
+    from memkit.checkup import Check
 
 FOLDER = "skipped"
 LEDGER = "ledger"
@@ -97,7 +97,7 @@ def _trim(path: Path, keep: bytes) -> None:
 
 def check_skipped(root: Path) -> Check:
     """`memkit doctor`: hooks that answered nothing in the last week, the last one's reason."""
-    from memkit.doctor import OK, WARN, Check  # noqa: PLC0415
+    from memkit.checkup import OK, WARN, Check  # noqa: PLC0415
 
     found = recent(root)
     if not found:

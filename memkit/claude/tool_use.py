@@ -12,12 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memkit.claude import repos as _repos
-from memkit.claude.budget import estimate_tokens
 from memkit.claude.protocol import context_output
-from memkit.claude.recall import render
-from memkit.claude.repos import find_repos
-from memkit.claude.usage import usage_log
+from memkit.recall.budget import estimate_tokens
+from memkit.recall.pipeline import render
+from memkit.recall.readers import Readers, find_repos
 
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit")
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit")
@@ -55,7 +53,9 @@ def _relative(file_path: str, payload: dict[str, Any]) -> str:
         return path.as_posix().lstrip("/")
 
 
-def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+def pre_tool_use(
+    payload: dict[str, Any], repos: Sequence[str], readers: Readers
+) -> dict[str, Any] | None:
     if payload.get("tool_name") not in FILE_TOOLS:
         return None
     file_path = str((payload.get("tool_input") or {}).get("file_path") or "")
@@ -63,17 +63,17 @@ def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any
         return None
     rel = _relative(file_path, payload)
     session = str(payload.get("session_id") or "")
-    from memkit.claude.recall import Recalled, on_disk, visible  # noqa: PLC0415
+    from memkit.recall.pipeline import Recalled, on_disk, visible  # noqa: PLC0415
 
     items: list[Recalled] = []
     for root in find_repos(payload, repos):
-        reader = _repos.reader(root)
+        reader = readers.reader(root)
         if reader is None:
             continue
         here: list[Recalled] = []
-        with usage_log(root, keep=_repos.WARM) as usage:
+        with readers.usage_log(root) as usage:
             given = usage.given(session)
-            scopes = _repos.scopes(root)
+            scopes = readers.scopes(root)
             stale, today = reader.superseded, time.strftime("%Y-%m-%d")
             for entry in reader.atoms:
                 if not entry["paths"] or entry["id"] in given:
@@ -103,7 +103,10 @@ def pre_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any
     return context_output("PreToolUse", render(items))
 
 
-def post_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any] | None:
+def post_tool_use(
+    payload: dict[str, Any], repos: Sequence[str], readers: Readers
+) -> dict[str, Any] | None:
+    del readers  # it reads the written file itself, not the index
     if payload.get("tool_name") not in WRITE_TOOLS:
         return None
     file_path = str((payload.get("tool_input") or {}).get("file_path") or "")
@@ -111,10 +114,10 @@ def post_tool_use(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, An
         return None
     from memkit.atom import is_atom_path  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
-    from memkit.claude.trust import find_root  # noqa: PLC0415
+    from memkit.recall.trust import trusted_root  # noqa: PLC0415
 
     path = Path(file_path).resolve()
-    found = find_root([], str(path.parent))
+    found = trusted_root([], str(path.parent))
     if found is None:
         return None
     root = Path(found)

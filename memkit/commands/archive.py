@@ -36,7 +36,6 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from memkit.config import load_config  # noqa: PLC0415
-    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
     from memkit.lifecycle.archive import (  # noqa: PLC0415
         EXPIRED,
         archive_atom,
@@ -47,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from memkit.lifecycle.settings import lifecycle_settings  # noqa: PLC0415
     from memkit.lifecycle.team import read_team_usage  # noqa: PLC0415
     from memkit.repo import find_root  # noqa: PLC0415
+    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     if args.reason is not None and not args.apply:
         raise UsageError("--reason goes with --apply")

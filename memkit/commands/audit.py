@@ -13,9 +13,9 @@ from typing import Any
 from memkit.audit.run import audit, changed_paths, format_report, problems, save_report
 from memkit.config import load_config
 from memkit.errors import UsageError
-from memkit.gate.secrets import redact_secrets
 from memkit.git import rev_exists
 from memkit.repo import find_root
+from memkit.safety.secrets import redact_secrets
 
 log = logging.getLogger(__name__)
 

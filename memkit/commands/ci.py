@@ -17,8 +17,8 @@ from memkit.ci.report import (
 )
 from memkit.ci.run import run_ci
 from memkit.files import write_atomic
-from memkit.gate.secrets import redact_secrets
 from memkit.repo import find_root
+from memkit.safety.secrets import redact_secrets
 
 
 def add_parser(subparsers: Any) -> None:

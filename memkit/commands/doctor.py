@@ -47,7 +47,8 @@ def memory_root(repo: Path | None, project: Path) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.doctor import FAIL, WARN, Check, check_claude, diagnose  # noqa: PLC0415
+    from memkit.checkup import FAIL, WARN, Check  # noqa: PLC0415
+    from memkit.doctor import check_claude, diagnose  # noqa: PLC0415
     from memkit.wiring_checks import claude_checks, named_repos  # noqa: PLC0415
 
     project = (args.project or Path.cwd()).resolve()

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from memkit.index.store import Busy  # noqa: PLC0415
 
     if args.quiet and not args.foreground and _first_build_is_large(root):
-        from memkit.claude.repos import start_index  # noqa: PLC0415
+        from memkit.recall.readers import start_index  # noqa: PLC0415
 
         if start_index(root, detached=True, foreground=True, wait=True) is not None:
             log.info("memkit index: the first build of %s runs in the background", root)

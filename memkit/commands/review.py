@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from memkit import git
-from memkit.checks.admission import read_admitted
+from memkit.admission.decide import read_admitted
 from memkit.checks.roles import REVIEW_LOG
 from memkit.checks.validate import admitted_text
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
-from memkit.gate.secrets import redact_secrets
 from memkit.repo import find_root
 from memkit.review import (
     PENDING,
@@ -26,6 +25,7 @@ from memkit.review import (
 )
 from memkit.review import reject as reject_atom
 from memkit.roles import identify
+from memkit.safety.secrets import redact_secrets
 
 
 def add_parser(subparsers: Any) -> None:

@@ -66,20 +66,14 @@ def _current(root: Path, stale: bool, refresh: Any) -> bool:
 
 
 def _open(root: Path, *, refresh: Any) -> Any:
-    """The index: a missing or damaged one rebuilt."""
-    from memkit.index import IndexUnavailable  # noqa: PLC0415
-    from memkit.index.lite import open_light  # noqa: PLC0415
-    from memkit.index.search import IndexDamaged  # noqa: PLC0415
+    """The index: a missing or damaged one rebuilt, and waited for."""
+    from memkit.index.opening import DAMAGED, open_or_heal  # noqa: PLC0415
 
-    try:
-        reader = open_light(root)  # skips parsing meta.json (5 MB at 10,000 atoms)
-    except IndexDamaged as exc:
-        return _rebuilt(root, str(exc), refresh)
-    except IndexUnavailable as exc:  # none yet: built, as the first search always did
-        return _rebuilt(root, str(exc), refresh, say=False)
-    if reader.damage:
-        return _rebuilt(root, reader.damage, refresh)
-    return reader
+    def heal(root: Path, problem: str, detail: str) -> Any:
+        # None yet: built, as the first search always did (and silently).
+        return _rebuilt(root, detail, refresh, say=problem == DAMAGED)
+
+    return open_or_heal(root, deep=False, heal=heal)[0]
 
 
 def _rebuilt(root: Path, problem: str, refresh: Any, *, say: bool = True) -> Any:
@@ -97,11 +91,11 @@ def _rebuilt(root: Path, problem: str, refresh: Any, *, say: bool = True) -> Any
 
 
 def above_floor(reader: Any, query: str, hits: list[Any], mode: str) -> list[Any]:
-    """The hits recall would also call relevant (`memkit.claude.recall.relevant`): an atom
+    """The hits recall would also call relevant (`memkit.recall.pipeline.relevant`): an atom
     that shares one common word with the query, or sits at a static vector's everyday cosine,
     is not an answer to it."""
-    from memkit.claude.private import strip_private  # noqa: PLC0415
-    from memkit.claude.recall import relevant  # noqa: PLC0415
+    from memkit.recall.pipeline import relevant  # noqa: PLC0415
+    from memkit.safety.private import strip_private  # noqa: PLC0415
 
     if not hits:
         return hits

@@ -94,7 +94,7 @@ def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
             return list(open_index(root).atoms)
         except (OSError, MemkitError) as exc:
             logging.getLogger("memkit").info("summary from the files: %s", exc)
-    from memkit.checks.admission import read_admitted  # noqa: PLC0415
+    from memkit.admission.decide import read_admitted  # noqa: PLC0415
     from memkit.repo import list_atom_files  # noqa: PLC0415
 
     rows: list[Mapping[str, Any]] = []

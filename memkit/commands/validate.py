@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fix(root: Path, files: list[str] | None) -> None:
-    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
     from memkit.lifecycle.catalog import usable_entries  # noqa: PLC0415
     from memkit.lifecycle.supersede import mark_superseded, unmarked  # noqa: PLC0415
+    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     pairs = unmarked(usable_entries(root), set(files) if files is not None else None)
     for path, newer in mark_superseded(root, pairs):

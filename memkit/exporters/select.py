@@ -66,8 +66,8 @@ def _scope_allowed(atom: Atom, scopes: Sequence[str], me: str) -> str:
 
 
 def _unsafe(atom: Atom) -> str:
-    from memkit.claude.private import PRIVATE  # noqa: PLC0415
-    from memkit.gate.secrets import find_secrets  # noqa: PLC0415
+    from memkit.safety.private import PRIVATE  # noqa: PLC0415
+    from memkit.safety.secrets import find_secrets  # noqa: PLC0415
 
     text = f"{atom.id}\n{atom.title}\n{atom.body}"
     if PRIVATE.search(text):
@@ -109,9 +109,9 @@ def select(
     the one exported into)."""
     from memkit.atom.read import read_atom  # noqa: PLC0415
     from memkit.checks.validate import validate  # noqa: PLC0415
-    from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
     from memkit.repo import list_atom_files  # noqa: PLC0415
     from memkit.roles import identify  # noqa: PLC0415
+    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     config = config or load_config(root)
     today = today or dt.date.today()

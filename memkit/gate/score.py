@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from memkit.atom.text import plain_text
-from memkit.gate.secrets import quote, secret_spans
+from memkit.safety.secrets import quote, secret_spans
 
 DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType(
     {

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from memkit.add import AddOutcome, Draft, check_drafts, write_outcome
-from memkit.claude.private import strip_private
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError
-from memkit.gate.secrets import redact_secrets
 from memkit.importers import SKIPS, SOURCE_RE, Candidate, Collected, Unimported
+from memkit.safety.private import strip_private
+from memkit.safety.secrets import redact_secrets
 
 _FINDING = re.compile(r"^.*?:\d+:\d+: (MK\d+) (warning: )?(.*)$")
 

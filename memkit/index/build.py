@@ -374,8 +374,9 @@ def _writer_heap(atoms: int) -> int:
     its share writes a segment and starts another: a full build of 50,000 atoms on 64 MB
     left six segments of 3,000-11,500 atoms, and tantivy's merge policy (at 8 segments under
     10,000 atoms' level) then merged all of them into one, 50,000 atoms rewritten during an
-    incremental refresh once two more had been added (~2 s). With room for each thread's share, a build
-    leaves one segment a thread, and refreshes merge only their own small segments."""
+    incremental refresh once two more had been added (~2 s). With room for each thread's
+    share, a build leaves one segment a thread, and refreshes merge only their own small
+    segments."""
     return max(WRITER_HEAP, min(WRITER_HEAP_MAX, atoms * WRITER_HEAP_PER_ATOM))
 
 
@@ -531,8 +532,8 @@ def _refused_across(
     validate takes them; supersede cycles are looked for among the atoms admitted so far."""
     from collections import Counter  # noqa: PLC0415
 
+    from memkit.admission.decide import refused_across  # noqa: PLC0415
     from memkit.atom import id_from_path  # noqa: PLC0415
-    from memkit.checks.admission import refused_across  # noqa: PLC0415
 
     named = Counter(id_from_path(path) for path in manifest)
     # Only an atom that names others, or whose id another file's name takes too, can be

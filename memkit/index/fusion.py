@@ -34,7 +34,7 @@ class FusionParams:
     discount_weak_bm25: bool = True
     # A vector pool smaller than `full_pool` is the whole memory, and its least similar atom
     # may be as relevant as the best (a new team's memory of two atoms on one subject): recall
-    # (`memkit.claude.recall`, which has an absolute relevance floor of its own) scales it from
+    # (`memkit.recall.pipeline`, which has an absolute relevance floor of its own) scales it from
     # at least `min_span` cosine below the best, so that atom is not scored 0 and cut. Search
     # and the CI eval gate rank without such a floor: for them 0 (the pool's own floor), or
     # every atom of a small memory would be "found" by a static vector.

@@ -351,7 +351,7 @@ def body_from_file(root: Path, relpath: str) -> str:
     """An atom's body read from its file (after the frontmatter): when the index cannot
     give it, what is on disk now is the truth anyway, once validation admits it (the file
     may have changed since it was indexed: a secret pasted into it is not served)."""
-    from memkit.checks.admission import read_admitted  # noqa: PLC0415  (damaged index only)
+    from memkit.admission.decide import read_admitted  # noqa: PLC0415  (damaged index only)
     from memkit.config import load_config  # noqa: PLC0415
     from memkit.errors import MemkitError  # noqa: PLC0415
 

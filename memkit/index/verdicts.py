@@ -42,7 +42,7 @@ FORMAT = 1
 
 @dataclass(frozen=True)
 class Summary:
-    """What the checks across files read of an atom (`memkit.checks.admission.Referring`,
+    """What the checks across files read of an atom (`memkit.admission.decide.Referring`,
     and the status an older atom's `supersedes` check looks at)."""
 
     path: str
@@ -146,7 +146,7 @@ def _code_stamp() -> str:
 def stamp(config: Config) -> str:
     """What a verdict was reached under: the code, the content checks registered, and the
     settings (all of memkit.yaml: limits, the injection setting, allowed phrases, …)."""
-    from memkit.checks.content import registered  # noqa: PLC0415
+    from memkit.admission.content import registered  # noqa: PLC0415
 
     settings = json.dumps(
         {
@@ -257,8 +257,8 @@ def _dumps(data: Any) -> bytes:
 def judge(root: Path, relpath: str, config: Config) -> tuple[ParsedAtom, Verdict]:
     """Parse one file and run every check of it alone: the one parse serves the format
     checks, the secret and injection scans, and (the `ParsedAtom`) the index."""
+    from memkit.admission.decide import file_findings  # noqa: PLC0415
     from memkit.atom.read import read_atom  # noqa: PLC0415
-    from memkit.checks.admission import file_findings  # noqa: PLC0415
 
     parsed = read_atom(root, relpath, config)
     atom = summary_of(parsed.atom) if parsed.atom is not None else None

@@ -47,7 +47,7 @@ class Entry:
     @property
     def shown(self) -> tuple[str, str]:
         """(id, path) as they may be printed: a file named after a token must not print it."""
-        from memkit.gate.secrets import redact_secrets  # noqa: PLC0415
+        from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
         return redact_secrets(self.id), redact_secrets(self.path)
 

@@ -21,7 +21,10 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memkit.recall.readers import Readers
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 MAX_CHECKED = 20  # atoms compared with one answer: the session's most recent
@@ -33,12 +36,11 @@ def agent_session() -> str:
 
 
 def _note(root: Path, session: str, atoms: Iterable[str], what: str) -> None:
-    from memkit.claude import repos as _repos  # noqa: PLC0415
-    from memkit.claude.usage import usage_log  # noqa: PLC0415
+    from memkit.recall.usage import usage_log  # noqa: PLC0415
 
     atoms = [a for a in atoms if a]
     if session and atoms:
-        with usage_log(root, keep=_repos.WARM) as usage:
+        with usage_log(root) as usage:
             usage.note(session, atoms, what)
 
 
@@ -113,22 +115,22 @@ def refers(answer: str, atom_id: str, atom_text: str, prompt: str = "", known: s
     return sum(w for word, w in mine.items() if word in said and word not in asked) >= VALUE
 
 
-def settle_turn(root: Path, session: str, answer: str, prompt: str = "") -> list[str]:
+def settle_turn(
+    root: Path, session: str, answer: str, readers: Readers, prompt: str = ""
+) -> list[str]:
     """Note which of the session's atoms the turn's answer refers to and which it
     contradicts (`prompt`: the turn's prompt, when known); returns those it contradicts."""
-    from memkit.claude import repos as _repos  # noqa: PLC0415
-    from memkit.claude.private import strip_private  # noqa: PLC0415
-    from memkit.claude.usage import usage_log  # noqa: PLC0415
+    from memkit.safety.private import strip_private  # noqa: PLC0415
 
     answer = strip_private(answer)[:MAX_ANSWER]
     if not session or not answer.strip():
         return []
-    with usage_log(root, keep=_repos.WARM) as usage:
+    with readers.usage_log(root) as usage:
         done = usage.contradicted(session)
         todo = [a for a in usage.session_atoms(session, MAX_CHECKED) if a not in done]
     if not todo:
         return []
-    reader = _repos.reader(root)
+    reader = readers.reader(root)
     if reader is None:
         return []
     from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415

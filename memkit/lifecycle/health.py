@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memkit.claude.evidence import Tally
 from memkit.config import Config
-from memkit.gate.secrets import redact_secrets
 from memkit.lifecycle.archive import DECAYED, EXPIRED, suggestions, unused_days
 from memkit.lifecycle.catalog import Entry, read_catalog, refused_by_index
 from memkit.lifecycle.promote import promotions
@@ -23,6 +21,8 @@ from memkit.lifecycle.score import laplace
 from memkit.lifecycle.settings import lifecycle_settings
 from memkit.lifecycle.supersede import unmarked
 from memkit.lifecycle.team import read_team_usage
+from memkit.recall.evidence import Tally
+from memkit.safety.secrets import redact_secrets
 
 SHOW = 5  # ids named per line; the count says how many there are
 

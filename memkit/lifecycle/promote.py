@@ -2,7 +2,7 @@
 
 臨 tentative -> 觀 observed -> 固 fixed. A session confirms an atom when its answer referred to
 it, or the agent read it whole, or an atom written in it cites it, and nothing in it
-contradicted it (`memkit.claude.evidence`); being injected confirms nothing. An atom is
+contradicted it (`memkit.recall.evidence`); being injected confirms nothing. An atom is
 proposed for `observed` once sessions on `observed_sessions` distinct days (default 2)
 confirmed it, for `fixed` on `fixed_sessions` days (default 4) by at least `fixed_users`
 people (default 2), in both cases only while the Laplace estimate (s + 1) / (s + f + 2) stays

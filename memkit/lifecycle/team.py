@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memkit.claude.evidence import Tally
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.lifecycle.score import day_of, parse_day
+from memkit.recall.evidence import Tally
 
 EXPORT_DIR = "usage"
 FORMAT = 1
@@ -153,7 +153,7 @@ def _local(root: Path) -> tuple[str, str, dict[str, Tally], float | None] | None
     one."""
     if not (root / ".memkit" / "usage.db").is_file():
         return None
-    from memkit.claude.usage import usage_log  # noqa: PLC0415
+    from memkit.recall.usage import usage_log  # noqa: PLC0415
     from memkit.roles import identify  # noqa: PLC0415
 
     with usage_log(root) as log:

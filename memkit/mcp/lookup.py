@@ -17,13 +17,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from memkit.atom import TYPES
-from memkit.claude import repos as _repos
-from memkit.claude.budget import estimate_tokens
-from memkit.claude.private import strip_private
-from memkit.claude.recall import candidates
-from memkit.claude.repos import find_repos
-from memkit.claude.usage import usage_log
 from memkit.mcp.tools import MAX_LIMIT
+from memkit.recall.budget import estimate_tokens
+from memkit.recall.pipeline import candidates
+from memkit.recall.readers import Readers, find_repos
+from memkit.safety.private import strip_private
 
 SEARCH_KIND = "mcp-search"
 MAX_QUERY = 2_000
@@ -91,7 +89,7 @@ def search_rows(
     activation: Callable[[list[str]], dict[str, float]] | None = None,
 ) -> list[dict[str, Any]]:
     """The rows of one repository, best first; each row's score compares across repositories."""
-    from memkit.mcp.masking import mask  # noqa: PLC0415
+    from memkit.recall.masking import mask  # noqa: PLC0415
 
     # Filters apply after ranking, so ask the pipeline for more than will be shown.
     pool = min(max(query.limit * 4, 20), 200)
@@ -129,7 +127,7 @@ def episode_rows(root: Any, query: Query) -> list[dict[str, Any]]:
     """`scope: episodic`: the asking person's own session summaries (`memkit.capture.episodic`,
     local to this machine), never anyone else's."""
     from memkit.capture.episodic import search  # noqa: PLC0415
-    from memkit.mcp.masking import mask  # noqa: PLC0415
+    from memkit.recall.masking import mask  # noqa: PLC0415
 
     return [
         {
@@ -148,7 +146,7 @@ def episode_rows(root: Any, query: Query) -> list[dict[str, Any]]:
     ]
 
 
-def mcp_search(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any]:
+def mcp_search(payload: dict[str, Any], repos: Sequence[str], readers: Readers) -> dict[str, Any]:
     """The `search` tool over every repository named (the engine's `mcp-search` request)."""
     query = check_query(
         payload.get("text", ""),
@@ -163,13 +161,13 @@ def mcp_search(payload: dict[str, Any], repos: Sequence[str]) -> dict[str, Any]:
         if query.scope == "episodic":  # the asker's own summaries, kept outside the index
             rows += [{**row, "repo": root.name} for row in episode_rows(root, query)]
             continue
-        reader = _repos.reader(root)
+        reader = readers.reader(root)
         if reader is None:
             building.append(root.name)
             continue
-        with usage_log(root, keep=_repos.WARM) as usage:
+        with readers.usage_log(root) as usage:
             found = search_rows(
-                reader, query, scopes=_repos.scopes(root), activation=usage.activation
+                reader, query, scopes=readers.scopes(root), activation=usage.activation
             )
         rows += [{**row, "repo": root.name} for row in found]
     rows.sort(key=lambda r: -float(r["score"]))

@@ -20,22 +20,22 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import ID_RE, scope_from_path
-from memkit.claude import repos as _repos
 from memkit.mcp.lookup import SEARCH_KIND, BadInput, Query, check_date, mcp_search
-from memkit.mcp.masking import mask
 from memkit.mcp.reading import (
     MAX_SECTION_NAME,
     MAX_SECTIONS,
     check_ids,
     locate,
     read_text,
-    readable,
     refusals,
     render_atom,
 )
 from memkit.mcp.saving import Saved, check_draft, save
 from memkit.mcp.timeline import Event, history, render, select, uncommitted
 from memkit.mcp.tools import MAX_EVENTS
+from memkit.recall.masking import mask
+from memkit.recall.readers import Readers
+from memkit.recall.visibility import readable
 
 log = logging.getLogger(__name__)
 ENGINE_WAIT = 2.0  # seconds; then this process answers by itself
@@ -55,7 +55,7 @@ class Memory:
         self._checked: dict[Path, float] = {}
         self._titles: dict[Path, tuple[Any, dict[str, tuple[str, str]]]] = {}
         # A process that lives for the session: full readers, vectors on, as the engine has.
-        _repos.WARM = True
+        self.readers = Readers(warm=True)
 
     # -- freshness ----------------------------------------------------------------------
     def _fresh(self, root: Path, *, force: bool = False) -> None:
@@ -76,7 +76,7 @@ class Memory:
         out = []
         for root in self.roots:
             self._fresh(root)
-            reader = _repos.reader(root)
+            reader = self.readers.reader(root)
             if reader is not None:
                 out.append((root, reader))
         return out
@@ -90,12 +90,12 @@ class Memory:
             return answer, "engine"
         for root in self.roots:
             self._fresh(root)
-        result = mcp_search(query.to_json(), [str(r) for r in self.roots])
+        result = mcp_search(query.to_json(), [str(r) for r in self.roots], self.readers)
         log.info("search answered in-process")
         return list(result["rows"]), "in-process"
 
     def _ask_engine(self, query: Query) -> list[dict[str, Any]] | None:
-        from memkit.claude.client import ask  # noqa: PLC0415
+        from memkit.recall.client import ask  # noqa: PLC0415
 
         try:
             raw = ask(
@@ -135,8 +135,9 @@ class Memory:
         used: dict[Path, list[str]] = {}
         for atom_id in wanted:
             hit = found.get(atom_id)
+            author = str(hit.entry.get("author") or "") if hit is not None else ""
             if hit is None or not readable(
-                hit.entry["scope"], _repos.scopes(hit.root), str(hit.entry.get("author") or "")
+                hit.entry["scope"], self.readers.scopes(hit.root), author
             ):
                 problems.append(self._unknown(atom_id, readers))
                 continue
@@ -171,11 +172,9 @@ class Memory:
     def _record(self, used: dict[Path, list[str]]) -> None:
         """What the agent read counts as a use (ranking), and as given in this session: the
         prompt hook will not inject it again."""
-        from memkit.claude.usage import usage_log  # noqa: PLC0415
-
         for root, ids in used.items():
             try:
-                with usage_log(root, keep=True) as usage:
+                with self.readers.usage_log(root) as usage:
                     usage.record(self.session, ids, kind="get")
             except Exception:  # ranking data only: never fail a read for it
                 log.warning("could not record use of %s in %s", ids, root, exc_info=True)
@@ -202,7 +201,7 @@ class Memory:
         titles: dict[str, tuple[str, str]] = {}
         for root, reader in self._readers():
             email = git_email(root)
-            scopes = _repos.scopes(root)
+            scopes = self.readers.scopes(root)
 
             def mine(e: Event, email: str = email, scopes: Any = scopes) -> bool:
                 place = scope_from_path(e.path)

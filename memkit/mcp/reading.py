@@ -19,7 +19,7 @@ from typing import Any
 
 from memkit.atom import ID_MAX_LEN, ID_RE
 from memkit.mcp.lookup import BadInput
-from memkit.mcp.masking import mask
+from memkit.recall.masking import mask
 
 MAX_IDS = 20
 MAX_SECTIONS = 20
@@ -43,15 +43,6 @@ def check_ids(ids: Sequence[str]) -> list[str]:
         shown = ", ".join(repr(mask(b[:ID_MAX_LEN])) for b in bad[:5])
         raise BadInput(f"not an atom id: {shown} (ids are kebab-case, e.g. ws-heartbeat-interval)")
     return wanted
-
-
-def readable(scope: str, scopes: frozenset[str] | None, author: str = "") -> bool:
-    """Whether this person may read an atom of `scope`: as the hooks decide
-    (`memkit.claude.recall.visible`), an episodic atom is its author's alone."""
-    if scope == "episodic":
-        who = f"author:{author.strip().lower()}"
-        return bool(author.strip()) and scopes is not None and who in scopes
-    return scopes is None or scope in ("shared", "archive") or scope in scopes
 
 
 def locate(readers: Sequence[tuple[Path, Any]], wanted: Sequence[str]) -> dict[str, Located]:
@@ -99,7 +90,7 @@ def status_note(entry: dict[str, Any]) -> str:
 def pick_sections(body: str, wanted: Sequence[str]) -> tuple[str, list[str]]:
     """The sections of `body` whose heading contains one of `wanted` (case-insensitive), and
     the wanted names that matched none."""
-    from memkit.claude.recall import _sections  # noqa: PLC0415
+    from memkit.recall.pipeline import _sections  # noqa: PLC0415
 
     blocks = [(heading, text) for heading, text in _sections(body) if heading]
     keys = [w.strip().lower() for w in wanted if w.strip()]

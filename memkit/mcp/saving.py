@@ -20,7 +20,7 @@ from memkit.atom import TYPES
 from memkit.config import load_config
 from memkit.errors import MemkitError
 from memkit.mcp.lookup import BadInput
-from memkit.mcp.masking import mask
+from memkit.recall.masking import mask
 
 MAX_TEXT = 20_000  # characters; an atom is at most 200 lines by default
 MAX_TRIGGERS = 20

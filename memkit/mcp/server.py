@@ -191,7 +191,7 @@ class Server:
         from memkit.errors import MemkitError  # noqa: PLC0415
         from memkit.mcp.answers import ANSWERS  # noqa: PLC0415
         from memkit.mcp.lookup import BadInput  # noqa: PLC0415
-        from memkit.mcp.masking import mask  # noqa: PLC0415
+        from memkit.recall.masking import mask  # noqa: PLC0415
 
         try:
             return tool_answer(ANSWERS[name](self._loaded_memory(), arguments))
@@ -202,7 +202,7 @@ class Server:
             return tool_answer(FAILED, error=True)
 
     def _log_failure(self, what: str) -> None:
-        from memkit.claude.protocol import log_error  # noqa: PLC0415
+        from memkit.recall.hooklog import log_error  # noqa: PLC0415
 
         log_error(str(self.roots[0]), what)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memkit.atom import SCOPE_DIRS, id_from_path, scope_from_path
 from memkit.git import GitError, run
-from memkit.mcp.masking import mask
+from memkit.recall.masking import mask
 
 MAX_COMMITS = 5_000
 GIT_TIMEOUT = 20.0

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from memkit.admission.decide import file_findings, read_admitted, refused_across
 from memkit.atom import Atom
-from memkit.checks.admission import file_findings, read_admitted, refused_across
 from memkit.config import Config
 from memkit.parallel import in_halves
+from memkit.recall.visibility import kept_from_team
 from memkit.site.cache import Entry
 
 log = logging.getLogger(__name__)
@@ -43,11 +44,7 @@ def hidden_because(atom: Atom | None, codes: Sequence[str]) -> str:
     across files; a shown atom's status only decides where it is shown."""
     if atom is None or codes:
         return "refused"
-    if atom.scope == "episodic":
-        return "episodic"
-    if atom.scope.startswith("personal:"):
-        return "personal"
-    return ""
+    return kept_from_team(atom.scope)  # the team's site shows what is the whole team's
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memkit.atom import PENDING_DIR, SCOPE_DIRS, is_atom_path
-from memkit.gate.secrets import redact_secrets
 from memkit.git import output
+from memkit.safety.secrets import redact_secrets
 
 log = logging.getLogger(__name__)
 _RECORD = "\x1e"

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memkit.gate.secrets import redact_secrets
 from memkit.lifecycle.health import Health, Line
+from memkit.safety.secrets import redact_secrets
 from memkit.site.atompage import body_markdown
 from memkit.site.html import atom_href, esc, page, table
 from memkit.site.model import LIVE, PENDING, Model

@@ -1,7 +1,8 @@
 """Secrets and `<private>` blocks: never allowed in a committed atom.
 
 Memory is replicated to every clone and injected into every teammate's agent, so a key that
-lands here leaks far. Findings name the kind and the line, and show the secret only redacted.
+lands here leaks far. A hit names the kind and the line, and shows the secret only redacted
+(`memkit.admission.content` turns hits into MK110/MK111 findings).
 """
 
 from __future__ import annotations
@@ -11,10 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from memkit.atom import Atom
-from memkit.config import Config
-from memkit.findings import Finding
-from memkit.gate.text import finditer_at, folded, starts
+from memkit.safety.text import finditer_at, folded, starts
 
 # (kind, pattern): provider formats first, they are the most certain.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -75,7 +73,7 @@ _PLACEHOLDER = re.compile(
     r"|placeholder|redacted|secret|password|token|xxx)[\w-]*|%\(?\w+\)?s?)$",
     re.I,
 )
-_PRIVATE = re.compile(r"<private\b[^>]*>", re.I)
+PRIVATE_TAG = re.compile(r"<private\b[^>]*>", re.I)
 
 
 @dataclass(frozen=True)
@@ -326,38 +324,3 @@ def quote(text: str, start: int, end: int, limit: int = 40) -> str:
     for a, b in sorted(spans, reverse=True):
         piece = piece[: a - start] + "…" + piece[b - start :]
     return piece.strip()[:limit]
-
-
-def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
-    del config
-    for hit in find_secrets(atom.path):
-        yield Finding(
-            atom.path,  # shown redacted, as every path (see Finding)
-            1,
-            1,
-            "MK110",
-            f"possible secret in the file name ({hit.kind}: {hit.redacted}); rename the file "
-            "(and its id) and rotate the secret if it was real",
-        )
-    for hit in find_secrets(text):
-        yield Finding(
-            atom.path,
-            hit.line,
-            hit.col,
-            "MK110",
-            f"possible secret ({hit.kind}: {hit.redacted}); remove it and rotate it "
-            "if it was real: memory is copied to every clone",
-        )
-    if _PRIVATE.search(text) is None:
-        return
-    for number, line in enumerate(text.split("\n"), start=1):
-        m = _PRIVATE.search(line)
-        if m:
-            yield Finding(
-                atom.path,
-                number,
-                m.start() + 1,
-                "MK111",
-                "<private> block in a committed atom; private notes belong in "
-                "personal/<you>/ (gitignored) or nowhere",
-            )

@@ -66,7 +66,7 @@ def ask(
     root: str | os.PathLike[str], event: str, payload: str, repos: list[str], timeout: float
 ) -> str:
     """Send one hook to the engine; OSError when no engine this user may trust answers."""
-    from memkit.claude.trust import engine_socket  # noqa: PLC0415
+    from memkit.recall.trust import engine_socket  # noqa: PLC0415
 
     path = engine_socket(os.fspath(root), SOCKET)
     if path is None:

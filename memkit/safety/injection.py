@@ -4,12 +4,12 @@ Memory is injected into every teammate's agent, so an atom saying "ignore previo
 instructions" is an attack on all of them. Refused by default (an error, MK112): what the
 check flags is neither committed nor added, saved, captured or imported, and what reached the
 tree anyway (a `--no-verify` commit) is never indexed, so never served or exported
-(`memkit.checks.admission`). A team keeps a benign text the check misfires on by naming the
+(`memkit.admission.decide`). A team keeps a benign text the check misfires on by naming the
 phrase in `gate: {injection_allow: [...]}` of memkit.yaml, reviewed like the rest of it;
 `gate: {injection: warn}` (or `off`) turns the refusal off for the whole repository.
 
 The patterns run on the text as written and on the text as a reader takes it
-(`memkit.gate.lookalike`: entities decoded, NFKC, zero-width characters removed), so
+(`memkit.safety.lookalike`: entities decoded, NFKC, zero-width characters removed), so
 `ign\u200bore previous instructions` or `&lt;/memkit-memory&gt;` are found too.
 `is_injection` is the plain question for text that is no atom (a capture candidate, a
 session summary).
@@ -20,13 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from memkit.atom import Atom
-from memkit.config import Config
-from memkit.findings import Finding, Severity
-from memkit.gate.lookalike import normalised, tag_starts, view
-from memkit.gate.secrets import quote
-from memkit.gate.text import finditer_at, folded, starts
+from memkit.safety.lookalike import normalised, tag_starts, view
+from memkit.safety.secrets import quote
+from memkit.safety.text import finditer_at, folded, starts
+
+if TYPE_CHECKING:
+    from memkit.config import Config
 
 # "Ignore the above" needs no object; "override existing" does ("override existing static
 # files" is a rule about a CDN, not an order).
@@ -451,11 +452,11 @@ def is_injection(text: str, allowed: Sequence[str] = ()) -> bool:
 def injection_hits(text: str) -> Iterator[tuple[int, int, str]]:
     """(line, col, what) for each suspicious place in `text`."""
     for hit in _hits(text):
-        line, col = _where(text, hit.start)
+        line, col = where(text, hit.start)
         yield line, col, hit.what
 
 
-def _where(text: str, offset: int) -> tuple[int, int]:
+def where(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return line, col
@@ -473,23 +474,3 @@ def injection_allowed(config: Config) -> tuple[str, ...]:
     if isinstance(raw, str):
         raw = (raw,)
     return tuple(str(p) for p in raw if str(p).strip()) if isinstance(raw, (list, tuple)) else ()
-
-
-def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
-    mode = injection_mode(config)
-    if mode == "off":
-        return
-    severity = Severity.ERROR if mode == "fail" else Severity.WARNING
-    for hit in refused_hits(text, injection_allowed(config)):
-        line, col = _where(text, hit.start)
-        yield Finding(
-            atom.path,
-            line,
-            col,
-            "MK112",
-            f"possible prompt injection: {hit.what}; memory is read by every teammate's "
-            "agent: write facts, not orders to the agent (if this is a fact the check "
-            "misreads, the team can allow the phrase: `gate: {injection_allow: [...]}` in "
-            "memkit.yaml)",
-            severity,
-        )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memkit.gate.secrets import find_secrets
+from memkit.safety.secrets import find_secrets
 
 _PRIVATE = re.compile(r"<private\b[^>]*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 _TOKEN = re.compile(r"[^\s\"',;]+")

@@ -5,7 +5,7 @@ Everything memkit adds to a session sits inside `<memkit-memory>…</memkit-memo
 instructions. An atom's text must never be able to close that fence (its next line would
 read as the session's own), so inside a fence every tag-like `<memkit-…` or `</memkit-…` is
 neutralised, and so is what a reader takes for one (`&lt;/memkit-memory&gt;`, a zero-width
-character or a line break inside it, a Unicode hyphen: `memkit.gate.lookalike`). The hook
+character or a line break inside it, a Unicode hyphen: `memkit.safety.lookalike`). The hook
 client re-checks whatever an engine answers the same way before printing it: only the
 documented JSON of the event, every part of the text fenced.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import _json  # the C scanner and encoder only
 
-from memkit.gate.lookalike import span_of, tag_starts
+from memkit.safety.lookalike import span_of, tag_starts
 
 MEMORY_OPEN = "<memkit-memory>"
 MEMORY_CLOSE = "</memkit-memory>"

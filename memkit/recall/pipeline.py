@@ -29,10 +29,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from memkit.claude.budget import estimate_tokens
-from memkit.claude.fence import neutralise
-from memkit.claude.private import strip_private
-from memkit.claude.usage import NO_HISTORY
+from memkit.recall.budget import estimate_tokens
+from memkit.recall.fence import neutralise
+from memkit.recall.usage import NO_HISTORY
+from memkit.recall.visibility import readable
+from memkit.safety.private import strip_private
 
 CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
@@ -69,8 +70,7 @@ def visible(
 ) -> bool:
     """Whether an atom may be served to this person at all, however relevant: active,
     reviewed, not archived, superseded (`stale`: ids another atom supersedes) or past its
-    `expires` date, of a scope they may read. An episodic atom is its author's alone: `scopes`
-    must hold `author:<email or user name>` (`memkit.claude.repos.scopes`)."""
+    `expires` date, of a scope they may read (`memkit.recall.visibility.readable`)."""
     if entry["status"] != "active" or entry["pending"] or entry["scope"] == "archive":
         return False
     if entry["id"] in stale or entry.get("superseded_by"):
@@ -78,11 +78,7 @@ def visible(
     expires = entry.get("expires") or ""
     if expires and expires < (today or time.strftime("%Y-%m-%d")):
         return False
-    scope = entry["scope"]
-    if scope == "episodic":
-        author = str(entry.get("author") or "").strip().lower()
-        return bool(author) and scopes is not None and f"author:{author}" in scopes
-    return scopes is None or scope == "shared" or scope in scopes
+    return readable(entry["scope"], scopes, str(entry.get("author") or ""))
 
 
 def recallable(
@@ -356,7 +352,7 @@ def render(items: list[Recalled]) -> str:
                 f"(why: {item.why})\n{item.text.strip()}"
             )
         )
-    from memkit.claude.disagree import disagreement_lines  # noqa: PLC0415
+    from memkit.recall.disagree import disagreement_lines  # noqa: PLC0415
 
     parts.extend(disagreement_lines(items))
     parts.append("</memkit-memory>")

@@ -49,7 +49,7 @@ def locate(named: list[str], start: str) -> tuple[str | None, str | None]:
         folder = parent
 
 
-def find_root(named: list[str], start: str) -> str | None:
+def trusted_root(named: list[str], start: str) -> str | None:
     """The repository to serve (see `locate`), None when there is none this user may trust."""
     return locate(named, start)[0]
 

@@ -2,7 +2,7 @@
 
 SQLite in WAL mode under `.memkit/usage.db` (0600), so several Claude Code sessions can write
 at once. It feeds ACT-R base-level activation (B = ln sum t_k^-0.5), the no-repeat rule, and
-the per-session evidence (`memkit.claude.evidence`) that `memkit promote`, `memkit archive`
+the per-session evidence (`memkit.recall.evidence`) that `memkit promote`, `memkit archive`
 and `memkit health` count; `memkit usage export` is the only way any of it leaves the clone.
 
 It only tunes ranking, so it never stands in a hook's way:
@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from memkit.claude import evidence
-from memkit.claude.evidence import Tally
+from memkit.recall import evidence
+from memkit.recall.evidence import Tally
 
 MAX_PARAMS = 900
 NO_HISTORY = -5.0  # the activation of an atom never used: low, but comparable
@@ -140,7 +140,7 @@ class UsageLog:
         if self._noted:
             return
         self._noted = True
-        from memkit.claude.protocol import log_line  # noqa: PLC0415
+        from memkit.recall.hooklog import log_line  # noqa: PLC0415
 
         log_line(str(self.root), "usage log", message)
 
@@ -204,7 +204,7 @@ class UsageLog:
         self._guard(op, None, write=True)
 
     def note(self, session: str, atoms: Iterable[str], what: str, now: float | None = None) -> None:
-        """Evidence only (`memkit.claude.evidence.WHATS`): listed at session start, read,
+        """Evidence only (`memkit.recall.evidence.WHATS`): listed at session start, read,
         cited, contradicted. Neither a use for activation nor given."""
         if what not in evidence.WHATS:
             raise ValueError(f"unknown evidence {what!r}")
@@ -372,21 +372,10 @@ def _trim(db: sqlite3.Connection, table: str) -> None:
         db.execute(f"DELETE FROM {table} WHERE rowid <= ?", (top - KEEP_ROWS,))  # noqa: S608
 
 
-_KEPT: dict[Path, UsageLog] = {}
-
-
 @contextlib.contextmanager
-def usage_log(root: Path, *, keep: bool = False) -> Iterator[UsageLog]:
-    """The usage log of `root`. `keep`: the warm engine holds one connection per repository
-    for its life instead of opening one per hook."""
-    if keep:
-        log = _KEPT.get(root)
-        if log is None or not log.writable:
-            if log is not None:
-                log.close()
-            log = _KEPT[root] = UsageLog(root)  # a read-only one is retried on the next hook
-        yield log
-        return
+def usage_log(root: Path) -> Iterator[UsageLog]:
+    """The usage log of `root`, closed afterwards (a warm process keeps one open per
+    repository: `memkit.recall.readers.Readers.usage_log`)."""
     log = UsageLog(root)
     try:
         yield log

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from memkit.admission.content import run_content_checks
 from memkit.atom import REFERENCE_KEYS, id_from_path
 from memkit.atom.read import ParsedAtom, read_atom
-from memkit.checks.content import run_content_checks
 from memkit.config import Config
 from memkit.findings import Finding
 

@@ -1,0 +1,129 @@
+"""The seam for checks that read what an atom says rather than how it is written.
+
+Secrets, `<private>` blocks and prompt injection (the write gate) register here; `validate`
+runs every registered check on each atom it parses, so the pre-commit hook, CI and the Claude
+Code PostToolUse handler all apply them without knowing they exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from memkit.atom import Atom
+from memkit.config import Config
+from memkit.findings import Finding, Severity
+
+ContentCheck = Callable[[Atom, str, Config], Iterable[Finding]]
+"""(parsed atom, the file's full text, config) -> findings."""
+
+CONTENT_CHECKS: list[ContentCheck] = []
+# For each check that only ever warns under some settings: whether it may refuse (report an
+# error) under these. Admission, which needs errors only, skips it otherwise.
+MAY_REFUSE: dict[ContentCheck, Callable[[Config], bool]] = {}
+_loaded = False
+
+
+def _load_builtin() -> None:
+    """The write gate's checks, imported on first use to keep `memkit.admission` light."""
+    global _loaded  # noqa: PLW0603  (one-time registration)
+    if _loaded:
+        return
+    _loaded = True
+    from memkit.safety.injection import injection_mode  # noqa: PLC0415
+
+    register(secret_findings)
+    register(injection_findings, may_refuse=lambda config: injection_mode(config) == "fail")
+
+
+def register(
+    check: ContentCheck, *, may_refuse: Callable[[Config], bool] | None = None
+) -> ContentCheck:
+    CONTENT_CHECKS.append(check)
+    if may_refuse is not None:
+        MAY_REFUSE[check] = may_refuse
+    return check
+
+
+def registered() -> list[str]:
+    """The registered checks by name: what a kept verdict (`memkit.index.verdicts`) was
+    reached with."""
+    _load_builtin()
+    return [f"{check.__module__}.{check.__qualname__}" for check in CONTENT_CHECKS]
+
+
+def run_content_checks(
+    atom: Atom, text: str, config: Config, *, errors_only: bool = False
+) -> list[Finding]:
+    """Every registered check's findings; `errors_only` skips the checks that can only warn
+    under `config` (the index build asks only what refuses an atom)."""
+    _load_builtin()
+    findings: list[Finding] = []
+    for check in CONTENT_CHECKS:
+        if errors_only and check in MAY_REFUSE and not MAY_REFUSE[check](config):
+            continue
+        findings.extend(check(atom, text, config))
+    return findings
+
+
+def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
+    from memkit.safety.secrets import PRIVATE_TAG, find_secrets  # noqa: PLC0415
+
+    del config
+    for hit in find_secrets(atom.path):
+        yield Finding(
+            atom.path,  # shown redacted, as every path (see Finding)
+            1,
+            1,
+            "MK110",
+            f"possible secret in the file name ({hit.kind}: {hit.redacted}); rename the file "
+            "(and its id) and rotate the secret if it was real",
+        )
+    for hit in find_secrets(text):
+        yield Finding(
+            atom.path,
+            hit.line,
+            hit.col,
+            "MK110",
+            f"possible secret ({hit.kind}: {hit.redacted}); remove it and rotate it "
+            "if it was real: memory is copied to every clone",
+        )
+    if PRIVATE_TAG.search(text) is None:
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = PRIVATE_TAG.search(line)
+        if m:
+            yield Finding(
+                atom.path,
+                number,
+                m.start() + 1,
+                "MK111",
+                "<private> block in a committed atom; private notes belong in "
+                "personal/<you>/ (gitignored) or nowhere",
+            )
+
+
+def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
+    from memkit.safety.injection import (  # noqa: PLC0415
+        injection_allowed,
+        injection_mode,
+        refused_hits,
+        where,
+    )
+
+    mode = injection_mode(config)
+    if mode == "off":
+        return
+    severity = Severity.ERROR if mode == "fail" else Severity.WARNING
+    for hit in refused_hits(text, injection_allowed(config)):
+        line, col = where(text, hit.start)
+        yield Finding(
+            atom.path,
+            line,
+            col,
+            "MK112",
+            f"possible prompt injection: {hit.what}; memory is read by every teammate's "
+            "agent: write facts, not orders to the agent (if this is a fact the check "
+            "misreads, the team can allow the phrase: `gate: {injection_allow: [...]}` in "
+            "memkit.yaml)",
+            severity,
+        )
