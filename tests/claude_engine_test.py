@@ -147,7 +147,8 @@ def test_engine_leaves_when_its_repository_goes(repo: Path) -> None:
             if not (repo / ".memkit").exists():
                 break
             time.sleep(0.1)
-        assert engine.wait(timeout=15) == 0
+        code = engine.wait(timeout=15)
+        assert code == 0, engine.communicate()[1].decode(errors="replace")[-2000:]
     finally:
         if engine.poll() is None:
             engine.terminate()

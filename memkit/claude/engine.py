@@ -204,9 +204,13 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
             os.umask(old_umask)
         server.listen(16)
         server.settimeout(1.0)
-        bound = path.stat().st_ino
         pid_file = folder / PID
-        write_atomic(pid_file, f"{os.getpid()}\n", durable=False)
+        try:
+            bound = path.stat().st_ino
+            write_atomic(pid_file, f"{os.getpid()}\n", durable=False)
+        except FileNotFoundError:  # .memkit/ removed as the engine started: nothing to serve
+            server.close()
+            return 0
         (folder / HUNG).unlink(missing_ok=True)  # a new engine: hooks may ask it again
         last = time.monotonic()
         fresh = _Freshness(root, check_every, readers)
