@@ -20,8 +20,15 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memkit.mcp.rpc import initialize_request
-from tests.claude_engine_test import start_engine
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    git,
+    make_memory_repo,
+    memkit,
+    start_engine,
+    write_atom,
+)
 
 HEARTBEAT = (
     "---\nid: ws-heartbeat-interval\ntype: pitfall\nconfidence: observed\ncreated: 2026-02-08\n"
