@@ -934,17 +934,6 @@ class RawClient:
             end.close()
 
 
-@pytest.fixture
-def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server built in this process: the recall caches it fills are put back afterwards, so
-    that later tests in this process start cold (its readers and usage logs are its own)."""
-    from memkit.recall import pipeline as recall
-
-    monkeypatch.setattr(recall, "_ROWS_BY_ID", {})
-    monkeypatch.setattr(recall, "_MATRIX", {})
-
-
-@pytest.mark.usefixtures("in_process")
 def test_a_call_past_its_deadline_is_answered_and_the_next_one_too(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -977,7 +966,6 @@ def test_a_call_past_its_deadline_is_answered_and_the_next_one_too(
         client.close()
 
 
-@pytest.mark.usefixtures("in_process")
 def test_a_bug_is_logged_and_answered_in_one_line_and_the_server_goes_on(repo: Path) -> None:
     from memkit.mcp import server as mcp_server
     from memkit.mcp.memory import Memory

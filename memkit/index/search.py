@@ -80,6 +80,9 @@ class IndexReader:
     def _open_rest(self) -> None:
         """What both readers share after their atom table: tantivy, lazily the vectors."""
         self._superseded: frozenset[str] | None = None
+        # What a client works out once per generation (recall's lookups): it lives and dies
+        # with this reader, not in a module of the client.
+        self.memo: dict[str, Any] = {}
         self._found: dict[int, Any] = {}  # the last BM25 query's documents, by row
         # Each weighed atom's passages and their stems, by row.
         self._passages: dict[int, list[tuple[str, frozenset[str]]]] = {}
