@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from memkit.index import store
-from memkit.index.analysis import cjk_grams, has_cjk, query_words, register
+from memkit.index.analysis import cjk_grams, query_words, register
 from memkit.index.fusion import POOL, FusionParams, fuse
 from memkit.index.schema import BOOSTS, TEXT_FIELDS
+from memkit.safety.text import has_cjk
 
 MODES = ("hybrid", "bm25", "vector")
 STEM_CACHE = 4_096  # atoms whose stems a reader keeps (~0.5 MB per 1,000 short atoms)
