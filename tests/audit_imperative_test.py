@@ -16,16 +16,17 @@ from typing import Any
 
 import pytest
 
-from tests.claude_engine_test import engine_running, hook
 from tests.helpers import (
     atom_text,
     copy_made,
+    engine_running,
     git,
     made_pull,
     make_memory_repo,
     memkit,
     write_atom,
 )
+from tests.helpers import engine_hook as hook
 
 ANN_TEXT = (
     "Deploy payments with Argo CD from the release branch; roll back payments with "

@@ -19,14 +19,15 @@ import pytest
 
 from memkit.audit.classify import CONTRADICTS, classify
 from tests.audit_imperative_test import OTHER_ATOMS
-from tests.claude_engine_test import engine_running, hook
 from tests.helpers import (
     atom_text,
     copy_made,
+    engine_running,
     git,
     made_pull,
     memkit,
 )
+from tests.helpers import engine_hook as hook
 
 ANN_TEXT = "Use Jenkins for CI builds of the monorepo."
 BOB_TEXT = "We moved CI for the monorepo from Jenkins to GitHub Actions."

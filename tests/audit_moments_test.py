@@ -14,8 +14,16 @@ from typing import Any
 
 import pytest
 
-from tests.claude_engine_test import hook, start_engine
-from tests.helpers import atom_text, copy_made, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    copy_made,
+    git,
+    make_memory_repo,
+    memkit,
+    start_engine,
+    write_atom,
+)
+from tests.helpers import engine_hook as hook
 
 ROLES = """| user | email | roles |
 |------|-------|-------|

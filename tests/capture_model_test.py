@@ -16,9 +16,8 @@ from memkit.capture.hooks import worker_needed
 from memkit.capture.queue import Proposal
 from memkit.capture.settings import load
 from tests.capture_test import hook
-from tests.claude_engine_test import wait_for
 from tests.fake_models import FakeModels, serve
-from tests.helpers import make_memory_repo
+from tests.helpers import make_memory_repo, wait_for
 
 RULE = "From now on we deploy with Argo CD, never by hand."
 NOT_A_RULE = "Never mind the deploy, we never finish on time anyway."

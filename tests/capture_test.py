@@ -17,8 +17,7 @@ import pytest
 from memkit.capture import queue
 from memkit.capture import state as states
 from memkit.capture.transcript import scan
-from tests.claude_engine_test import start_engine
-from tests.helpers import git, heartbeat_repo, make_memory_repo
+from tests.helpers import git, heartbeat_repo, make_memory_repo, start_engine
 
 RULE = "From now on we deploy with Argo CD, never by hand."
 # The shape of a GitHub token, split so that no scanner trips over this file.

@@ -16,8 +16,15 @@ from pathlib import Path
 import pytest
 
 from memkit.index.store import current_generation, verify
-from tests.claude_engine_test import wait_for
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    git,
+    make_memory_repo,
+    memkit,
+    wait_for,
+    write_atom,
+)
 
 HOOK = str(Path(sys.executable).parent / "memkit-hook")
 
@@ -175,8 +182,7 @@ def test_a_truncated_vectors_file_is_found_rebuilt_and_search_still_answers(repo
 
 
 def test_a_truncated_vectors_file_in_the_warm_engine(repo: Path) -> None:
-    from tests.claude_engine_test import hook as engine_hook
-    from tests.claude_engine_test import start_engine
+    from tests.helpers import engine_hook, start_engine
 
     gen = generation(repo)
     damage(gen / "vectors.npy", "truncate")
@@ -196,8 +202,7 @@ def test_a_truncated_vectors_file_in_the_warm_engine(repo: Path) -> None:
 
 
 def test_vectors_truncated_under_a_running_engine_do_not_kill_it(repo: Path) -> None:
-    from tests.claude_engine_test import engine_running
-    from tests.claude_engine_test import hook as engine_hook
+    from tests.helpers import engine_hook, engine_running
 
     for n in range(40):  # vectors over several pages: a mapped page past the end faults
         body = f"- Service {n} listens on port {9000 + n}; restart it with the deploy tool."

@@ -6,10 +6,10 @@ import json
 import socket
 from pathlib import Path
 
-from tests.claude_engine_test import engine_running
 from tests.helpers import (
     atom_text,
     commit_and_index,
+    engine_running,
     git,
     heartbeat_repo,
     join_clone,

@@ -14,8 +14,15 @@ from typing import Any
 
 import pytest
 
-from tests.claude_engine_test import engine_running
-from tests.helpers import atom_text, commit_and_index, git, heartbeat_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    engine_running,
+    git,
+    heartbeat_repo,
+    memkit,
+    write_atom,
+)
 
 HOOK = str(Path(sys.executable).parent / "memkit-hook")
 ALICE = {"GIT_AUTHOR_NAME": "Alice", "GIT_AUTHOR_EMAIL": "alice@example.com"}

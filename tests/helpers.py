@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memkit.onboard import create
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from contextlib import AbstractContextManager
 
     import pytest
@@ -192,3 +195,55 @@ def made_pull(
     with module_home():
         pull_teammates_atom(tmp_path, ann_atoms, *bob)
     return tmp_path
+
+
+# The warm engine (`memkit serve`) in a test: started, waited for, stopped.
+def engine_hook(repo: Path, event: str, payload: Mapping[str, object], *repos: Path) -> str:
+    """`memkit-hook EVENT` for `repo`, allowed to ask (and start) the warm engine."""
+    env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
+    hook_bin = str(Path(sys.executable).parent / "memkit-hook")
+    result = subprocess.run(
+        [hook_bin, event, *(f"--repo={r}" for r in repos)],
+        input=json.dumps(payload),
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    return result.stdout
+
+
+def wait_for(predicate: Callable[[], object], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def start_engine(repo: Path, *args: str) -> subprocess.Popen[bytes]:
+    """`memkit serve` for `repo`, once its socket is up."""
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "memkit", "serve", *args],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    wait_for((repo / ".memkit/engine.sock").exists)
+    return engine
+
+
+@contextlib.contextmanager
+def engine_running(repo: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """`memkit serve` for `repo` while the block runs; stopped (and waited for) after it."""
+    engine = start_engine(repo, *args)
+    try:
+        yield engine
+    finally:
+        memkit("serve", "--stop", cwd=repo)
+        engine.wait(timeout=30)
+        engine.communicate()

@@ -18,8 +18,7 @@ import pytest
 
 from memkit.index.progress import SHOW_FROM
 from memkit.index.store import current_generation
-from tests.claude_engine_test import wait_for
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, git, make_memory_repo, memkit, wait_for, write_atom
 
 
 def _atoms(repo: Path, count: int) -> None:

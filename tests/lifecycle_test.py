@@ -241,8 +241,7 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
     payload = {"session_id": "b", "cwd": str(team), "prompt": jenkins + " websocket heartbeat"}
     cold = hook("user-prompt-submit", payload, team)
     assert "ws-heartbeat" in cold and "old-build-server" not in cold
-    from tests.claude_engine_test import hook as engine_hook
-    from tests.claude_engine_test import start_engine
+    from tests.helpers import engine_hook, start_engine
 
     engine = start_engine(team, "--idle", "600")
     try:

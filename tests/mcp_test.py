@@ -20,8 +20,15 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memkit.mcp.rpc import initialize_request
-from tests.claude_engine_test import start_engine
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    git,
+    make_memory_repo,
+    memkit,
+    start_engine,
+    write_atom,
+)
 
 HEARTBEAT = (
     "---\nid: ws-heartbeat-interval\ntype: pitfall\nconfidence: observed\ncreated: 2026-02-08\n"
@@ -931,17 +938,6 @@ class RawClient:
             end.close()
 
 
-@pytest.fixture
-def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server built in this process: the recall caches it fills are put back afterwards, so
-    that later tests in this process start cold (its readers and usage logs are its own)."""
-    from memkit.recall import pipeline as recall
-
-    monkeypatch.setattr(recall, "_ROWS_BY_ID", {})
-    monkeypatch.setattr(recall, "_MATRIX", {})
-
-
-@pytest.mark.usefixtures("in_process")
 def test_a_call_past_its_deadline_is_answered_and_the_next_one_too(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -974,7 +970,6 @@ def test_a_call_past_its_deadline_is_answered_and_the_next_one_too(
         client.close()
 
 
-@pytest.mark.usefixtures("in_process")
 def test_a_bug_is_logged_and_answered_in_one_line_and_the_server_goes_on(repo: Path) -> None:
     from memkit.mcp import server as mcp_server
     from memkit.mcp.memory import Memory

@@ -25,8 +25,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_engine_test import engine_running, wait_for
-from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    engine_running,
+    git,
+    join_clone,
+    make_memory_repo,
+    memkit,
+    wait_for,
+    write_atom,
+)
 
 Isolated = Callable[[], AbstractContextManager[None]]
 HOOK = str(Path(sys.executable).parent / "memkit-hook")

@@ -17,8 +17,15 @@ from pathlib import Path
 import pytest
 
 from memkit.atom.read import parse_atom_bytes
-from tests.claude_engine_test import start_engine
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    git,
+    make_memory_repo,
+    memkit,
+    start_engine,
+    write_atom,
+)
 
 Isolated = Callable[[], AbstractContextManager[None]]
 HOOK = str(Path(sys.executable).parent / "memkit-hook")

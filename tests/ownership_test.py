@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import commit_and_index, git, make_memory_repo, memkit, write_atom
-from tests.trust_test import DEPLOY, NOBODY, PROMPT, chown_tree, hook, needs_root
+from tests.recall.trust_test import DEPLOY, NOBODY, PROMPT, chown_tree, hook, needs_root
 
 pytestmark = needs_root
 REFUSED = "refusing the memory repository"
@@ -129,7 +129,7 @@ def test_a_memkit_folder_of_another_user_is_refused(tmp_path: Path) -> None:
 def test_the_warm_engine_serves_no_repository_of_another_user(
     tmp_path: Path, planted: Path
 ) -> None:
-    from tests.claude_engine_test import start_engine
+    from tests.helpers import start_engine
 
     mine = make_memory_repo(tmp_path / "team", hooks=False)
     ours = DEPLOY.replace("deploy-steps", "release-train").replace("blue-green", "weekly")

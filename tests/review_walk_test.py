@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.claude_hooks_test import context, hook
+from tests.claude.hooks_test import context, hook
 from tests.helpers import (
     atom_text,
     copy_made,

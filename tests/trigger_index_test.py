@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from memkit.index import IndexReader, open_index
-from memkit.index.analysis import has_cjk
 from memkit.index.lite import LightReader, open_light
+from memkit.safety.text import has_cjk
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, write_atom
 
 TRIGGERS = ["websocket", "heartbeat", "心跳", "資料庫遷移", "c++", "node.js", "rate limit", "k8s"]

@@ -16,7 +16,6 @@ from memkit.recall.readers import Readers, find_repos
 from memkit.recall.usage import NO_HISTORY
 
 SESSION_INDEX_TOKENS = 1_000
-_LIVE: dict[Path, tuple[Any, Any, list[dict[str, Any]]]] = {}
 
 
 def session_start(
@@ -78,10 +77,10 @@ def _session_index(
     # The same atoms recall may serve: active, reviewed, of scopes this person may read; in
     # the warm engine worked out once per index generation, person and day.
     today = time.strftime("%Y-%m-%d")
-    key = (id(reader), scopes, today)
-    cached = _LIVE.get(root)
-    if cached is not None and cached[0] == key and cached[1] is reader:
-        live = cached[2]
+    key = (scopes, today)
+    cached = reader.memo.get("session_index")
+    if cached is not None and cached[0] == key:
+        live = cached[1]
     else:
         stale = reader.superseded
         # A session summary reaches its author on the next session's first prompt (capture),
@@ -89,7 +88,7 @@ def _session_index(
         live = [
             a for a in reader.atoms if a["scope"] != "episodic" and visible(a, scopes, stale, today)
         ]
-        _LIVE[root] = (key, reader, live)
+        reader.memo["session_index"] = (key, live)
 
     def worth(a: dict[str, Any]) -> float:
         return (

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memkit.safety.text import CJK_CHARS
+
 CJK_ANALYZER = "memkit_cjk"
-_CJK_RUN = re.compile(
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3131-\u318e]+"
-)
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
 
 # Words that carry no topic: without them "tell me a joke" does not match every atom with "a".
@@ -48,10 +48,6 @@ def cjk_grams(text: str) -> list[str]:
             if i + 1 < len(run):
                 grams[run[i : i + 2]] = None
     return list(grams)
-
-
-def has_cjk(text: str) -> bool:
-    return _CJK_RUN.search(text) is not None
 
 
 def register(index: Any) -> None:

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from memkit.index import store
-from memkit.index.analysis import cjk_grams, has_cjk, query_words, register
+from memkit.index.analysis import cjk_grams, query_words, register
 from memkit.index.fusion import POOL, FusionParams, fuse
 from memkit.index.schema import BOOSTS, TEXT_FIELDS
+from memkit.safety.text import has_cjk
 
 MODES = ("hybrid", "bm25", "vector")
 STEM_CACHE = 4_096  # atoms whose stems a reader keeps (~0.5 MB per 1,000 short atoms)
@@ -80,6 +81,9 @@ class IndexReader:
     def _open_rest(self) -> None:
         """What both readers share after their atom table: tantivy, lazily the vectors."""
         self._superseded: frozenset[str] | None = None
+        # What a client works out once per generation (recall's lookups): it lives and dies
+        # with this reader, not in a module of the client.
+        self.memo: dict[str, Any] = {}
         self._found: dict[int, Any] = {}  # the last BM25 query's documents, by row
         # Each weighed atom's passages and their stems, by row.
         self._passages: dict[int, list[tuple[str, frozenset[str]]]] = {}

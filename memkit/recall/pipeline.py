@@ -125,20 +125,15 @@ def _best_sections(terms: Any, body: str, limit_chars: int) -> str:
     return text + "\n[… other sections omitted: `memkit show ID` for the whole atom]"
 
 
-# Per repository, what the warm engine computes once per index generation (keyed by root,
-# replaced when the reader changes, so old generations are not kept alive).
-_ROWS_BY_ID: dict[str, tuple[Any, dict[str, int]]] = {}
-_MATRIX: dict[str, tuple[Any, Any]] = {}
 VECTOR_POOL = 50
 
 
 def _rows_by_id(reader: Any) -> dict[str, int]:
-    key = str(reader.root)
-    cached = _ROWS_BY_ID.get(key)
-    if cached is None or cached[0] is not reader:
-        cached = (reader, {a["id"]: i for i, a in enumerate(reader.atoms)})
-        _ROWS_BY_ID[key] = cached
-    return cached[1]
+    # Once per index generation: kept on its reader (`IndexReader.memo`).
+    rows: dict[str, int] | None = reader.memo.get("rows_by_id")
+    if rows is None:
+        rows = reader.memo["rows_by_id"] = {a["id"]: i for i, a in enumerate(reader.atoms)}
+    return rows
 
 
 def _vector_hits(reader: Any, query: str) -> list[tuple[int, float]]:
@@ -146,12 +141,9 @@ def _vector_hits(reader: Any, query: str) -> list[tuple[int, float]]:
     the memory-mapped file costs ~8 ms at 10k atoms, over memory ~0.2 ms."""
     import numpy as np  # noqa: PLC0415  (only in the warm engine, or when asked)
 
-    key = str(reader.root)
-    cached = _MATRIX.get(key)
-    if cached is None or cached[0] is not reader:
-        cached = (reader, np.ascontiguousarray(reader.vectors, dtype=np.float32))
-        _MATRIX[key] = cached
-    matrix = cached[1]
+    matrix = reader.memo.get("matrix")
+    if matrix is None:
+        matrix = reader.memo["matrix"] = np.ascontiguousarray(reader.vectors, dtype=np.float32)
     if not len(matrix):
         return []
     sims = matrix @ np.asarray(reader.encode(query), dtype=np.float32)

@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+# Kana, CJK ideographs (with extension A and the compatibility block), Hangul syllables and
+# Hangul compatibility jamo: the one meaning of "CJK" in memkit (the index's n-grams too).
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3131-\u318e"
+CJK_RE = re.compile(f"[{CJK_CHARS}]")
 
 
 def has_cjk(text: str) -> bool:

@@ -15,8 +15,15 @@ from pathlib import Path
 import pytest
 
 from memkit.recall.client import HUNG_SECONDS
-from tests.claude_engine_test import start_engine, wait_for
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    make_memory_repo,
+    memkit,
+    start_engine,
+    wait_for,
+    write_atom,
+)
 
 HOOK = str(Path(sys.executable).parent / "memkit-hook")
 

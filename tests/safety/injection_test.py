@@ -10,7 +10,7 @@ import pytest
 
 from memkit.safety.injection import injection_hits
 
-DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 
 
 @pytest.mark.parametrize(

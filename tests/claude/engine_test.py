@@ -2,74 +2,31 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import atom_text, heartbeat_repo, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    heartbeat_repo,
+    make_memory_repo,
+    memkit,
+    start_engine,
+    wait_for,
+    write_atom,
+)
+from tests.helpers import engine_hook as hook
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return heartbeat_repo(tmp_path / "team")
-
-
-def hook(repo: Path, event: str, payload: Mapping[str, object], *repos: Path) -> str:
-    env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
-    hook_bin = str(Path(sys.executable).parent / "memkit-hook")
-    result = subprocess.run(
-        [hook_bin, event, *(f"--repo={r}" for r in repos)],
-        input=json.dumps(payload),
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert result.returncode == 0
-    return result.stdout
-
-
-def wait_for(predicate: Callable[[], object], seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out")
-
-
-def start_engine(repo: Path, *args: str) -> subprocess.Popen[bytes]:
-    """`memkit serve` for `repo`, once its socket is up."""
-    engine = subprocess.Popen(
-        [sys.executable, "-m", "memkit", "serve", *args],
-        cwd=repo,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    wait_for((repo / ".memkit/engine.sock").exists)
-    return engine
-
-
-@contextlib.contextmanager
-def engine_running(repo: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
-    """`memkit serve` for `repo` while the block runs; stopped (and waited for) after it."""
-    engine = start_engine(repo, *args)
-    try:
-        yield engine
-    finally:
-        memkit("serve", "--stop", cwd=repo)
-        engine.wait(timeout=30)
-        engine.communicate()
 
 
 KAFKA = atom_text(

@@ -278,7 +278,7 @@ TAG = re.compile(r"<\s*/?\s*memkit-", re.I)
 def test_an_atom_cannot_close_the_fence(repo: Path, engine: bool) -> None:
     """The second line: with the injection check turned off, which would refuse the atom
     (`test_an_atom_that_tries_to_close_the_fence_is_refused`), the fence still holds."""
-    from tests.claude_engine_test import start_engine
+    from tests.helpers import start_engine
 
     with (repo / "memkit.yaml").open("a", encoding="utf-8") as config:
         config.write("gate:\n  injection: off\n")
@@ -343,7 +343,7 @@ def test_show_does_not_follow_a_symlink_out_of_the_repository(repo: Path, tmp_pa
 def test_garbage_sent_to_the_warm_engine_is_logged_in_the_repository(
     repo: Path, tmp_path: Path
 ) -> None:
-    from tests.claude_engine_test import start_engine
+    from tests.helpers import start_engine
 
     elsewhere = tmp_path / "project"  # the session's folder is not the memory repository
     elsewhere.mkdir()
