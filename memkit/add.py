@@ -153,7 +153,13 @@ def folder_of(scope: str, root: Path, user: str | None = None) -> str:
     if scope == "shared":
         return "shared"
     if scope == "episodic":
-        return "episodic"
+        # A session summary in the tree is recalled for nobody (issue 29): summaries are
+        # written by the SessionEnd hook into .memkit/episodic/, this person's alone.
+        raise UsageError(
+            "scope 'episodic': session summaries are written by Claude Code's SessionEnd hook "
+            "into .memkit/episodic/ (yours alone, never committed); use personal for a note "
+            "of your own, shared for the team"
+        )
     kind, _, name = scope.partition(":")
     if kind == "role" and re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
         return f"roles/{name}"
@@ -161,7 +167,7 @@ def folder_of(scope: str, root: Path, user: str | None = None) -> str:
         user = name or user or identify(root).user
         if re.fullmatch(r"[a-z0-9][a-z0-9-]*", user):
             return f"personal/{user}"
-    raise UsageError(f"scope {scope!r}: use shared, role:<name>, personal[:<user>] or episodic")
+    raise UsageError(f"scope {scope!r}: use shared, role:<name> or personal[:<user>]")
 
 
 def needs_review(root: Path, config: Config, atom_type: str) -> bool:

@@ -48,10 +48,13 @@ class Browser:
         commands_r, commands_w = os.pipe()
         events_r, events_w = os.pipe()
 
-        def wire() -> None:  # in the child: the pipe ends on fds 3 and 4
+        def wire() -> None:  # in the child: the pipe ends on fds 3 and 4, and nothing else
             a, b = os.dup(commands_r), os.dup(events_w)
             os.dup2(a, 3)
             os.dup2(b, 4)
+            # Not the test worker's own descriptors (pytest-xdist talks to its controller
+            # over pipes): a browser process outliving the test would hold them open.
+            os.closerange(5, 1 << 16)
 
         self.proc = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],

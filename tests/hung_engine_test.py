@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memkit.claude.client import HUNG_SECONDS
-from tests.claude_engine_test import start_engine
+from tests.claude_engine_test import start_engine, wait_for
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 HOOK = str(Path(sys.executable).parent / "memkit-hook")
@@ -75,7 +75,13 @@ def many(
 def test_a_stopped_engine_is_not_waited_for_by_thirty_hooks(repo: Path) -> None:
     engine = start_engine(repo, "--idle", "120", "--check-every", "0")
     try:
-        pid = int((repo / ".memkit/engine.pid").read_text(encoding="utf-8"))
+        # The engine's own pid, once it has written it: a pid read too early (a stale file)
+        # could name another process of this machine, even the test's own worker.
+        pid = engine.pid
+        pid_file = repo / ".memkit/engine.pid"
+        wait_for(
+            lambda: pid_file.exists() and pid_file.read_text(encoding="utf-8").strip() == str(pid)
+        )
         os.kill(pid, signal.SIGSTOP)
         started = time.monotonic()
         prompts = many(repo, 30, "user-prompt-submit", {"prompt": "websocket ping interval"})

@@ -279,7 +279,11 @@ def test_get_reads_atoms_whole_or_by_section_and_never_a_refused_one(
 
 def test_an_atom_cannot_close_the_fence_of_an_answer(repo: Path, tmp_path: Path) -> None:
     """Issue 28 item 1: MCP answers are fenced like the hooks' context, and what an atom holds
-    cannot end the fence early: its next line would read as the session's own."""
+    cannot end the fence early: its next line would read as the session's own. Such an atom
+    is refused by default (MK112, issue 28); a team that turned that to a warning is served it,
+    and the fence must hold there too."""
+    with (repo / "memkit.yaml").open("a", encoding="utf-8") as config:
+        config.write("gate:\n  injection: warn\n")
     write_atom(
         repo,
         "shared/deploy-smoke-tests.md",
@@ -994,3 +998,21 @@ def test_a_bug_is_logged_and_answered_in_one_line_and_the_server_goes_on(repo: P
     logged = (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
     assert "mcp timeline" in logged and "RuntimeError: boom" in logged
     assert "MARK-PRIVATE-IN-BUG" not in logged
+
+
+def test_a_summary_is_never_saved_into_the_tree(repo: Path, tmp_path: Path) -> None:
+    """Issue 29: a session summary in the tree is recalled for nobody; saving one there (MCP
+    `save` or `memkit add`) is refused with where summaries live, and nothing is written."""
+
+    async def body(client: Client) -> None:
+        error, text = await call(
+            client, "save", text="Today we debugged the kafka consumer lag.", scope="episodic"
+        )
+        assert error, text
+        assert ".memkit/episodic/" in text and "personal" in text, text
+
+    drive(repo, body, tmp_path)
+    added = memkit("add", "--scope", "episodic", "Today we debugged the kafka lag.", cwd=repo)
+    assert added.returncode == 2, added.stdout + added.stderr
+    assert "SessionEnd hook" in added.stderr
+    assert not (repo / "episodic").exists() or not any((repo / "episodic").rglob("*kafka*"))

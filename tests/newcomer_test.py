@@ -43,7 +43,9 @@ def test_the_readme_lists_each_command_once() -> None:
 
 
 def test_health_right_after_init_has_nothing_to_look_at(tmp_path: Path) -> None:
-    repo = make_memory_repo(tmp_path / "memory")
+    repo = tmp_path / "memory"
+    made = memkit("init", str(repo), cwd=tmp_path)  # the command a newcomer runs
+    assert made.returncode == 0, made.stdout + made.stderr
     health = memkit("health", cwd=repo)
     assert health.returncode == 0, health.stdout + health.stderr
     assert "0 thing(s) to look at" in health.stdout

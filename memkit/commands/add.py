@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--scope",
         default="shared",
-        help="shared (default), role:<name>, personal[:<user>] or episodic",
+        help="shared (default), role:<name> or personal[:<user>]",
     )
     parser.add_argument("--title", help="default: the first sentence of TEXT")
     parser.add_argument("--trigger", action="append", default=[], help="repeatable")

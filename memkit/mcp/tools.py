@@ -198,7 +198,7 @@ TOOLS = (
             Param(
                 "scope",
                 "string",
-                "shared (default: the whole team), role:NAME, personal, episodic",
+                "shared (default: the whole team), role:NAME, personal",
                 default="shared",
             ),
             Param("triggers", "strings", "keywords that should bring this atom back into a prompt"),
