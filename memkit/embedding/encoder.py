@@ -57,6 +57,8 @@ class Encoder:
         )
         self._full: Any = None
         self._parts: Any = None  # bulk.PartTokenizer, built on the first bulk call
+        self._parts_file: Path | None = None  # its table between processes (parts.py)
+        self._parts_saved = 0  # how many of its parts that file holds
         self._small_seconds = 0.0
         self._scaffold: Any = None  # normaliser and pre-tokenizer of the model, no vocabulary
         if prepared.tokenizer is not None:
@@ -147,8 +149,27 @@ class Encoder:
             from memkit.embedding.bulk import part_tokenizer  # noqa: PLC0415
 
             found = part_tokenizer(str(self._prepared.layout.tokenizer), self.max_length)
+            if found is not None and self._parts_file is not None:
+                from memkit.embedding import parts  # noqa: PLC0415
+
+                parts.load(self._parts_file, found)
+                self._parts_saved = found.learned
             self._parts = found if found is not None else False
         return self._parts or None
+
+    def keep_parts(self) -> None:
+        """Write the bulk tokeniser's table back to the model cache when it learnt enough
+        since it was read (`memkit.embedding.parts`)."""
+        from memkit.embedding import parts  # noqa: PLC0415
+        from memkit.embedding.bulk import MAX_CACHED  # noqa: PLC0415
+
+        table = self._parts or None
+        if table is None or self._parts_file is None:
+            return
+        if table.learned - self._parts_saved < parts.SAVE_FROM or len(table.index) > MAX_CACHED:
+            return
+        parts.save(self._parts_file, table)
+        self._parts_saved = table.learned
 
     def bulk_parts(
         self, texts: Sequence[str], clean: list[bool] | None = None
@@ -271,7 +292,13 @@ def load_encoder(
     memo = (source_key(layout), str(cache_dir))
     encoder = _LOADED.get(memo)
     if encoder is None:
-        encoder = Encoder(prepare(layout, cache_dir))
+        prepared = prepare(layout, cache_dir)
+        encoder = Encoder(prepared)
+        content = prepared.meta.get("hash")
+        if cache_dir is not None and isinstance(content, str):
+            from memkit.embedding.parts import table_file  # noqa: PLC0415
+
+            encoder._parts_file = table_file(cache_dir, content)
         _LOADED[memo] = encoder
         log.debug("loaded embedding model %s (dim %d)", layout.folder, encoder.dim)
     return encoder
@@ -290,4 +317,5 @@ def encode_bulk(encoder: Encoder, texts: Sequence[str], batch_size: int = 4096) 
         encoder.encode(texts[i : i + batch_size], full=True, bulk=True)
         for i in range(0, len(texts), batch_size)
     ]
+    encoder.keep_parts()
     return np.concatenate(parts)
