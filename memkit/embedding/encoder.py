@@ -57,7 +57,7 @@ class Encoder:
         )
         self._full: Any = None
         self._parts: Any = None  # bulk.PartTokenizer, built on the first bulk call
-        self._parts_file: Path | None = None  # its table between processes (parts.py)
+        self._parts_home: tuple[Path, str] | None = None  # (cache folder, model hash)
         self._parts_saved = 0  # how many of its parts that file holds
         self._small_seconds = 0.0
         self._scaffold: Any = None  # normaliser and pre-tokenizer of the model, no vocabulary
@@ -157,6 +157,16 @@ class Encoder:
             self._parts = found if found is not None else False
         return self._parts or None
 
+    @property
+    def _parts_file(self) -> Path | None:
+        """Where the bulk tokeniser's table is kept (`memkit.embedding.parts`); named only
+        when a bulk call needs it, off the query path."""
+        if self._parts_home is None:
+            return None
+        from memkit.embedding.parts import table_file  # noqa: PLC0415
+
+        return table_file(*self._parts_home)
+
     def keep_parts(self) -> None:
         """Write the bulk tokeniser's table back to the model cache when it learnt enough
         since it was read (`memkit.embedding.parts`)."""
@@ -164,11 +174,12 @@ class Encoder:
         from memkit.embedding.bulk import MAX_CACHED  # noqa: PLC0415
 
         table = self._parts or None
-        if table is None or self._parts_file is None:
+        path = self._parts_file
+        if table is None or path is None:
             return
         if table.learned - self._parts_saved < parts.SAVE_FROM or len(table.index) > MAX_CACHED:
             return
-        parts.save(self._parts_file, table)
+        parts.save(path, table)
         self._parts_saved = table.learned
 
     def bulk_parts(
@@ -296,9 +307,7 @@ def load_encoder(
         encoder = Encoder(prepared)
         content = prepared.meta.get("hash")
         if cache_dir is not None and isinstance(content, str):
-            from memkit.embedding.parts import table_file  # noqa: PLC0415
-
-            encoder._parts_file = table_file(cache_dir, content)
+            encoder._parts_home = (cache_dir, content)
         _LOADED[memo] = encoder
         log.debug("loaded embedding model %s (dim %d)", layout.folder, encoder.dim)
     return encoder

@@ -34,7 +34,10 @@ def table_file(cache_dir: Path, content: str) -> Path:
     here = Path(__file__).parent
     stamp = hashlib.sha1(memkit.__version__.encode())  # noqa: S324  (a cache key)
     for name in _CODE:
-        stamp.update((here / name).read_bytes())
+        try:
+            stamp.update((here / name).read_bytes())
+        except OSError:  # installed without its sources: the version alone
+            stamp.update(name.encode())
     return cache_dir / f"model-{content[:24]}.parts-{stamp.hexdigest()[:12]}.npz"
 
 
