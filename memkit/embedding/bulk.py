@@ -150,6 +150,54 @@ class PartTokenizer:
         self._add("", self.space)  # a word that starts with a lonely character
         for c, i in self.lonely_id.items():
             self._add(LONELY + c, [i])
+        self._base = len(self._start)  # what every table starts with
+
+    # -- a table kept between processes (memkit.embedding.parts) --------------------------
+    @property
+    def learned(self) -> int:
+        """How many parts were tokenised (or adopted) since the table was made."""
+        return len(self._start) - self._base
+
+    def export(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(keys, their ids end to end, each one's count) of every part learned, in order;
+        a text tokenised whole (WHOLE keys) is not a part of any other text: left out."""
+        numbers = [n for k, n in self.index.items() if n >= self._base and k[:1] != WHOLE]
+        numbers.sort()
+        keys = {n: k for k, n in self.index.items() if n >= self._base}
+        starts = np.asarray(self._start, dtype=np.int64)[numbers]
+        lengths = np.asarray(self._length, dtype=np.int64)[numbers]
+        where = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(
+            int(lengths.sum())
+        )
+        return [keys[n] for n in numbers], self._flat[where].copy(), lengths
+
+    def adopt(self, keys: Sequence[str], ids: np.ndarray, lengths: np.ndarray) -> None:
+        """Take parts tokenised by another process with this tokenizer (`export`): the same
+        ids `_learn` would find for them. Keys known already are skipped."""
+        if (
+            len(keys) != len(lengths)
+            or int(lengths.sum()) != len(ids)
+            or len(set(keys)) != len(keys)
+        ):
+            raise ValueError("a part table whose keys, ids and counts do not agree")
+        index = self.index
+        keep = [n for n, key in enumerate(keys) if key not in index]
+        if not keep:
+            return
+        begins = (np.cumsum(lengths) - lengths)[keep]
+        counts = lengths[keep]
+        total = int(counts.sum())
+        block = ids[np.repeat(begins - (np.cumsum(counts) - counts), counts) + np.arange(total)]
+        if self._used + total > len(self._flat):
+            grown = np.zeros(max(2 * len(self._flat), self._used + total), dtype=np.int32)
+            grown[: self._used] = self._flat[: self._used]
+            self._flat = grown
+        self._flat[self._used : self._used + total] = block
+        first = len(self._start)
+        self._start.extend((self._used + np.cumsum(counts) - counts).tolist())
+        self._length.extend(counts.tolist())
+        self._used += total
+        index.update(zip((keys[n] for n in keep), range(first, first + len(keep)), strict=True))
 
     def _add(self, key: str, ids: Sequence[int] | np.ndarray) -> int:
         n = len(ids)

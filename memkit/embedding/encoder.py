@@ -57,6 +57,8 @@ class Encoder:
         )
         self._full: Any = None
         self._parts: Any = None  # bulk.PartTokenizer, built on the first bulk call
+        self._parts_home: tuple[Path, str] | None = None  # (cache folder, model hash)
+        self._parts_saved = 0  # how many of its parts that file holds
         self._small_seconds = 0.0
         self._scaffold: Any = None  # normaliser and pre-tokenizer of the model, no vocabulary
         if prepared.tokenizer is not None:
@@ -147,8 +149,38 @@ class Encoder:
             from memkit.embedding.bulk import part_tokenizer  # noqa: PLC0415
 
             found = part_tokenizer(str(self._prepared.layout.tokenizer), self.max_length)
+            if found is not None and self._parts_file is not None:
+                from memkit.embedding import parts  # noqa: PLC0415
+
+                parts.load(self._parts_file, found)
+                self._parts_saved = found.learned
             self._parts = found if found is not None else False
         return self._parts or None
+
+    @property
+    def _parts_file(self) -> Path | None:
+        """Where the bulk tokeniser's table is kept (`memkit.embedding.parts`); named only
+        when a bulk call needs it, off the query path."""
+        if self._parts_home is None:
+            return None
+        from memkit.embedding.parts import table_file  # noqa: PLC0415
+
+        return table_file(*self._parts_home)
+
+    def keep_parts(self) -> None:
+        """Write the bulk tokeniser's table back to the model cache when it learnt enough
+        since it was read (`memkit.embedding.parts`)."""
+        from memkit.embedding import parts  # noqa: PLC0415
+        from memkit.embedding.bulk import MAX_CACHED  # noqa: PLC0415
+
+        table = self._parts or None
+        path = self._parts_file
+        if table is None or path is None:
+            return
+        if table.learned - self._parts_saved < parts.SAVE_FROM or len(table.index) > MAX_CACHED:
+            return
+        parts.save(path, table)
+        self._parts_saved = table.learned
 
     def bulk_parts(
         self, texts: Sequence[str], clean: list[bool] | None = None
@@ -271,7 +303,11 @@ def load_encoder(
     memo = (source_key(layout), str(cache_dir))
     encoder = _LOADED.get(memo)
     if encoder is None:
-        encoder = Encoder(prepare(layout, cache_dir))
+        prepared = prepare(layout, cache_dir)
+        encoder = Encoder(prepared)
+        content = prepared.meta.get("hash")
+        if cache_dir is not None and isinstance(content, str):
+            encoder._parts_home = (cache_dir, content)
         _LOADED[memo] = encoder
         log.debug("loaded embedding model %s (dim %d)", layout.folder, encoder.dim)
     return encoder
@@ -290,4 +326,5 @@ def encode_bulk(encoder: Encoder, texts: Sequence[str], batch_size: int = 4096) 
         encoder.encode(texts[i : i + batch_size], full=True, bulk=True)
         for i in range(0, len(texts), batch_size)
     ]
+    encoder.keep_parts()
     return np.concatenate(parts)

@@ -371,12 +371,12 @@ def _link_tantivy(previous: Path, gen: Path) -> dict[str, list[int]]:
 
 def _writer_heap(atoms: int) -> int:
     """Memory for tantivy's writer (a budget, taken as needed). A thread that runs out of
-    its share writes a segment and starts another: a full build of 50,000 atoms on 64 MB
-    left six segments of 3,000-11,500 atoms, and tantivy's merge policy (at 8 segments under
-    10,000 atoms' level) then merged all of them into one, 50,000 atoms rewritten during an
-    incremental refresh once two more had been added (~2 s). With room for each thread's
-    share, a build leaves one segment a thread, and refreshes merge only their own small
-    segments."""
+    its share writes a segment and starts another: a full build of 50,000 atoms with two
+    threads on 64 MB left six segments of 3,000-11,500 atoms, and tantivy's merge policy (8
+    segments at the level of 10,000 atoms or fewer) merged all of them into one, 50,000 atoms
+    rewritten during the incremental refresh that added the eighth (~2 s). With room for each
+    thread's share, a build leaves one segment a thread, and refreshes merge only their own
+    small segments."""
     return max(WRITER_HEAP, min(WRITER_HEAP_MAX, atoms * WRITER_HEAP_PER_ATOM))
 
 
