@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit.checks.validate import main, validate
+from memkit.checks.validate import validate
+from memkit.main import main
 from tests.helpers import atom_text, memkit, write_atom
 
 
@@ -127,7 +128,7 @@ def test_bad_input_gets_its_code_and_no_traceback(
     path.write_bytes(content)
     found = set(codes(repo))
     assert expected <= found, found
-    rc = main(["--repo", str(repo), str(path)])
+    rc = main(["validate", "--repo", str(repo), str(path)])
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err
     assert rc == (0 if expected == {"MK016"} else 1)

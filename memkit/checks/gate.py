@@ -8,7 +8,6 @@ prompt injection are content checks run by `memkit validate` on the same commit.
 
 from __future__ import annotations
 
-import argparse
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,14 +15,12 @@ from pathlib import Path
 
 from memkit.atom import Atom
 from memkit.atom.read import read_atom
-from memkit.checks import run_hook
-from memkit.checks.validate import resolve_targets
 from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
 from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap
 from memkit.gate.score import GateScore, GateSettings, score_atom
 from memkit.index import IndexUnavailable
-from memkit.repo import find_root, list_atom_files
+from memkit.repo import list_atom_files
 from memkit.safety.secrets import redact_secrets
 
 log = logging.getLogger(__name__)
@@ -163,21 +160,3 @@ def run_gate(root: Path, files: Sequence[str] | None) -> int:
             print(finding.format())
             errors += finding.is_error
     return 1 if errors else 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="memkit-gate", description=__doc__)
-    parser.add_argument("filenames", nargs="*", help="atom files (default: every atom)")
-    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
-    args = parser.parse_args(argv)
-
-    def check() -> int:
-        root = find_root(args.repo)
-        files = resolve_targets(root, args.filenames) if args.filenames else None
-        return run_gate(root, files)
-
-    return run_hook("memkit-gate", check)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

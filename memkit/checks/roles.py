@@ -22,14 +22,12 @@ identity is the git author; in CI it is the pull-request author (`--actor`).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memkit.atom import Atom, scope_from_path
 from memkit.atom.read import parse_atom_bytes
 from memkit.changeset import SYMLINK_MODE, Change, read_blobs, staged_changes
-from memkit.checks import run_hook
 from memkit.checks.links import link_findings
 from memkit.checks.validate import resolve_targets
 from memkit.config import CONFIG_NAME, Config, load_config, parse_config
@@ -279,22 +277,6 @@ def judge_changes(
     return sorted(set(judge.findings))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="memkit-roles", description=__doc__)
-    parser.add_argument(
-        "filenames", nargs="*", help="files to judge besides the staged change (as they stand)"
-    )
-    parser.add_argument("--actor", help="user name or email to check as (CI: the PR author)")
-    parser.add_argument("--base", default="HEAD", help="revision whose whitelist applies")
-    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
-    args = parser.parse_args(argv)
-
-    def check() -> int:
-        return run_check(args.repo, args.filenames, actor=args.actor, base=args.base)
-
-    return run_hook("memkit-roles", check)
-
-
 def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None, base: str) -> int:
     root = find_root(repo)
     changes = staged_changes(root)
@@ -314,7 +296,3 @@ def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None,
     for finding in sorted(set(findings)):
         print(finding.format())
     return 1 if findings else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -6,7 +6,6 @@ checks those, still resolving references against every atom in the working tree.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -15,13 +14,12 @@ from pathlib import Path
 from memkit.admission.decide import reference_findings, supersede_cycle
 from memkit.atom import id_from_path, is_atom_path
 from memkit.atom.read import ParsedAtom, read_atom
-from memkit.checks import run_hook
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.findings import Finding, Severity
 from memkit.index.verdicts import Summary, Verdict, judge, summary_of
 from memkit.parallel import in_halves
-from memkit.repo import find_root, list_atom_files, relpath_in
+from memkit.repo import list_atom_files, relpath_in
 from memkit.safety.secrets import redact_secrets
 
 MEMORY_INDEX = "MEMORY.md"
@@ -242,21 +240,4 @@ def resolve_targets(root: Path, filenames: Sequence[str]) -> list[str]:
     return targets
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="memkit-validate", description=__doc__)
-    parser.add_argument("filenames", nargs="*", help="atom files (default: the whole repo)")
-    parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
-    args = parser.parse_args(argv)
-
-    def check() -> int:
-        root = find_root(args.repo)
-        files = resolve_targets(root, args.filenames) if args.filenames else None
-        return report(validate(root, files))
-
-    return run_hook("memkit-validate", check)
-
-
-__all__ = ["Severity", "main", "validate"]
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+__all__ = ["Severity", "validate"]
