@@ -14,7 +14,7 @@ from memkit.audit.classify import CONTRADICTS, EXTENDS, classify
 from memkit.audit.subject import own_values
 from memkit.audit.text import statement_text
 from memkit.audit.verdict import verdict as atom_verdict
-from tests.gate_subject_test import atom
+from tests.gate.subject_test import atom
 from tests.helpers import git, join_clone, make_memory_repo, memkit
 
 STAGING = (

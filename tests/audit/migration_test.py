@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from memkit.audit.classify import CONTRADICTS, classify
-from tests.audit_imperative_test import OTHER_ATOMS
+from tests.audit.imperative_test import OTHER_ATOMS
 from tests.helpers import (
     atom_text,
     copy_made,
