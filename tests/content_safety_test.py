@@ -17,7 +17,7 @@ from mcp import Client
 
 from memkit.capture import queue
 from memkit.safety.injection import is_injection
-from tests.capture_test import hook
+from tests.capture.in_hooks_test import hook
 from tests.helpers import (
     atom_text,
     commit_and_index,
@@ -28,7 +28,7 @@ from tests.helpers import (
     wait_for,
     write_atom,
 )
-from tests.mcp_test import call, drive
+from tests.mcp.server_test import call, drive
 from tests.recall.trust_test import LOOKALIKES
 
 ORDER = (

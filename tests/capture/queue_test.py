@@ -150,7 +150,7 @@ def test_an_unknown_candidate_is_a_clear_error(tmp_path: Path) -> None:
 def test_an_accepted_candidate_is_found_by_a_plain_question(
     hooked: Path, statement: str, question: str
 ) -> None:
-    from tests.capture_test import context, hook
+    from tests.capture.in_hooks_test import context, hook
 
     proposal = Proposal(statement, "decision", "decision", "shared", 0.8, "a test")
     assert queue.offer(hooked, proposal, {"session": "s1", "event": "prompt"}, 0.5) == "queued"

@@ -9,7 +9,7 @@ from mcp import Client
 from memkit.capture import queue
 from memkit.capture.queue import Proposal
 from tests.helpers import git, make_memory_repo, memkit
-from tests.mcp_test import call, drive
+from tests.mcp.server_test import call, drive
 
 RULE = "From now on we deploy with Argo CD, never by hand."
 JUNK = "No, it's that."

@@ -113,6 +113,6 @@ def test_the_template_s_capture_section_is_the_defaults() -> None:
 
     import yaml
 
-    template = Path(__file__).resolve().parents[1] / "memory_template" / "memkit.yaml"
+    template = Path(__file__).resolve().parents[2] / "memory_template" / "memkit.yaml"
     data = yaml.safe_load(template.read_text(encoding="utf-8"))
     assert parse(data["capture"]) == CaptureSettings()

@@ -15,7 +15,7 @@ from memkit.capture import state as states
 from memkit.capture.hooks import worker_needed
 from memkit.capture.queue import Proposal
 from memkit.capture.settings import load
-from tests.capture_test import hook
+from tests.capture.in_hooks_test import hook
 from tests.fake_models import FakeModels, serve
 from tests.helpers import make_memory_repo, wait_for
 
