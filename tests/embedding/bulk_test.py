@@ -19,7 +19,7 @@ from memkit.index import embed as embed_module
 from memkit.index import prepare as prepare_module
 from memkit.index.embed import embed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EDGES = [
     "",
     " ",

@@ -15,7 +15,7 @@ import pytest
 from memkit.embedding import DEFAULT_MODEL_DIR, ModelError, encode_bulk, load_encoder
 from memkit.embedding.encoder import Encoder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "benchmarks" / "data"
 
 
