@@ -19,7 +19,7 @@ if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
     "@anthropic-ai/claude-code@$CLAUDE_VERSION"
 fi
 
-# Headless Chromium for tests/site_browser_test.py: Debian's package (no browser download).
+# Headless Chromium for tests/site/browser_test.py: Debian's package (no browser download).
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

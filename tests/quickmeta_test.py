@@ -69,7 +69,7 @@ def test_the_same_strings_as_libyaml(text: str, tmp_path: Path) -> None:
 
 def test_every_atom_the_tests_write_reads_the_same(tmp_path: Path) -> None:
     from tests.helpers import atom_text
-    from tests.lifecycle_test import DEPLOY, HEARTBEAT, OLD_SERVER
+    from tests.lifecycle.team_lifecycle_test import DEPLOY, HEARTBEAT, OLD_SERVER
 
     for text in (HEARTBEAT, DEPLOY, OLD_SERVER, atom_text("x", extra='paths: ["a/**"]\n')):
         head = text.split("---\n")[1]

@@ -12,7 +12,7 @@ import pytest
 from memkit.add import slugify
 from memkit.atom.title import title_of
 from tests.helpers import git, make_memory_repo, memkit
-from tests.import_test import run_json
+from tests.importers.sources_test import run_json
 
 INIT_LINE = (
     "This file provides guidance to Claude Code (claude.ai/code) when working with code in "

@@ -13,7 +13,7 @@ from ruamel.yaml import YAML
 
 from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ROLES = """| user | email | roles |
 |------|-------|-------|
 | alice-test | alice@example.com | management |

@@ -14,9 +14,9 @@ import pytest
 from PIL import Image
 
 from memkit.site.search import stem
-from tests.chromium import Browser, browser, find_chromium
 from tests.helpers import memkit
-from tests.site_memory import NEVER_SHOWN, team_memory
+from tests.site.chromium import Browser, browser, find_chromium
+from tests.site.memory import NEVER_SHOWN, team_memory
 
 CHROMIUM = find_chromium()
 if CHROMIUM is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memkit.recall.usage import usage_log
 from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
-from tests.lifecycle_test import TODAY, commit, team
+from tests.lifecycle.team_lifecycle_test import TODAY, commit, team
 
 __all__ = ["team"]  # the fixture, shared with the lifecycle tests
 

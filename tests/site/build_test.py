@@ -1,5 +1,5 @@
 """`memkit site` (issue 32) without a browser: what the files hold, what they never hold, what a
-second build reuses. tests/site_browser_test.py opens the same site in Chromium."""
+second build reuses. tests/site/browser_test.py opens the same site in Chromium."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from memkit.site.collect import hidden_because
 from memkit.site.markdown import known_pages, make_renderer
 from memkit.site.search import Doc, SearchIndex, search, stem, terms
 from tests.helpers import copy_made, git, memkit, write_atom
-from tests.site_memory import (
+from tests.site.memory import (
     ATOMS,
     INJECTION,
     NEVER_SHOWN,
@@ -35,7 +35,7 @@ from tests.site_memory import (
     team_memory,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
