@@ -28,7 +28,7 @@ ROLES = """# Roles
 | alice-test | alice@example.com | management |
 | bob | bob@example.com | art |
 """
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DECISION = atom_text(
     "use-postgres-16",
     title="Use PostgreSQL 16",

@@ -14,7 +14,7 @@ import pytest
 
 from memkit.safety import injection, secrets
 
-DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 PLANTED = [
     "AKIAIOSFODNN7EXAMPLE",
     "ghp_" + "a1" * 18,

@@ -99,12 +99,13 @@ TABBED = ["\t# a comment", "\t", " \t", "\t\t# c"]
 
 @pytest.mark.parametrize("seed", range(3))
 def test_generated_frontmatter_reads_as_libyaml_reads_it(seed: int) -> None:
-    """The frontmatter validation's comparison with ruamel generates (tests/plainyaml_test.py),
-    with tabs now and then (libyaml takes a tab for a space where ruamel refuses it): every
-    scalar a string, exactly as libyaml's base loader reads it, or left to libyaml."""
+    """The frontmatter validation's comparison with ruamel generates
+    (tests/atom/plain_frontmatter_test.py), with tabs now and then (libyaml takes a tab for a
+    space where ruamel refuses it): every scalar a string, exactly as libyaml's base loader
+    reads it, or left to libyaml."""
     import random
 
-    from tests.plainyaml_test import frontmatter
+    from tests.atom.plain_frontmatter_test import frontmatter
 
     rng = random.Random(seed)  # noqa: S311  (test data, not secrets)
     read_fast = 0

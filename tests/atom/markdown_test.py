@@ -165,7 +165,7 @@ def test_the_benchmark_atoms_read_alike(tmp_path: Path) -> None:
     """The real-size benchmark's atoms (when the public sets are here) parse alike."""
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root / "benchmarks"))
     try:
         from _common import data_dir

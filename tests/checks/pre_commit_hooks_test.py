@@ -13,7 +13,7 @@ from ruamel.yaml import YAML
 
 from tests.helpers import atom_text, git, make_memory_repo, write_atom
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load(path: Path) -> object:
