@@ -10,7 +10,7 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
-# The real Claude Code CLI for tests/claude_cli_test.py, from the npm registry (pinned).
+# The real Claude Code CLI for tests/claude/real_cli_test.py, from the npm registry (pinned).
 CLAUDE_VERSION=2.1.197
 if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
    || ! .cache/claude-code/node_modules/.bin/claude --version 2>/dev/null | grep -q "$CLAUDE_VERSION"; then

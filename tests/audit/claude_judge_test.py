@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from memkit.add import Draft, add_atom
-from tests.claude_cli_test import CLAUDE
-from tests.claude_fake_api import fake_api
+from tests.claude.fake_api import fake_api
+from tests.claude.real_cli_test import CLAUDE
 from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
 
 pytestmark = [

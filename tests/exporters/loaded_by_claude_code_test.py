@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_cli_test import CLAUDE, run_claude
-from tests.claude_fake_api import fake_api
+from tests.claude.fake_api import fake_api
+from tests.claude.real_cli_test import CLAUDE, run_claude
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 
 pytestmark = [

@@ -4,7 +4,7 @@ no secret and no `<private>` text printed by an explanation or a proposed file n
 
 Real git with the real pre-commit hooks, `memkit add`, the MCP server over stdio, the capture
 hooks and `memkit candidates accept`, `memkit import`, `memkit export`. What reaches the tree
-with `--no-verify` is checked against every hook and command in tests/never_shown_test.py.
+with `--no-verify` is checked against every hook and command in tests/recall/never_shown_test.py.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from memkit.audit.run import PairResult, format_report
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_init_makes_main_whatever_git_s_default(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.claude_fake_api import FakeAPI, fake_api, tool_results
+from tests.claude.fake_api import FakeAPI, fake_api, tool_results
 from tests.helpers import (
     atom_text,
     commit_and_index,
@@ -26,7 +26,7 @@ from tests.helpers import (
     write_atom,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLAUDE = Path(
     os.environ.get("MEMKIT_CLAUDE_BIN") or ROOT / ".cache/claude-code/node_modules/.bin/claude"
 )

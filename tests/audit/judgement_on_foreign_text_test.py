@@ -22,8 +22,8 @@ from memkit.config import load_config
 from memkit.embedding import load_encoder
 from memkit.mcp.saving import save
 from memkit.recall.disagree import disagreement_lines
+from tests.audit.judgement_memory import MEMORY, UNRELATED
 from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
-from tests.judgement_memory import MEMORY, UNRELATED
 
 PARAPHRASE = (
     "Websocket connections need a heartbeat ping every 30 seconds (config ws.ping_interval) "
