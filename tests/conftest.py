@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import heartbeat_repo
+
 REAL_HOME = Path(os.environ.get("HOME", "~")).expanduser()
 # Places memkit, git, pre-commit or Claude Code could write to in a user's home.
 GUARDED = (
@@ -105,3 +107,10 @@ def module_home(
             yield
 
     return isolated
+
+
+@pytest.fixture
+def heartbeat_team(tmp_path: Path) -> Path:
+    """The team's memory repository most tests start from (`helpers.heartbeat_repo`): real
+    git with memkit's hooks, one committed and indexed atom (trigger `websocket`)."""
+    return heartbeat_repo(tmp_path / "team")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memkit.gate.score import GateSettings, score_text
+from memkit.gate.score import GateSettings, score_atom, score_text
 from memkit.safety.injection import injection_hits
 from memkit.safety.secrets import find_secrets
 
@@ -172,3 +172,14 @@ def test_prompt_injection_is_flagged(text: str) -> None:
 )
 def test_ordinary_rules_are_not_injection(text: str) -> None:
     assert list(injection_hits(text)) == []
+
+
+def test_quality_never_exceeds_one() -> None:
+    body = (
+        "# Always pin PostgreSQL 16.2\n\nAlways pin the PostgreSQL client library to "
+        "version 16.2; use `psycopg` 3 instead of psycopg2 for the billing API service."
+    )
+    score = score_atom("Always pin PostgreSQL 16.2", body, "fact")
+    assert sum(h.weight for h in score.hits) > 1.0
+    assert score.score == 1.0
+    assert score.explain().startswith("quality 1.00 pass")
