@@ -11,8 +11,8 @@ import pytest
 from tests.helpers import memkit
 
 
-def added(heartbeat_team: Path, text: str, *args: str) -> dict[str, object]:
-    result = memkit("add", text, "--json", *args, cwd=heartbeat_team)
+def added(repo: Path, text: str, *args: str) -> dict[str, object]:
+    result = memkit("add", text, "--json", *args, cwd=repo)
     assert result.returncode in (0, 1), result.stderr
     data = json.loads(result.stdout)
     assert isinstance(data, dict)
