@@ -19,8 +19,8 @@ on the claim sets, pulls of 100 atoms into 1,000 and 10,000, and unrelated new a
   atoms (the rest generated facts, `facts.py`), the second
   halves pulled in one commit, `memkit audit --from HEAD~1 --to HEAD` in a fresh process:
   recall, false alarms per incoming atom, p50 time.
-- gate: 100 new atoms unrelated to a memory of N (the 12 of `tests/judgement_memory.py`, then
-  bullets of `public_rules`), each committed alone to a memory of `tests/judgement_memory.py`
+- gate: 100 new atoms unrelated to a memory of N (the 12 of `tests/audit/judgement_memory.py`, then
+  bullets of `public_rules`), each committed alone to a memory of `tests/audit/judgement_memory.py`
   and generated facts: the share that gets any MK103–MK106 finding from
   `memkit gate`'s checks (`gate_atoms` and the write check), in process.
 """
@@ -240,7 +240,7 @@ def gate_unrelated(n: int) -> list[str]:
     from memkit.audit.write import conflicts
     from memkit.checks.gate import gate_atoms
     from memkit.config import load_config
-    from tests.judgement_memory import MEMORY, UNRELATED
+    from tests.audit.judgement_memory import MEMORY, UNRELATED
 
     rules = [t for r in read_jsonl(DATA / "public_rules.jsonl") for t in (r["a"], r["b"])]
     new = [*(text for _, text in UNRELATED), *dict.fromkeys(rules)][:100]

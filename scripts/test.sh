@@ -10,7 +10,7 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
-# The real Claude Code CLI for tests/claude_cli_test.py, from the npm registry (pinned).
+# The real Claude Code CLI for tests/claude/real_cli_test.py, from the npm registry (pinned).
 CLAUDE_VERSION=2.1.197
 if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
    || ! .cache/claude-code/node_modules/.bin/claude --version 2>/dev/null | grep -q "$CLAUDE_VERSION"; then
@@ -19,7 +19,7 @@ if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
     "@anthropic-ai/claude-code@$CLAUDE_VERSION"
 fi
 
-# Headless Chromium for tests/site_browser_test.py: Debian's package (no browser download).
+# Headless Chromium for tests/site/browser_test.py: Debian's package (no browser download).
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import heartbeat_repo
+
 REAL_HOME = Path(os.environ.get("HOME", "~")).expanduser()
 # Places memkit, git, pre-commit or Claude Code could write to in a user's home.
 GUARDED = (
@@ -42,6 +44,9 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, caches: Path) -> None:
     """A throwaway HOME and a fixed git identity for everything run from here on; the
     session's shared caches (`session_caches`)."""
     monkeypatch.setenv("HOME", str(home))
+    # git never looks above the run's temporary folder for a repository: a --basetemp inside
+    # a checkout would otherwise make every test's `memkit init` a folder of that checkout.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(home.parent))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
@@ -105,3 +110,10 @@ def module_home(
             yield
 
     return isolated
+
+
+@pytest.fixture
+def heartbeat_team(tmp_path: Path) -> Path:
+    """The team's memory repository most tests start from (`helpers.heartbeat_repo`): real
+    git with memkit's hooks, one committed and indexed atom (trigger `websocket`)."""
+    return heartbeat_repo(tmp_path / "team")

@@ -3,6 +3,7 @@ and must still ship inside the package, where `memkit init` finds it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -94,3 +95,9 @@ def test_the_sdist_keeps_the_template_for_the_wheel_built_from_it(tmp_path: Path
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     assert {f"memkit/{path}" for path in template_files()} <= names
+
+
+def test_the_plugin_does_not_send_users_to_an_unrelated_pypi_package() -> None:
+    description = json.loads((ROOT / "hooks/hooks.json").read_text(encoding="utf-8"))["description"]
+    assert "Needs `pip install memkit`" not in description
+    assert "git+" in description and "unrelated" in description

@@ -8,7 +8,7 @@ decides where a heading or bullet starts.
 Most atoms use a plain subset of Markdown (ATX headings, flat lists, paragraphs, fenced
 code): for those, `_plain_walk` reads the same headings and items, with the same text, from
 the lines alone, ~10x faster than mistune's block parser; anything else (quotes, HTML,
-indentation, setext headings, …) goes to mistune. tests/markdown_test.py compares both.
+indentation, setext headings, …) goes to mistune. tests/atom/markdown_test.py compares both.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ two readings of the same lines:
 
 Anything else (anchors, tags, block scalars, nested mappings, odd characters, a duplicate
 key, …) is None, and the caller asks a YAML library, which also says what is wrong.
-tests/plainyaml_test.py compares `read` with ruamel and `read_strings` with libyaml on
-generated frontmatter; tests/quickmeta_test.py `read_meta` with libyaml.
+tests/atom/plain_frontmatter_test.py compares `read` with ruamel and `read_strings` with libyaml on
+generated frontmatter; tests/atom/plain_meta_test.py `read_meta` with libyaml.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ every atom and, again, each of its sections: the same words over and over. So:
   lonely `|` for parts inside a word), and the ids of a text are the ids of its parts in
   order, then cut at `max_length` as the tokenizer would.
 
-The result is the same token ids as `Encoder.token_ids` (tests/embedding_bulk_test.py
+The result is the same token ids as `Encoder.token_ids` (tests/embedding/bulk_test.py
 compares them on the real-size benchmark texts and on every character the fast normaliser
 accepts). Any model whose tokenizer is not of this shape uses the tokenizer as it is.
 """
@@ -34,7 +34,7 @@ import numpy as np
 # (older) tables: Latin, Greek, Cyrillic, … up to CJK, Hangul syllables, compatibility
 # ideographs, half- and full-width forms, except U+32FF (the Reiwa era sign, Unicode 12.1,
 # which only Python decomposes). Text with anything else goes to the tokenizer's own
-# normaliser. tests/embedding_bulk_test.py checks every character this lets through.
+# normaliser. tests/embedding/bulk_test.py checks every character this lets through.
 _OLD_ENOUGH = re.compile(
     "[^\x00-\u32fe\u3300-\u9fff\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
 )

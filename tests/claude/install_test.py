@@ -87,3 +87,16 @@ def test_install_refuses_to_touch_settings_it_cannot_read(tmp_path: Path) -> Non
     result = memkit("install", "claude", "--project", str(plain), cwd=plain)
     assert result.returncode != 0 and "--repo" in result.stderr
     assert not (plain / ".claude").exists()
+
+
+def test_install_claude_twice_says_already_installed(heartbeat_team: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    args = ("install", "claude", "--project", str(project), "--repo", str(heartbeat_team))
+    first = memkit(*args, cwd=tmp_path)
+    assert first.stdout.startswith("memkit: installed memkit's hooks in ")
+    again = memkit(*args, cwd=tmp_path)
+    assert again.stdout.startswith("memkit: memkit's hooks are already installed in ")
+    off = ("install", "claude", "--project", str(project), "--uninstall")
+    assert memkit(*off, cwd=tmp_path).stdout.startswith("memkit: removed memkit's hooks from")
+    assert memkit(*off, cwd=tmp_path).stdout.startswith("memkit: memkit's hooks were not in")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memkit.safety.injection import injection_hits
+from tests.helpers import atom_text, memkit
 
 DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 
@@ -59,3 +60,18 @@ def test_a_long_text_is_checked_in_linear_time() -> None:
     start = time.perf_counter()
     list(injection_hits(text))
     assert time.perf_counter() - start < 5  # a quadratic scan took minutes
+
+
+def test_a_byte_order_mark_is_not_an_injection(heartbeat_team: Path) -> None:
+    text = atom_text(
+        "bom-atom", body="- The balancer drops idle sockets after 60 s; ping every 30 s."
+    )
+    (heartbeat_team / "shared/bom-atom.md").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    result = memkit("validate", "shared/bom-atom.md", cwd=heartbeat_team)
+    assert result.returncode == 0
+    assert result.stdout == ""
+    # An invisible character anywhere else is still reported.
+    (heartbeat_team / "shared/bom-atom.md").write_text(
+        text.replace("idle", "id\ufeffle"), encoding="utf-8"
+    )
+    assert "MK112" in memkit("validate", "shared/bom-atom.md", cwd=heartbeat_team).stdout
