@@ -133,8 +133,8 @@ def settle_turn(
     reader = readers.reader(root)
     if reader is None:
         return []
-    from memkit.audit.classify import CONTRADICTS, classify  # noqa: PLC0415
     from memkit.audit.text import statement_text  # noqa: PLC0415
+    from memkit.audit.verdict import CONTRADICTS, verdict  # noqa: PLC0415
 
     lowered = answer.lower()
     found = []
@@ -142,8 +142,9 @@ def settle_turn(
     for atom_id, entry in _rows(reader, set(todo)).items():
         text = statement_text(entry["title"], reader.body(entry["path"]))
         shared = _shared_triggers([t.lower() for t in entry["triggers"]], lowered)
-        verdict = classify(text, answer, similarity=0.0, shared_triggers=shared)
-        if verdict.kind == CONTRADICTS:
+        # The one judgement of two texts (issue 27), as the gate and the audit ask it.
+        judged = verdict(text, answer, similarity=0.0, shared_triggers=shared)
+        if judged.kind == CONTRADICTS:
             found.append(atom_id)
         elif refers(
             answer,

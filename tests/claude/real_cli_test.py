@@ -436,6 +436,25 @@ def test_what_the_agent_is_given_and_reads_is_counted_for_the_lifecycle(
     assert "texture-size" not in used
 
 
+def test_an_answer_that_contradicts_the_given_atom_is_counted_against_it(
+    project: Path, tmp_path: Path
+) -> None:
+    """Issue 16/27: the atom given for the prompt says 30 s; the answer says 90 s. The turn
+    counts a contradiction (judged by the one verdict the gate and the audit use), not a
+    confirmation."""
+    from memkit.recall.usage import usage_log
+
+    with fake_api() as (api, url):
+        api.answer = "Send a WebSocket ping every 90 s; the balancer keeps idle sockets open."
+        result = run_claude(
+            project, url, "How often should the websocket heartbeat ping?", tmp_path
+        )
+    with usage_log(project) as log:
+        heartbeat = log.tallies()["ws-heartbeat-interval"]
+        assert "ws-heartbeat-interval" in set(log.session_atoms(str(result["session_id"])))
+    assert (heartbeat.injected, heartbeat.contradicted, heartbeat.confirmed) == (1, 1, 0)
+
+
 MEMKIT_TOOLS = {"mcp__memkit__search", "mcp__memkit__get", "mcp__memkit__timeline"}
 
 
