@@ -226,14 +226,25 @@ def wait_for(predicate: Callable[[], object], seconds: float = 30) -> None:
 
 
 def start_engine(repo: Path, *args: str) -> subprocess.Popen[bytes]:
-    """`memkit serve` for `repo`, once its socket is up."""
+    """`memkit serve` for `repo`, once its socket is up and its pid file names it (the engine
+    writes that file just after binding: a pid read earlier could be stale and name any
+    process of this machine, the test's own worker included)."""
     engine = subprocess.Popen(
         [sys.executable, "-m", "memkit", "serve", *args],
         cwd=repo,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    wait_for((repo / ".memkit/engine.sock").exists)
+    pid_file = repo / ".memkit/engine.pid"
+
+    def up() -> bool:
+        try:
+            named = pid_file.read_text(encoding="utf-8").strip()
+        except OSError:
+            return False
+        return (repo / ".memkit/engine.sock").exists() and named == str(engine.pid)
+
+    wait_for(up)
     return engine
 
 
