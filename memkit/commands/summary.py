@@ -95,20 +95,12 @@ def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
         except (OSError, MemkitError) as exc:
             logging.getLogger("memkit").info("summary from the files: %s", exc)
     from memkit.admission.decide import read_admitted  # noqa: PLC0415
+    from memkit.index.prepare import entry  # noqa: PLC0415
     from memkit.repo import list_atom_files  # noqa: PLC0415
 
     rows: list[Mapping[str, Any]] = []
     for relpath in list_atom_files(root):
         parsed, refused = read_admitted(root, relpath, config, fast=True)  # as the index does
-        atom = parsed.atom
-        if atom is not None and not refused:
-            rows.append(
-                {
-                    "scope": atom.scope,
-                    "status": atom.status,
-                    "pending": atom.pending,
-                    "type": atom.type,
-                    "triggers": list(atom.triggers),
-                }
-            )
+        if parsed.atom is not None and not refused:
+            rows.append(entry(parsed.atom, blob=""))  # the index's own row, without its blob
     return rows
