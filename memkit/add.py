@@ -9,6 +9,7 @@ a file and never prints: callers render the `AddOutcome`.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -19,13 +20,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memkit.admission.content import run_content_checks
 from memkit.atom import ID_MAX_LEN, id_from_path
+from memkit.atom.read import parse_atom_bytes
 from memkit.atom.title import title_of
+from memkit.audit.write import PENDING, conflicts, remember
+from memkit.changeset import Change
+from memkit.checks.gate import gate_atoms
+from memkit.checks.roles import judge_changes
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
+from memkit.findings import Finding, Severity
+from memkit.gate.score import is_pitfall
 from memkit.repo import list_atom_files
-from memkit.roles import git_email, identify
+from memkit.roles import git_email, identify, sensitive_kinds
+from memkit.safety.secrets import find_secrets
 from memkit.safety.text import has_cjk
 
 # Refused for what the text says: a secret, `<private>` text, prompt injection.
@@ -137,7 +147,6 @@ def id_base(title: str, text: str, atom_type: str) -> str:
 def without_secrets(text: str) -> str:
     """`text` with every secret the gate would find replaced by `…`: ids, file names and
     titles are printed and committed, and must never carry one."""
-    from memkit.safety.secrets import find_secrets  # noqa: PLC0415
 
     lines = text.split("\n")
     for hit in sorted(find_secrets(text), key=lambda h: (h.line, h.col), reverse=True):
@@ -173,7 +182,6 @@ def folder_of(scope: str, root: Path, user: str | None = None) -> str:
 def needs_review(root: Path, config: Config, atom_type: str) -> bool:
     """Whether the commit would refuse this atom in shared/ (MK204): sensitive types from
     anyone but management go to shared/_pending/ for review, so write it there at once."""
-    from memkit.roles import sensitive_kinds  # noqa: PLC0415
 
     return atom_type in sensitive_kinds(config) and not identify(root).is_management
 
@@ -197,7 +205,6 @@ class _Batch:
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Batch:
-        from memkit.roles import sensitive_kinds  # noqa: PLC0415
 
         return cls(
             root,
@@ -223,8 +230,6 @@ def add_atom(
     if not outcome.errors and not dry_run:
         write_outcome(root, outcome)
         if outcome.let_in and not outcome.pending_review:
-            from memkit.audit.write import remember  # noqa: PLC0415
-
             remember(root, outcome.let_in)
     return outcome
 
@@ -239,11 +244,6 @@ def check_drafts(
     """Check `drafts` as a commit would, all at once, each against the repository as it
     stands (not against one another); nothing is written. Ids are handed out in order, each
     unlike the repository's, `reserved` and the earlier drafts' (a draft may name its own)."""
-    from memkit.admission.content import run_content_checks  # noqa: PLC0415
-    from memkit.atom.read import parse_atom_bytes  # noqa: PLC0415
-    from memkit.changeset import Change  # noqa: PLC0415
-    from memkit.checks.gate import gate_atoms  # noqa: PLC0415
-    from memkit.checks.roles import judge_changes  # noqa: PLC0415
 
     config = config or load_config(root)
     batch = _Batch.read(root, config)
@@ -349,7 +349,6 @@ def _named_by_nothing_it_says(
     agent) is named by a digest only, and reported by those findings alone: the id, the file
     name and the quality line would quote it back (to a terminal, or to the model that sent
     it through MCP)."""
-    import dataclasses  # noqa: PLC0415
 
     folder = outcome.path.rsplit("/", 1)[0]
     atom_id = f"{atom_type}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"  # noqa: S324
@@ -369,7 +368,6 @@ def write_outcome(root: Path, outcome: AddOutcome) -> None:
 def _earns_observed(text: str, atom_type: str, verdict: str) -> bool:
     """The pitfall fast path at write time (Atomic Memory V4.1): a failure mode that passes
     the gate starts as observed, not tentative; it is the memory most worth trusting early."""
-    from memkit.gate.score import is_pitfall  # noqa: PLC0415
 
     return verdict == "pass" and is_pitfall(text, atom_type)
 
@@ -383,8 +381,6 @@ def _route_contradictions(
 ) -> None:
     """A draft that contradicts a live atom is reported; one that must not become a second
     live truth (memkit.audit.write) is written to shared/_pending/ for review instead."""
-    from memkit.audit.write import PENDING, conflicts  # noqa: PLC0415
-    from memkit.findings import Finding, Severity  # noqa: PLC0415
 
     for conflict in conflicts(batch.root, atoms, batch.config, identity=batch.identity):
         atom = conflict.atom

@@ -10,6 +10,10 @@ from typing import Any
 
 from memkit.errors import MemkitError
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"ruamel.yaml", "ruamel.yaml.error"}
+
+
 CONFIG_NAME = "memkit.yaml"
 
 
@@ -37,8 +41,8 @@ def _positive_int(data: Mapping[str, Any], key: str, default: int, where: str) -
 
 
 def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
-    from ruamel.yaml import YAML  # noqa: PLC0415  (kept off the Claude Code hot path)
-    from ruamel.yaml.error import YAMLError  # noqa: PLC0415
+    from ruamel.yaml import YAML  # kept off the Claude Code hot path
+    from ruamel.yaml.error import YAMLError
 
     try:
         data = YAML(typ="safe", pure=True).load(text)

@@ -16,12 +16,24 @@ import shutil
 from pathlib import Path
 
 from memkit.checkup import FAIL, OK, WARN, Check
+from memkit.claude.skipped import check_skipped
+from memkit.config import load_config
+from memkit.embedding import ModelError
+from memkit.embedding.usercache import model_cache_dir
+from memkit.errors import MemkitError
+from memkit.git import output
+from memkit.localstate import check_engine, check_folder, check_index, check_usage
+from memkit.roles import identify
+from memkit.wiring_checks import claude_checks
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.embedding.encoder"}
+
 
 HOOK_TYPES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
 
 
 def _hooks_dir(root: Path) -> Path | None:
-    from memkit.git import output  # noqa: PLC0415
 
     found = output(root, "rev-parse", "--git-path", "hooks")
     if found is None:
@@ -66,8 +78,7 @@ def check_path() -> Check:
 
 
 def check_model(root: Path, model: str) -> Check:
-    from memkit.embedding import ModelError, load_encoder  # noqa: PLC0415
-    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
+    from memkit.embedding import load_encoder
 
     try:
         encoder = load_encoder(model, cache_dir=model_cache_dir(root), base=root)
@@ -78,7 +89,6 @@ def check_model(root: Path, model: str) -> Check:
 
 
 def check_identity(root: Path) -> Check:
-    from memkit.roles import identify  # noqa: PLC0415
 
     who = identify(root)
     roles = ", ".join(sorted(who.roles)) or "none"
@@ -121,16 +131,6 @@ def check_claude(project: Path) -> Check:
 
 
 def diagnose(root: Path, project: Path) -> list[Check]:
-    from memkit.claude.skipped import check_skipped  # noqa: PLC0415
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.errors import MemkitError  # noqa: PLC0415
-    from memkit.localstate import (  # noqa: PLC0415
-        check_engine,
-        check_folder,
-        check_index,
-        check_usage,
-    )
-    from memkit.wiring_checks import claude_checks  # noqa: PLC0415
 
     try:
         config = load_config(root)

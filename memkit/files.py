@@ -13,6 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"tempfile"}
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -31,7 +34,7 @@ def write_atomic(
     is handed the open binary file). `durable` syncs the data to disk before the rename: for
     what the user wrote; derived files that can be rebuilt skip it. The file keeps the mode of
     the one it replaces, a new one gets `mode` or what the umask allows, as `open` would."""
-    import tempfile  # noqa: PLC0415  (~5 ms, with shutil and the compression modules: only to write)
+    import tempfile  # ~5 ms, with shutil and the compression modules: only to write
 
     path.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -6,6 +6,8 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from memkit.safety.secrets import redact_secrets
+
 
 class Severity(enum.Enum):
     ERROR = "error"
@@ -24,7 +26,6 @@ class Finding:
     def __post_init__(self) -> None:
         # A file named after a token (`shared/xoxb-….md`) must not print it, in any output
         # built from findings (pre-commit, every `memkit ci` format, the audit).
-        from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
         object.__setattr__(self, "path", redact_secrets(self.path))
         object.__setattr__(self, "message", redact_secrets(self.message))
@@ -41,7 +42,6 @@ class Finding:
 def describe_refused(refused: Mapping[str, Sequence[str]], limit: int = 3) -> str:
     """`shared/a.md (MK110), shared/b.md (MK003), …`: files validation refuses, named by path
     and codes only, never by what they say (a secret in a file name is masked)."""
-    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     shown = [
         f"{redact_secrets(path)} ({', '.join(codes) or 'invalid'})"

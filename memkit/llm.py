@@ -20,6 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"urllib.parse"}
+
+
 log = logging.getLogger(__name__)
 PROVIDERS = {
     # provider: (default url, environment variable of the key, key required)
@@ -46,7 +50,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         headers: Any,
         newurl: str,
     ) -> None:
-        from urllib.parse import urlsplit  # noqa: PLC0415
+        from urllib.parse import urlsplit
 
         log.warning(
             "%s answered %d, a redirect to %s; not followed (credentials stay with the "

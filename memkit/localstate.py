@@ -15,15 +15,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memkit.checkup import FAIL, OK, WARN, Check
+from memkit.findings import describe_refused
+from memkit.index.manifest import is_stale
+from memkit.index.opening import DAMAGED, open_checked
+from memkit.index.store import describe
+from memkit.recall.client import SOCKET, engine_hung
+from memkit.recall.trust import engine_socket
+from memkit.recall.usage import damaged
 
 LOW_SPACE = 20 * 1024 * 1024  # bytes: below this an index build or a log write may fail
 
 
 def check_index(root: Path) -> Iterator[Check]:
     """The live generation, every file's checksum verified, opened as the engine opens it."""
-    from memkit.index.manifest import is_stale  # noqa: PLC0415
-    from memkit.index.opening import DAMAGED, open_checked  # noqa: PLC0415
-    from memkit.index.store import describe  # noqa: PLC0415
 
     reader, problem, detail = open_checked(root, deep=True)
     if reader is None:
@@ -62,8 +66,6 @@ def check_index(root: Path) -> Iterator[Check]:
         yield Check(OK, "index", f"{atoms} atoms, current ({reader.generation})")
     refused = reader.refusals
     if refused:
-        from memkit.findings import describe_refused  # noqa: PLC0415
-
         yield Check(
             WARN,
             "invalid atoms",
@@ -79,7 +81,6 @@ def check_usage(root: Path) -> Check:
     remove = "rm -f " + " ".join(
         shlex.quote(str(path.with_name(path.name + extra))) for extra in ("", "-wal", "-shm")
     )
-    from memkit.recall.usage import damaged  # noqa: PLC0415
 
     problems: list[str] = []
     uses = 0
@@ -151,8 +152,6 @@ def check_folder(root: Path) -> Iterator[Check]:
 
 
 def check_engine(root: Path) -> Check:
-    from memkit.recall.client import SOCKET, engine_hung  # noqa: PLC0415
-    from memkit.recall.trust import engine_socket  # noqa: PLC0415
 
     folder = root / ".memkit"
     sock = folder / SOCKET

@@ -15,13 +15,13 @@ import tempfile
 from pathlib import Path
 
 from memkit.files import private_dirs
+from memkit.safety.private import strip_private
+from memkit.safety.secrets import redact_secrets
 
 MAX_LOG = 1_000_000  # bytes; one older file is kept beside it
 
 
 def mask(text: str) -> str:
-    from memkit.safety.private import strip_private  # noqa: PLC0415
-    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     return redact_secrets(strip_private(text, "<private>…</private>"))
 

@@ -19,13 +19,17 @@ from typing import NoReturn
 from memkit import __version__
 from memkit.errors import MemkitError
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"hashlib", "memkit.claude.main", "memkit.commands", "memkit.logs"}
+
+
 log = logging.getLogger("memkit")
 
 
 def main_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The whole CLI's parser; with `verb`, only that command's (when it is one), so that a
     command imports what it needs and not what every other command does (~70 ms)."""
-    import memkit.commands  # noqa: PLC0415
+    import memkit.commands
 
     parser = argparse.ArgumentParser(
         prog="memkit",
@@ -53,9 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:
         # Claude Code runs this on every prompt: skip the parser of every other command.
-        from memkit.claude.main import main as hook_main  # noqa: PLC0415
+        from memkit.claude.main import main as hook_main
 
         return hook_main(argv[1:])
+    if argv == ["--version"]:  # every command's parser would be imported to print one line
+        print(f"memkit {__version__}")
+        return 0
     parser = main_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -94,7 +101,7 @@ def _closed_pipe() -> int:
 def _write_crash_log(argv: Sequence[str]) -> Path | str:
     """The crash, for a bug report: in this user's own log folder (0700, the file 0600; see
     `memkit.logs`), with `<private>` text cut and secrets redacted from argv and traceback."""
-    from memkit.logs import mask, user_log_dir  # noqa: PLC0415
+    from memkit.logs import mask, user_log_dir
 
     text = mask(
         "### memkit crash\n\n"
@@ -124,7 +131,7 @@ CRASH_LOG_EVERY = 3600.0  # seconds: one log per cause; the same crash again onl
 def _cause() -> str:
     """What makes two crashes the same one: the exception's type (and errno) and where it
     was raised, not its message (which names paths, ids, times)."""
-    import hashlib  # noqa: PLC0415
+    import hashlib
 
     kind, exc, tb = sys.exc_info()
     frames = [(Path(f.filename).name, f.name, f.lineno) for f in traceback.extract_tb(tb)[-4:]]

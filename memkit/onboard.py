@@ -19,6 +19,7 @@ from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
 from memkit.git import run
+from memkit.index import refresh
 from memkit.repo import git_toplevel
 from memkit.roles import MANAGEMENT, Author, git_author, identify, slug
 from memkit.template import copy_template, top_level_names
@@ -127,7 +128,6 @@ def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = No
     if install_hooks:
         install_git_hooks(path)
     (path / ".memkit").mkdir(exist_ok=True)
-    from memkit.index import refresh  # noqa: PLC0415
 
     stats = refresh(path, quiet=not sys.stderr.isatty())  # a progress bar on a terminal
     who = identify(path)

@@ -16,6 +16,10 @@ from __future__ import annotations
 
 import os
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"grp", "pwd", "subprocess"}
+
+
 CONFIG = "memkit.yaml"
 STICKY = 0o1000
 _DIR_TYPE = 0o040000
@@ -27,8 +31,8 @@ def _own_private_group(gid: int) -> bool:
     distributions, where every folder is 0775."""
     if gid != os.getegid():
         return False
-    import grp  # noqa: PLC0415  (only for group-writable folders)
-    import pwd  # noqa: PLC0415
+    import grp  # only for group-writable folders
+    import pwd
 
     try:
         members = grp.getgrgid(gid).gr_mem
@@ -51,7 +55,7 @@ def safe(st: os.stat_result) -> bool:
 
 def _whose(uid: int) -> str:
     try:
-        import pwd  # noqa: PLC0415
+        import pwd
 
         return f"`{pwd.getpwuid(uid).pw_name}` (uid {uid})"
     except (KeyError, ImportError):
@@ -94,7 +98,7 @@ def _problem(folder: str) -> str | None:
 def _excepted(folder: str) -> bool:
     """Whether git's `safe.directory` (system and global settings only, as git reads it)
     lists `folder`: the user has said they trust it."""
-    import subprocess  # noqa: PLC0415  (only for a repository that failed the check)
+    import subprocess  # only for a repository that failed the check
 
     try:
         listed = subprocess.run(

@@ -15,6 +15,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"multiprocessing"}
+
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
@@ -44,7 +48,7 @@ def in_halves(
         if on_first is not None:
             on_first(done)
         return [done]
-    import multiprocessing  # noqa: PLC0415
+    import multiprocessing
 
     half = len(items) // 2
     mine, theirs = items[:half], items[half:]

@@ -20,13 +20,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memkit import git
-from memkit.atom import Atom
+from memkit.admission.decide import read_admitted
+from memkit.atom import ID_MAX_LEN, Atom, id_from_path
+from memkit.atom.plain import read_meta
+from memkit.atom.read import read_atom
+from memkit.atom.write import update_frontmatter
+from memkit.audit.write import conflicts
+from memkit.checks.gate import gate_atoms
 from memkit.checks.roles import REVIEW_LOG
 from memkit.config import Config
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.repo import list_atom_files
 from memkit.roles import Identity
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"ruamel.yaml.comments", "ruamel.yaml.error"}
+
 
 PENDING = "shared/_pending/"
 REJECTED = "archive/rejected/"
@@ -65,8 +75,6 @@ def concerns(root: Path, atom: Atom, config: Config) -> list[Concern]:
 
     The one place review asks the write checks (`memkit.audit.write.conflicts`, the same call
     the gate and `memkit add` make, and `memkit.checks.gate.gate_atoms`)."""
-    from memkit.audit.write import conflicts  # noqa: PLC0415
-    from memkit.checks.gate import gate_atoms  # noqa: PLC0415
 
     placed = replace(atom, path="shared/" + atom.path.removeprefix(PENDING), pending=False)
     out = [
@@ -110,7 +118,6 @@ def approve(
     """Move a pending atom into shared/ (or, with `supersedes`, confirm one already there),
     link it to the atoms it replaces and retire them, all staged for one commit. Refuses,
     changing nothing, what the commit would refuse."""
-    from memkit.atom.read import read_atom  # noqa: PLC0415
 
     _need_management(who, "approve")
     source = pending_path(root, atom_id)
@@ -177,7 +184,6 @@ def _need_management(who: Identity, action: str) -> None:
 
 
 def _admitted(root: Path, relpath: str, config: Config) -> Atom:
-    from memkit.admission.decide import read_admitted  # noqa: PLC0415
 
     parsed, codes = read_admitted(root, relpath, config)
     if parsed.atom is None or codes:
@@ -190,7 +196,7 @@ def _admitted(root: Path, relpath: str, config: Config) -> Atom:
 
 def _flow(ids: Sequence[str]) -> object:
     """A YAML list written `[a, b]`, as atoms write lists."""
-    from ruamel.yaml.comments import CommentedSeq  # noqa: PLC0415
+    from ruamel.yaml.comments import CommentedSeq
 
     seq = CommentedSeq(list(ids))
     seq.fa.set_flow_style()
@@ -198,7 +204,6 @@ def _flow(ids: Sequence[str]) -> object:
 
 
 def _set_list(path: Path, key: str, ids: Sequence[str], status: str | None = None) -> None:
-    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     changes: dict[str, object] = {key: _flow(ids)}
     if status:
@@ -208,7 +213,6 @@ def _set_list(path: Path, key: str, ids: Sequence[str], status: str | None = Non
 
 def reject(root: Path, atom_id: str, who: Identity, reason: str) -> tuple[str, str]:
     """Move a pending atom into archive/rejected/ with the reason, who and when."""
-    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     _need_management(who, "reject")
     source = pending_path(root, atom_id)
@@ -265,10 +269,7 @@ def propose(root: Path, atom_id: str, who: Identity) -> Proposal:
     new_id = _next_id(root, atom_id)
     target = f"{PENDING}{new_id}.md"
     write_atomic(root / target, edit[1] if edit else committed)
-    from ruamel.yaml.error import YAMLError  # noqa: PLC0415
-
-    from memkit.atom.plain import read_meta  # noqa: PLC0415
-    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
+    from ruamel.yaml.error import YAMLError
 
     meta = read_meta(root / target) or {}
     earlier = [s for s in _listed(meta.get("supersedes")) if s != atom_id]
@@ -308,7 +309,6 @@ def _listed(value: object) -> list[str]:
 
 def _next_id(root: Path, atom_id: str) -> str:
     """`use-pnpm` → `use-pnpm-2` (`use-pnpm-2` → `use-pnpm-3`), the first id not taken."""
-    from memkit.atom import ID_MAX_LEN, id_from_path  # noqa: PLC0415
 
     taken = {id_from_path(p) for p in list_atom_files(root)}
     m = re.fullmatch(r"(.*)-(\d+)", atom_id)

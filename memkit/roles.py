@@ -20,6 +20,10 @@ from memkit.git import output, show
 if TYPE_CHECKING:
     from memkit.config import Config
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"ruamel.yaml", "ruamel.yaml.error"}
+
+
 ROLES_FILE = "shared/_roles.md"
 MANAGEMENT = "management"
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -81,8 +85,8 @@ def parse_roles(text: str) -> RoleTable:
 
 
 def _from_yaml(block: str) -> list[Member]:
-    from ruamel.yaml import YAML  # noqa: PLC0415
-    from ruamel.yaml.error import YAMLError  # noqa: PLC0415
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     try:
         data = YAML(typ="safe", pure=True).load(block)

@@ -14,6 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from memkit.atom.text import atom_text
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.embedding.encoder",
+    "memkit.embedding.usercache",
+    "memkit.index",
+    "memkit.index.search",
+    "numpy",
+}
+
+
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
@@ -36,10 +46,10 @@ class Neighbour:
 
 def atom_vectors(root: Path, atoms: Sequence[Atom], model: str = "default") -> np.ndarray:
     """L2-normalised vectors, one row per atom, in order."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from memkit.embedding import load_encoder  # noqa: PLC0415
-    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
+    from memkit.embedding import load_encoder
+    from memkit.embedding.usercache import model_cache_dir
 
     encoder = load_encoder(model, cache_dir=model_cache_dir(root), base=root)
     if not atoms:
@@ -64,9 +74,9 @@ def neighbours(
 
     Returns the neighbours by atom path and the index reader (for trigger look-ups).
     """
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from memkit.index import open_index, refresh  # noqa: PLC0415
+    from memkit.index import open_index, refresh
 
     try:
         refresh(root, quiet=True)
@@ -100,7 +110,7 @@ MIN_SPREAD = 0.03
 
 def _spread(row: Any, live: Any, own: int | None) -> tuple[float, float]:
     """Mean and standard deviation of one atom's similarities to the live atoms but itself."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     mask = live.copy()
     if own is not None:

@@ -15,6 +15,10 @@ from typing import Any
 from memkit.errors import MemkitError, UsageError
 from memkit.roles import parse_roles, slug
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"ruamel.yaml", "ruamel.yaml.comments", "ruamel.yaml.error"}
+
+
 _YAML_BLOCK = re.compile(r"(```ya?ml\n)(.*?)(```)", re.S)
 _SEPARATOR = re.compile(r":?-{2,}:?")
 NEW_TABLE = "| user | email | roles |\n|------|-------|-------|\n"
@@ -103,9 +107,9 @@ def _edit_rows(
 
 
 def _edit_yaml(text: str, user: str, emails: list[str], roles: list[str]) -> str | None:
-    from ruamel.yaml import YAML  # noqa: PLC0415
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq  # noqa: PLC0415
-    from ruamel.yaml.error import YAMLError  # noqa: PLC0415
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.error import YAMLError
 
     match = _YAML_BLOCK.search(text)
     if match is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import shlex
 import shutil
 import subprocess
@@ -29,7 +30,10 @@ from memkit.claude.wiring import (
     mcp_repos,
     read_json,
 )
+from memkit.mcp.lookup import SEARCH_KIND
 from memkit.mcp.rpc import initialize_request
+from memkit.recall.client import SOCKET, ask
+from memkit.recall.trust import engine_socket
 
 MCP_WAIT = 10.0  # seconds for the server's answers before doctor calls it dead
 # Claude Code 2.1.197 (`claude -p`) sends its first request ~2 s after starting its servers,
@@ -127,7 +131,6 @@ def _exchange(argv: list[str], project: Path) -> tuple[list[dict[str, object]], 
 
 
 def _readline(proc: subprocess.Popen[bytes], deadline: float) -> bytes:
-    import selectors  # noqa: PLC0415
 
     assert proc.stdout is not None  # noqa: S101
     with selectors.DefaultSelector() as sel:
@@ -177,9 +180,6 @@ def check_mcp(project: Path) -> Check:
 
 def check_engine_answers(root: Path) -> Check | None:
     """A running engine asked one search (None when none runs: the hooks start it)."""
-    from memkit.mcp.lookup import SEARCH_KIND  # noqa: PLC0415
-    from memkit.recall.client import SOCKET, ask  # noqa: PLC0415
-    from memkit.recall.trust import engine_socket  # noqa: PLC0415
 
     if engine_socket(str(root), SOCKET) is None:
         return None

@@ -12,6 +12,11 @@ from collections.abc import Callable, Iterable, Iterator
 from memkit.atom import Atom
 from memkit.config import Config
 from memkit.findings import Finding, Severity
+from memkit.safety.secrets import PRIVATE_TAG, find_secrets
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.safety.injection"}
+
 
 ContentCheck = Callable[[Atom, str, Config], Iterable[Finding]]
 """(parsed atom, the file's full text, config) -> findings."""
@@ -29,7 +34,7 @@ def _load_builtin() -> None:
     if _loaded:
         return
     _loaded = True
-    from memkit.safety.injection import injection_mode  # noqa: PLC0415
+    from memkit.safety.injection import injection_mode
 
     register(secret_findings)
     register(injection_findings, may_refuse=lambda config: injection_mode(config) == "fail")
@@ -66,7 +71,6 @@ def run_content_checks(
 
 
 def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
-    from memkit.safety.secrets import PRIVATE_TAG, find_secrets  # noqa: PLC0415
 
     del config
     for hit in find_secrets(atom.path):
@@ -103,7 +107,7 @@ def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
 
 
 def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
-    from memkit.safety.injection import (  # noqa: PLC0415
+    from memkit.safety.injection import (
         injection_allowed,
         injection_mode,
         refused_hits,

@@ -27,6 +27,10 @@ from memkit.atom import (
 from memkit.config import Config
 from memkit.findings import Finding, Severity
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.triggers"}
+
+
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 At = Callable[[str], tuple[int, int]]  # a key's (line, column) in the file
@@ -109,7 +113,7 @@ def sort_keys(
 
 def check_triggers(triggers: tuple[str, ...], at: At, config: Config, out: Collector) -> None:
     """MK021 a trigger that would match nearly every prompt; MK022 too many of them."""
-    from memkit.triggers import trigger_problem  # noqa: PLC0415
+    from memkit.triggers import trigger_problem
 
     line, col = at("triggers")
     for trigger in triggers:

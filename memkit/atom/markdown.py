@@ -21,6 +21,10 @@ from typing import Any
 
 from memkit.atom import Bullet, Section
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"mistune"}
+
+
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -225,7 +229,7 @@ _PARSER: list[Any] = []
 @functools.cache
 def _markdown() -> Callable[[str], Any]:
     # Made once: building the parser costs a third of parsing a typical atom.
-    import mistune  # noqa: PLC0415  (kept off the Claude Code hot path)
+    import mistune  # kept off the Claude Code hot path
 
     parser = mistune.create_markdown(renderer=None)
     _PARSER.append(parser)

@@ -28,6 +28,10 @@ import stat
 from pathlib import Path
 from typing import Any, cast
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"yaml"}
+
+
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?")
 _ITEM = re.compile(r"( *)- +([^ \t].*)")
 # YAML's printable characters, without CR, NEL and the BOM (a YAML library's business), and
@@ -99,7 +103,7 @@ def read_meta(path: str | Path) -> dict[str, Any] | None:
     if simple is not None:
         return simple
     try:
-        import yaml  # noqa: PLC0415
+        import yaml
 
         meta = yaml.load(text, Loader=yaml.CBaseLoader)  # noqa: S506
     except Exception:  # unreadable frontmatter

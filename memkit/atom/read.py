@@ -34,6 +34,10 @@ from memkit.config import Config
 from memkit.files import NotRegular, read_regular
 from memkit.findings import Finding
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.atom.markdown"}
+
+
 FENCE = re.compile(r"^-{3,}\s*$")  # a frontmatter block's first and last line
 
 
@@ -173,7 +177,7 @@ def _parse_text(
     check_body(body, block.body_line, out)
     check_length(text, config, out)
 
-    from memkit.atom.markdown import parse_sections  # noqa: PLC0415
+    from memkit.atom.markdown import parse_sections
 
     sections = parse_sections(body, block.body_line) if body.strip() else ()
     atom_id = values.get("id", "")

@@ -19,6 +19,16 @@ from typing import Any
 from memkit.atom import plain
 from memkit.atom.checks import Collector, is_date
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "frontmatter.default_handlers",
+    "ruamel.yaml",
+    "ruamel.yaml.comments",
+    "ruamel.yaml.error",
+    "ruamel.yaml.events",
+}
+
+
 MAX_YAML_DEPTH = 8
 _UNREAL_DATE = re.compile(r"^(\s*[\w-]+:[ \t]*)(\d{4}-\d{2}-\d{2})(?=[ \t]*(?:#.*)?$)", re.M)
 _DATE_AT_LINE_START = re.compile(r"^\s*[\w-]+:\s*['\"]?(\d{4}-\d{2}-\d{2})")
@@ -42,7 +52,7 @@ def round_trip_handler() -> Any:
     """python-frontmatter's handler, with ruamel's round-trip loader instead of PyYAML (a
     class made on first use: importing ruamel and python-frontmatter costs ~50 ms, and most
     atoms need neither, see `memkit.atom.plain`)."""
-    from frontmatter.default_handlers import YAMLHandler  # noqa: PLC0415
+    from frontmatter.default_handlers import YAMLHandler
 
     class RoundTripYAMLHandler(YAMLHandler):
         def load(self, fm: str, **kwargs: object) -> Any:
@@ -58,14 +68,14 @@ def round_trip_handler() -> Any:
 
 def commented_map() -> Any:
     """ruamel's mapping type (what the round-trip loader makes of a mapping)."""
-    from ruamel.yaml.comments import CommentedMap  # noqa: PLC0415
+    from ruamel.yaml.comments import CommentedMap
 
     return CommentedMap
 
 
 def ruamel_yaml() -> Any:
     """A round-trip ruamel loader and dumper that keeps an author's quoting and long lines."""
-    from ruamel.yaml import YAML  # noqa: PLC0415
+    from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
     yaml.preserve_quotes = True
@@ -114,7 +124,7 @@ def load_frontmatter(
 def _load_with_ruamel(block: Block, out: Collector, *, fast: bool) -> Any:
     """What ruamel reads; None after reporting MK003 or MK020. An impossible date raises
     ValueError."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError  # noqa: PLC0415
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
         if _needs_scan(block.yaml_text) and not _scan_is_safe(block, out):
@@ -142,7 +152,7 @@ def _unreal_date_line(block: Block) -> int:
 def _scan_is_safe(block: Block, out: Collector) -> bool:
     """MK020: aliases (billion-laughs bombs) and deep nesting, found in ruamel's events
     before anything is built from them."""
-    from ruamel.yaml.events import (  # noqa: PLC0415
+    from ruamel.yaml.events import (
         AliasEvent,
         CollectionEndEvent,
         CollectionStartEvent,

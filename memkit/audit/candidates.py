@@ -23,6 +23,10 @@ from memkit.atom.text import atom_text
 from memkit.gate.duplicates import DEFAULT_DUPLICATE
 from memkit.vectors import is_live
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"numpy"}
+
+
 SOURCES = ("vector", "bm25", "trigger")
 _BLOCK = 256
 _BM25_QUERY_WORDS = 48
@@ -63,7 +67,7 @@ def find(
     reader: Any, incoming: Sequence[Any], settings: AuditSettings
 ) -> list[dict[str, Candidate]]:
     """For each incoming atom (in order), its candidates by path, excluding itself."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     out: list[dict[str, Candidate]] = [{} for _ in incoming]
     if not incoming or not len(reader.atoms):
@@ -121,7 +125,7 @@ def find(
 
 def _vectors(reader: Any, atoms: Sequence[Any]) -> Any:
     """Index rows for atoms the index holds as they are; encoded text for the others."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     rows = [reader.row_of.get(a.path) for a in atoms]
     out = np.zeros((len(atoms), reader.vectors.shape[1]), dtype=np.float32)
@@ -140,7 +144,7 @@ def _same(entry: dict[str, Any], atom: Any) -> bool:
 
 
 def _top(values: Any, k: int) -> list[int]:
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     if k <= 0 or not len(values):
         return []

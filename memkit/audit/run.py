@@ -25,6 +25,10 @@ from memkit.config import Config
 from memkit.files import write_atomic
 from memkit.git import output
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.index", "memkit.index.search"}
+
+
 log = logging.getLogger(__name__)
 
 __all__ = ["REPORT", "AuditSettings", "PairResult", "audit", "changed_paths", "compare"]
@@ -73,7 +77,7 @@ def audit(
     settings: AuditSettings | None = None,
 ) -> list[PairResult]:
     """Classify each incoming atom against its candidates among the live atoms."""
-    from memkit.index import open_index, refresh  # noqa: PLC0415
+    from memkit.index import open_index, refresh
 
     refresh(root, quiet=True)
     reader = open_index(root)
@@ -185,7 +189,7 @@ def compare(
     if isinstance(judge, ClaudeJudge) and not judging:
         judge = None
     if reader is None:
-        from memkit.index import open_index, refresh  # noqa: PLC0415
+        from memkit.index import open_index, refresh
 
         try:
             refresh(root, quiet=True)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memkit.atom.plain import read_meta
+
 log = logging.getLogger(__name__)
 REPORT = ".memkit/audit/last.json"
 # Contradictions a writer let in (MK105, a warning): no pull audit runs in the writer's own
@@ -51,7 +53,6 @@ def state(root: Path, relpath: str) -> State | None:
 
 
 def _read(path: Path, relpath: str) -> State | None:
-    from memkit.atom.plain import read_meta  # noqa: PLC0415
 
     meta = read_meta(path)  # unreadable frontmatter: validation reports it; here it is not live
     if meta is None:

@@ -13,6 +13,7 @@ candidates and classifier. The answer:
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,8 +22,13 @@ from typing import Any
 
 from memkit.atom import Atom
 from memkit.audit.classify import CONTRADICTS
+from memkit.audit.run import compare
+from memkit.audit.status import WRITTEN, unresolved_items, unresolved_now
 from memkit.config import Config
+from memkit.files import write_atomic
 from memkit.findings import Finding, Severity
+from memkit.roles import identify, sensitive_kinds
+from memkit.safety.secrets import redact_secrets
 
 PENDING = "shared/_pending"
 log = logging.getLogger(__name__)
@@ -70,11 +76,6 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
     """Keep the contradictions that were let in live (MK105) beside the pull audit's report,
     so that recall says so when both atoms reach one prompt in this clone too. Pairs that no
     longer stand (superseded, archived, gone) are dropped as the file is rewritten."""
-    import json  # noqa: PLC0415
-
-    from memkit.audit.status import WRITTEN, unresolved_items, unresolved_now  # noqa: PLC0415
-    from memkit.files import write_atomic  # noqa: PLC0415
-    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     new = [
         {
@@ -114,8 +115,6 @@ def conflicts(
     reader: Any = None,
 ) -> list[Conflict]:
     """Unsettled contradictions between `atoms` (files or drafts) and the live atoms."""
-    from memkit.audit.run import compare  # noqa: PLC0415
-    from memkit.roles import sensitive_kinds  # noqa: PLC0415
 
     # A pending atom is judged as what it would say once approved: its being in review must
     # not count as "not active", which would call every contradiction of it resolved.
@@ -151,7 +150,5 @@ def _pending(atom: Atom) -> bool:
 
 def _is_management(root: Path, identity: Any) -> bool:
     if identity is None:
-        from memkit.roles import identify  # noqa: PLC0415
-
         identity = identify(root)
     return bool(identity.is_management)

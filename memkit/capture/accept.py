@@ -17,8 +17,10 @@ from pathlib import Path
 from memkit.add import AddOutcome, Draft, add_atom
 from memkit.capture import queue
 from memkit.capture.queue import Candidate
+from memkit.capture.terms import accepted_triggers
 from memkit.errors import MemkitError
 from memkit.git import tracked
+from memkit.index import IndexUnavailable, refresh
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +40,6 @@ def draft_of(
     body = text if text is not None else cand.statement
     if cand.detail.get("error") and text is None:
         body += f"\n\n- Error: {cand.detail['error']}\n- What worked: `{cand.detail['fix']}`"
-    from memkit.capture.terms import accepted_triggers  # noqa: PLC0415
 
     return Draft(
         text=body,
@@ -133,7 +134,6 @@ def undo(root: Path, ident: str, reason: str, *, force: bool = False) -> tuple[C
 
 def refresh_index(root: Path) -> None:
     """The next prompt, with or without the warm engine, finds (or no longer finds) the atom."""
-    from memkit.index import IndexUnavailable, refresh  # noqa: PLC0415
 
     try:
         refresh(root, quiet=True)

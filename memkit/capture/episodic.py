@@ -30,15 +30,17 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from memkit.capture import outline, queue
 from memkit.capture.queue import refusal
 from memkit.capture.state import SessionState
 from memkit.errors import MemkitError
-from memkit.files import write_atomic
-
-if TYPE_CHECKING:
-    from memkit.recall.pipeline import Recalled
+from memkit.files import private_dirs, write_atomic
+from memkit.recall.budget import estimate_tokens
+from memkit.recall.client import identity_key
+from memkit.recall.pipeline import Recalled
+from memkit.roles import git_email
+from memkit.triggers import STOP_WORDS
 
 FOLDER = "episodic"  # under .memkit/
 MAX_SUMMARY = 8_000  # characters of a summary read back
@@ -86,8 +88,6 @@ def project_name(root: Path, project: str) -> str:
 def email_of(root: Path) -> str:
     """The git author email of the person asking, in `root` (cached for a minute per
     identity: the engine answers many hooks, of any git identity of this account)."""
-    from memkit.recall.client import identity_key  # noqa: PLC0415
-    from memkit.roles import git_email  # noqa: PLC0415  (a git call)
 
     key = (root, identity_key())
     cached = _EMAILS.get(key)
@@ -104,8 +104,6 @@ def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
     """Write (or rewrite, for a resumed session) the summary of `state` under
     `.memkit/episodic/`; returns its path relative to `root`, or "" when there is nothing to
     tell (a session opened and closed) or no git identity to name as its author."""
-    from memkit.capture import outline  # noqa: PLC0415
-    from memkit.files import private_dirs  # noqa: PLC0415
 
     touched = (state.prompts, state.read, state.edited, state.commands, state.candidates)
     if not any(touched) and not state.given:
@@ -116,7 +114,6 @@ def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
     today = dt.date.today()
     name = Path(state.episodic).name if state.episodic.startswith(f".memkit/{FOLDER}/") else ""
     atom_id = Path(name).stem if name else summary_id(state.session, today)
-    from memkit.capture import queue  # noqa: PLC0415
 
     decided = []
     for cid in state.candidates:
@@ -202,9 +199,6 @@ def for_first_prompt(root: Path, session: str, project: str) -> Recalled | None:
             continue
         if summary.source.startswith(f"claude-code session {session} "):
             continue  # this very session (resumed): not its own summary
-        from memkit.recall.budget import estimate_tokens  # noqa: PLC0415
-        from memkit.recall.pipeline import Recalled  # noqa: PLC0415
-
         return Recalled(
             summary.id,
             summary.title,
@@ -240,7 +234,6 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*|[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def _words(query: str) -> list[str]:
-    from memkit.triggers import STOP_WORDS  # noqa: PLC0415
 
     out: list[str] = []
     for token in _WORD.findall(query.lower()):

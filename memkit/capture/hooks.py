@@ -16,6 +16,7 @@ on (recall is never lost to capture).
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -23,10 +24,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memkit.capture.settings import CaptureSettings, load
+from memkit.recall.hooklog import log_error
+from memkit.recall.usage import usage_log
 
 if TYPE_CHECKING:
     from memkit.capture.queue import Proposal
     from memkit.capture.state import SessionState
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.capture.detect",
+    "memkit.capture.episodic",
+    "memkit.capture.queue",
+    "memkit.capture.state",
+    "memkit.capture.transcript",
+}
+
 
 # Only the settings are imported with this module: the rest when a hook needs it (a prompt
 # hook with capture off, or with nothing to keep, imports little; a hook process pays for
@@ -39,7 +52,6 @@ WARM_PASS_SECONDS = 0.3
 
 
 def _log(root: Path, what: str) -> None:
-    from memkit.recall.hooklog import log_error  # noqa: PLC0415
 
     log_error(str(root), f"capture: {what}")
 
@@ -49,15 +61,15 @@ def _project(payload: dict[str, Any]) -> str:
 
 
 def prompt_key(text: str) -> str:
-    from memkit.capture.queue import digest  # noqa: PLC0415
+    from memkit.capture.queue import digest
 
     return digest(text, 12)
 
 
 def proposal_of(text: str, lower: float) -> Proposal | None:
     """What L0 proposes for `text`, or None when it shows no signal at all."""
-    from memkit.capture.detect import detect  # noqa: PLC0415
-    from memkit.capture.queue import Proposal  # noqa: PLC0415
+    from memkit.capture.detect import detect
+    from memkit.capture.queue import Proposal
 
     found = detect(text, floor=lower)
     if found is None:
@@ -75,7 +87,7 @@ def proposal_of(text: str, lower: float) -> Proposal | None:
 
 def _waiting(outcome: str, proposal: Proposal) -> str:
     """The candidate's id when it waits in the queue after the offer, else ""."""
-    from memkit.capture.queue import candidate_id  # noqa: PLC0415
+    from memkit.capture.queue import candidate_id
 
     return candidate_id(proposal.statement) if outcome in ("queued", "seen") else ""
 
@@ -93,13 +105,13 @@ def on_prompt(
         settings = load(root)
         if not settings.enabled or not session:
             return items
-        from memkit.capture import state as states  # noqa: PLC0415
+        from memkit.capture import state as states
 
         first = states.mark_first(root, session)
         cid = ""
         proposal = proposal_of(prompt, settings.lower)
         if proposal is not None:
-            from memkit.capture.queue import offer  # noqa: PLC0415
+            from memkit.capture.queue import offer
 
             key = str(payload.get("prompt_id") or prompt_key(prompt))
             source = {"session": session, "event": "prompt", "prompt": key}
@@ -112,7 +124,7 @@ def on_prompt(
                 state.note("candidates", cid)
                 states.save(root, state)
         if first and settings.episodic and _has_summaries(root):
-            from memkit.capture.episodic import for_first_prompt  # noqa: PLC0415
+            from memkit.capture.episodic import for_first_prompt
 
             given = {getattr(i, "id", "") for i in items}
             last = for_first_prompt(root, session, _project(payload))
@@ -159,7 +171,7 @@ def on_transcript(
         settings = load(root)
         if not settings.enabled or not session:
             return
-        from memkit.capture import state as states  # noqa: PLC0415
+        from memkit.capture import state as states
 
         seconds = WARM_PASS_SECONDS if warm else PASS_SECONDS.get(event, 1.0)
         deadline = time.monotonic() + seconds
@@ -172,12 +184,12 @@ def on_transcript(
             if event in ("pre-compact", "session-end"):
                 _keep_given(root, state)
             if event == "session-end" and settings.episodic:
-                from memkit.capture.episodic import write_summary  # noqa: PLC0415
+                from memkit.capture.episodic import write_summary
 
                 write_summary(root, state, settings.expires_days)
             states.save(root, state)
         if event == "session-end":
-            from memkit.capture import episodic  # noqa: PLC0415
+            from memkit.capture import episodic
 
             states.prune(root)
             episodic.prune(root)
@@ -196,8 +208,8 @@ def _read_transcript(
     *,
     ending: bool = False,
 ) -> None:
-    from memkit.capture.queue import count, offer_many  # noqa: PLC0415
-    from memkit.capture.transcript import Found, scan, settle_heard  # noqa: PLC0415
+    from memkit.capture.queue import count, offer_many
+    from memkit.capture.transcript import Found, scan, settle_heard
 
     found = Found()
     if path is not None:
@@ -230,7 +242,7 @@ def _read_transcript(
 
 def answer_proposal(heard: dict[str, Any]) -> Proposal:
     """A statement of the agent's answer that the user did not dispute, as a proposal."""
-    from memkit.capture.queue import Proposal  # noqa: PLC0415
+    from memkit.capture.queue import Proposal
 
     return Proposal(
         statement=str(heard.get("statement", "")),
@@ -244,7 +256,6 @@ def answer_proposal(heard: dict[str, Any]) -> Proposal:
 
 
 def _keep_given(root: Path, state: SessionState) -> None:
-    from memkit.recall.usage import usage_log  # noqa: PLC0415
 
     with usage_log(root) as usage:
         for atom in sorted(usage.given(state.session)):
@@ -256,7 +267,7 @@ def worker_needed(root: Path, settings: CaptureSettings) -> bool:
     enough to be written to the user's own folder."""
     if not settings.model and not settings.write_personal:
         return False
-    from memkit.capture import queue  # noqa: PLC0415
+    from memkit.capture import queue
 
     for cand in queue.pending(root):
         if settings.model and cand.level == "L0":
@@ -269,7 +280,6 @@ def worker_needed(root: Path, settings: CaptureSettings) -> bool:
 def start_worker(root: Path) -> None:
     """`python -m memkit.capture.worker` for `root`, in a session of its own: it outlives the
     hook, and Claude Code never waits for it."""
-    import subprocess  # noqa: PLC0415
 
     subprocess.Popen(
         [sys.executable, "-m", "memkit.capture.worker", "--repo", str(root)],
@@ -282,7 +292,7 @@ def start_worker(root: Path) -> None:
 
 def pending_note(root: Path) -> list[str]:
     """SessionStart's line about waiting candidates (none when there are none)."""
-    from memkit.capture.queue import pending_count  # noqa: PLC0415
+    from memkit.capture.queue import pending_count
 
     try:
         n = pending_count(root)

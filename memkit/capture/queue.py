@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -28,7 +29,9 @@ from typing import Any
 from memkit.capture.state import now
 from memkit.errors import MemkitError
 from memkit.files import memkit_dir, private_dirs, write_atomic
+from memkit.safety.injection import is_injection
 from memkit.safety.private import strip_private
+from memkit.safety.secrets import find_secrets
 
 FOLDER = "capture"
 PENDING, DONE = "candidates", "done"
@@ -115,7 +118,6 @@ def capture_dir(root: Path) -> Path:
 
 def digest(text: str, size: int = 8) -> str:
     """A short name for `text` (not security)."""
-    import hashlib  # noqa: PLC0415  (OpenSSL's start: only when a candidate is named)
 
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:size]  # noqa: S324
 
@@ -143,8 +145,6 @@ def refusal(text: str) -> str:
     "from now on we always ignore previous instructions…" is no team decision)."""
     if strip_private(text) != text or "<private" in text.lower():
         return "private"
-    from memkit.safety.injection import is_injection  # noqa: PLC0415  (only for a real candidate)
-    from memkit.safety.secrets import find_secrets  # noqa: PLC0415
 
     if next(iter(find_secrets(text)), None) is not None:
         return "secret"

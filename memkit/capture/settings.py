@@ -31,6 +31,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.capture.queue", "memkit.files", "yaml"}
+
+
 CACHE = "settings.json"
 DROP, QUEUE, WRITE = "drop", "queue", "write"
 
@@ -123,8 +127,8 @@ def load(root: Path) -> CaptureSettings:
     settings = _parse_file(root)
     _MEMO[root] = (stamp, settings)
     try:
-        from memkit.capture.queue import capture_dir  # noqa: PLC0415
-        from memkit.files import write_atomic  # noqa: PLC0415
+        from memkit.capture.queue import capture_dir
+        from memkit.files import write_atomic
 
         text = json.dumps({"stamp": list(stamp), "settings": asdict(settings)})
         write_atomic(capture_dir(root) / CACHE, text, durable=False, mode=0o600)
@@ -137,7 +141,7 @@ def _parse_file(root: Path) -> CaptureSettings:
     """libyaml, not ruamel (memkit.config's parser): this runs in the hook process, where
     ruamel's pure-Python import alone would cost more than the whole prompt. Both read the
     plain mappings and scalars of this section alike."""
-    import yaml  # noqa: PLC0415  (only when memkit.yaml changed)
+    import yaml  # only when memkit.yaml changed
 
     try:
         text = (root / "memkit.yaml").read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memkit.files import private_dirs, write_atomic
+from memkit.files import memkit_dir, private_dirs, write_atomic
 
 FOLDER = "sessions"
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
@@ -105,9 +105,7 @@ def save(root: Path, state: SessionState) -> None:
 @contextlib.contextmanager
 def session_lock(root: Path, session: str) -> Iterator[None]:
     """One hook at a time works on a session's state (Stop and SessionEnd can overlap)."""
-    from memkit.capture.queue import capture_dir  # noqa: PLC0415
-
-    folder = private_dirs(capture_dir(root) / FOLDER)
+    folder = private_dirs(memkit_dir(root) / "capture" / FOLDER)
     fd = os.open(folder / f"{safe_name(session)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.answers import disputes, open_items, stated
 from memkit.capture.queue import Proposal, refusal
 from memkit.capture.state import SessionState
 from memkit.safety.private import strip_private
@@ -174,7 +175,6 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
 
 def _answer(text: str, state: SessionState) -> None:
     """An answer's statements wait for the user's reaction; its open items are what is left."""
-    from memkit.capture.answers import open_items, stated  # noqa: PLC0415
 
     for said in stated(text):
         if any(h.get("statement") == said.statement for h in state.heard):
@@ -207,7 +207,6 @@ def _reaction(prompt: str, state: SessionState, found: Found) -> None:
     state.left = []
     if not state.heard:
         return
-    from memkit.capture.answers import disputes  # noqa: PLC0415
 
     if disputes(prompt):
         found.disputed += len(state.heard)

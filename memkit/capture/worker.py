@@ -23,9 +23,11 @@ from pathlib import Path
 
 from memkit.capture import model, queue
 from memkit.capture import state as states
+from memkit.capture.accept import write_personal
 from memkit.capture.queue import Candidate
 from memkit.capture.settings import DROP, WRITE, CaptureSettings, load
 from memkit.llm import Endpoint
+from memkit.recall.hooklog import log_error
 
 log = logging.getLogger(__name__)
 SECONDS = 60.0
@@ -111,11 +113,12 @@ def run(root: Path, seconds: float = SECONDS) -> dict[str, int]:
                 done["dropped"] += 1
                 continue
             done["refined"] += current is not cand
-        if current is not None and settings.route(current.score) == WRITE:
-            from memkit.capture.accept import write_personal  # noqa: PLC0415
-
-            if write_personal(root, current).written:
-                done["written"] += 1
+        if (
+            current is not None
+            and settings.route(current.score) == WRITE
+            and write_personal(root, current).written
+        ):
+            done["written"] += 1
     return done
 
 
@@ -146,8 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             if mine:
                 run(root, args.seconds)
     except Exception:  # a detached worker has nowhere to print: hooks.log
-        from memkit.recall.hooklog import log_error  # noqa: PLC0415
-
         log_error(str(root), "capture worker")
     return 0
 

@@ -23,6 +23,10 @@ from memkit.index import IndexUnavailable
 from memkit.repo import list_atom_files
 from memkit.safety.secrets import redact_secrets
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.audit.near", "memkit.audit.verdict", "memkit.audit.write"}
+
+
 log = logging.getLogger(__name__)
 # Retired atoms are not gated: they are kept for history, not recalled. Nor are episodic
 # session summaries: a log of what one session touched, neither a claim to score nor a copy
@@ -77,8 +81,8 @@ def _match_findings(
     """What a close neighbour means: a copy (MK103), one that may belong in it (MK104), or
     nothing; the one verdict (`memkit.audit.verdict`) decides, and a contradiction is the
     write check's to report (`memkit.audit.write`, MK105/MK106)."""
-    from memkit.audit.near import linked, near  # noqa: PLC0415
-    from memkit.audit.verdict import CONTRADICTS, DUPLICATE, text_of, verdict  # noqa: PLC0415
+    from memkit.audit.near import linked, near
+    from memkit.audit.verdict import CONTRADICTS, DUPLICATE, text_of, verdict
 
     if match.id in atom.supersedes or (other is not None and atom.id in other.superseded_by):
         return []  # this atom replaces the other: closeness is expected
@@ -144,7 +148,7 @@ def run_gate(root: Path, files: Sequence[str] | None) -> int:
             and parsed.atom.status == "active"
         ):
             atoms.append(parsed.atom)
-    from memkit.audit.write import conflicts, remember  # noqa: PLC0415
+    from memkit.audit.write import conflicts, remember
 
     errors = 0
     found: dict[str, list[Finding]] = {}

@@ -17,10 +17,14 @@ from memkit.atom.read import ParsedAtom, read_atom
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError, UsageError
 from memkit.findings import Finding, Severity
-from memkit.index.verdicts import Summary, Verdict, judge, summary_of
+from memkit.index.verdicts import Summary, Verdict, Verdicts, judge, summary_of
 from memkit.parallel import in_halves
 from memkit.repo import list_atom_files, relpath_in
 from memkit.safety.secrets import redact_secrets
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.index.manifest"}
+
 
 MEMORY_INDEX = "MEMORY.md"
 PARALLEL_ATOMS = 2000  # from this many atoms to check, a second process takes half
@@ -32,8 +36,7 @@ class _Repo:
     and settings."""
 
     def __init__(self, root: Path, config: Config, *, kept: bool = True) -> None:
-        from memkit.index.manifest import current_manifest  # noqa: PLC0415
-        from memkit.index.verdicts import Verdicts  # noqa: PLC0415
+        from memkit.index.manifest import current_manifest
 
         self.root = root
         self.config = config

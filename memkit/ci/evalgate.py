@@ -17,6 +17,11 @@ from pathlib import Path
 from memkit.config import Config
 from memkit.errors import MemkitError
 from memkit.git import run, show, succeeds
+from memkit.index import open_index, refresh
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"ruamel.yaml", "ruamel.yaml.error"}
+
 
 QUERIES = "evals/queries.yaml"
 K = 5
@@ -53,8 +58,8 @@ class EvalResult:
 
 
 def load_queries(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    from ruamel.yaml import YAML  # noqa: PLC0415
-    from ruamel.yaml.error import YAMLError  # noqa: PLC0415
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     try:
         data = YAML(typ="safe", pure=True).load(text)
@@ -74,7 +79,6 @@ def load_queries(text: str) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def recall_at_k(root: Path, queries: Sequence[tuple[str, tuple[str, ...]]]) -> list[float]:
-    from memkit.index import open_index, refresh  # noqa: PLC0415
 
     refresh(root, full=True, quiet=True)
     reader = open_index(root)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
+import json
 import os
 import signal
 import socket
@@ -20,13 +22,17 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from memkit.files import write_atomic
-from memkit.recall.client import ASKER, IDENTITY_VARS, socket_path, with_socket_path
-
-if TYPE_CHECKING:
-    from memkit.recall.readers import Readers  # imported at run time by `serve`
+from memkit.claude.handlers import HANDLERS
+from memkit.claude.protocol import fail_open
+from memkit.errors import MemkitError
+from memkit.files import memkit_dir, write_atomic
+from memkit.index.manifest import is_stale
+from memkit.recall.client import ASKER, HUNG, IDENTITY_VARS, socket_path, with_socket_path
+from memkit.recall.hooklog import log_error
+from memkit.recall.readers import Readers, start_index
+from memkit.recall.trust import private_folder
+from memkit.recall.usage import usage_log
 
 LOCK = "engine.lock"
 PID = "engine.pid"
@@ -37,8 +43,6 @@ MAX_REQUEST = 4_000_000
 
 
 def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
-    from memkit.claude.handlers import HANDLERS  # noqa: PLC0415
-    from memkit.claude.protocol import fail_open  # noqa: PLC0415
 
     event, repo_line, payload = raw.decode("utf-8").split("\n", 2)
     if event not in HANDLERS:
@@ -68,7 +72,6 @@ def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
 def _asker_of(payload: str) -> tuple[str, dict[str, str] | None]:
     """The payload without the identity the hook added (`client.with_asker`), and that
     identity; None when it carries none (a hook of an older memkit)."""
-    import json  # noqa: PLC0415
 
     try:
         data = json.loads(payload)
@@ -139,9 +142,6 @@ class _Freshness:
         self.worker.start()
 
     def _check(self, roots: list[Path]) -> None:
-        from memkit.index.manifest import is_stale  # noqa: PLC0415
-        from memkit.recall.readers import start_index  # noqa: PLC0415
-        from memkit.recall.usage import usage_log  # noqa: PLC0415
 
         for root in roots:
             child = self.children.get(root)
@@ -159,8 +159,6 @@ class _Freshness:
                     # worth per check: a huge old log is folded over several.
                     usage.maintain(budget=MAINTAIN_SECONDS)
             except Exception:  # the engine must outlive a failed refresh
-                from memkit.recall.hooklog import log_error  # noqa: PLC0415
-
                 log_error(str(root), "engine: index refresh")
 
     def close(self) -> None:
@@ -175,12 +173,6 @@ class _Freshness:
 def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SECONDS) -> int:
     """Run the engine for `root` until it has been idle for `idle` seconds; every
     `check_every` seconds between requests, refresh the index if the atoms changed."""
-    from memkit.errors import MemkitError  # noqa: PLC0415
-    from memkit.files import memkit_dir  # noqa: PLC0415
-    from memkit.recall.client import HUNG  # noqa: PLC0415
-    from memkit.recall.readers import Readers  # noqa: PLC0415
-    from memkit.recall.trust import private_folder  # noqa: PLC0415
-
     folder = memkit_dir(root)
     if not private_folder(str(root)):
         # Its socket would be someone else's to replace, its requests theirs to read.
@@ -311,7 +303,6 @@ def _warm_up(root: Path, readers: Readers) -> None:
             reader.encode("warm up")
     # The index's atom table (100,000 dicts at 100,000 atoms) lives as long as the engine:
     # out of the collector's sight, or every full collection walks it (a prompt's p95).
-    import gc  # noqa: PLC0415
 
     gc.freeze()
 

@@ -20,6 +20,7 @@ from memkit.claude.wiring import (
 )
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
+from memkit.git import ignored, output
 from memkit.mcp.tools import GRANTED
 
 MARK = "memkit-hook "
@@ -148,7 +149,6 @@ def grant_tools(settings: dict[str, Any], *, grant: bool) -> None:
 def _keep_local(project: Path) -> None:
     """The local settings name paths of this machine: kept out of commits in this clone
     (`.git/info/exclude`, itself never committed) unless git already ignores them."""
-    from memkit.git import ignored, output  # noqa: PLC0415
 
     top = output(project, "rev-parse", "--show-toplevel")
     exclude = output(project, "rev-parse", "--git-path", "info/exclude")

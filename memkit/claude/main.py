@@ -19,7 +19,23 @@ import io
 import os
 import sys
 
-from memkit.claude.events import EVENT_NAMES, MAX_STDIN
+from memkit.claude.events import EVENT_NAMES, HANDLER_OF, MAX_STDIN
+from memkit.recall.trust import locate, private_folder
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "fcntl",
+    "importlib",
+    "memkit.claude.protocol",
+    "memkit.recall.client",
+    "memkit.recall.fence",
+    "memkit.recall.hooklog",
+    "memkit.recall.readers",
+    "memkit.safety.private",
+    "subprocess",
+    "time",
+}
+
 
 ENGINE_TIMEOUT = 1.5  # a busy or hung engine: answer in-process instead
 DEADLINE = 5.0  # seconds for the whole hook; MEMKIT_HOOK_DEADLINE overrides
@@ -66,7 +82,7 @@ def _mark_skipped(reason: str) -> None:
     `memkit doctor`); the format is `memkit.claude.skipped`'s. Standard library only."""
     if not _LOG:
         return
-    import time  # noqa: PLC0415
+    import time
 
     folder = os.path.join(os.path.dirname(os.path.dirname(_LOG[0])), "skipped")  # noqa: PTH118, PTH120
     session = "".join(c if c.isalnum() or c in "_-" else "_" for c in _SEEN.get("session", ""))
@@ -136,7 +152,7 @@ def _take_slot(root: str) -> int | None:
     slot, asleep, until their deadline. Thirty hooks at once (a hung engine, many sessions)
     would otherwise share the cores thirty ways and all run past their deadlines.
     Returns the slot's file descriptor (released when the process exits)."""
-    import fcntl  # noqa: PLC0415  (only without an engine)
+    import fcntl  # only without an engine
 
     folder = os.path.join(root, ".memkit")  # noqa: PTH118
     if not os.path.isdir(folder):  # noqa: PTH112
@@ -160,7 +176,7 @@ def _take_slot(root: str) -> int | None:
 
 
 def _start_engine(root: str) -> None:
-    import subprocess  # noqa: PLC0415  (only when the engine must be started)
+    import subprocess  # only when the engine must be started
 
     if not os.access(os.path.join(root, ".memkit"), os.W_OK):  # noqa: PTH118
         return  # read-only: it could hold neither its lock nor its socket
@@ -175,7 +191,7 @@ def _start_engine(root: str) -> None:
 
 def _ask_engine(root: str, event: str, raw: str, repos: list[str], deadline: float) -> str | None:
     """The engine's answer, checked; None when the hook must answer by itself."""
-    from memkit.recall.client import ask, engine_hung, mark_hung  # noqa: PLC0415
+    from memkit.recall.client import ask, engine_hung, mark_hung
 
     _PHASE.append("asking the warm engine")
     why = engine_hung(root)
@@ -194,7 +210,7 @@ def _ask_engine(root: str, event: str, raw: str, repos: list[str], deadline: flo
     except OSError:
         _start_engine(root)
         return None
-    from memkit.recall.fence import checked_answer  # noqa: PLC0415
+    from memkit.recall.fence import checked_answer
 
     checked = checked_answer(EVENT_NAMES[event], answer)
     if checked is None:
@@ -219,11 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError):
         raw = ""
     _SEEN["session"] = _session_of(raw[:4096])
-    from memkit.recall.trust import locate, private_folder  # noqa: PLC0415
 
     root, refused = locate(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
     if refused is not None:
-        from memkit.recall.hooklog import log_line  # noqa: PLC0415  (only when refused)
+        from memkit.recall.hooklog import log_line  # only when refused
 
         log_line(None, EVENT_NAMES[event], refused, mine=True)
     own = root is not None and private_folder(root)
@@ -232,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     if root is not None and len(raw) <= MAX_STDIN:
         lowered = raw.lower()  # JSON may spell `<` as \u003c
         if "<private" in lowered or "\\u003cprivate" in lowered:
-            from memkit.safety.private import strip_payload  # noqa: PLC0415
+            from memkit.safety.private import strip_payload
 
             raw = strip_payload(raw)  # before it goes anywhere, the engine included
         # MEMKIT_NO_ENGINE=1: neither ask a running engine nor start one.
@@ -241,13 +256,12 @@ def main(argv: list[str] | None = None) -> int:
             if answer is not None:
                 return _answer(answer)
 
-    from memkit.claude.protocol import fail_open  # noqa: PLC0415  (the path without an engine)
+    from memkit.claude.protocol import fail_open  # the path without an engine
 
     def run(payload: dict[str, object]) -> dict[str, object] | None:
-        import importlib  # noqa: PLC0415  (only this event's handler: SessionEnd skips recall)
+        import importlib  # only this event's handler: SessionEnd skips recall
 
-        from memkit.claude.events import HANDLER_OF  # noqa: PLC0415
-        from memkit.recall.readers import Readers  # noqa: PLC0415
+        from memkit.recall.readers import Readers
 
         module, name = HANDLER_OF[event].split(":")
         result: dict[str, object] | None = getattr(importlib.import_module(module), name)(

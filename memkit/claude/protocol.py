@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memkit.claude.events import MAX_STDIN
+from memkit.recall.hooklog import log_error
 
 MAX_CONTEXT = 10_000
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
@@ -60,7 +61,5 @@ def fail_open(
     except SystemExit:
         raise  # the engine being stopped, not a hook failing
     except BaseException:
-        from memkit.recall.hooklog import log_error  # noqa: PLC0415  (only on a failure)
-
         log_error(log_to or str(payload.get("cwd") or ""), event)
     return 0

@@ -15,6 +15,10 @@ from memkit.recall.fence import attribute, neutralise
 from memkit.recall.readers import Readers, find_repos
 from memkit.recall.usage import NO_HISTORY
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.audit.status", "memkit.findings", "memkit.recall.pipeline"}
+
+
 SESSION_INDEX_TOKENS = 1_000
 
 
@@ -72,7 +76,7 @@ def _session_index(
     scopes: frozenset[str] | None,
     listed: list[str] | None = None,
 ) -> list[str]:
-    from memkit.recall.pipeline import on_disk, visible  # noqa: PLC0415
+    from memkit.recall.pipeline import on_disk, visible
 
     # The same atoms recall may serve: active, reviewed, of scopes this person may read; in
     # the warm engine worked out once per index generation, person and day.
@@ -124,13 +128,13 @@ def _session_index(
         out.append(f"{pending} atom(s) wait for review (`memkit review`).")
     refused = reader.refusals
     if refused:
-        from memkit.findings import describe_refused  # noqa: PLC0415
+        from memkit.findings import describe_refused
 
         out.append(
             f"{len(refused)} atom file(s) are refused by validation and not served "
             f"({describe_refused(refused)}); `memkit validate` says what to fix."
         )
-    from memkit.audit.status import first_conflicts  # noqa: PLC0415
+    from memkit.audit.status import first_conflicts
 
     # Checked against the files as they are now: a pair settled since the audit is not shown.
     # Bounded: the first three that still stand, from the head of the reports.

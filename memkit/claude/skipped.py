@@ -22,6 +22,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memkit.checkup import Check
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.checkup", "memkit.files"}
+
+
 FOLDER = "skipped"
 LEDGER = "ledger"
 ANY = "unknown-session"  # a hook whose payload named no session
@@ -88,7 +92,7 @@ def recent(root: Path, now: float | None = None) -> list[tuple[float, str, str]]
 
 
 def _trim(path: Path, keep: bytes) -> None:
-    from memkit.files import write_atomic  # noqa: PLC0415
+    from memkit.files import write_atomic
 
     start = keep.find(b"\n") + 1
     with contextlib.suppress(OSError):
@@ -97,7 +101,7 @@ def _trim(path: Path, keep: bytes) -> None:
 
 def check_skipped(root: Path) -> Check:
     """`memkit doctor`: hooks that answered nothing in the last week, the last one's reason."""
-    from memkit.checkup import OK, WARN, Check  # noqa: PLC0415
+    from memkit.checkup import OK, WARN, Check
 
     found = recent(root)
     if not found:

@@ -14,8 +14,18 @@ from typing import Any
 
 from memkit.claude.protocol import context_output
 from memkit.recall.budget import estimate_tokens
-from memkit.recall.pipeline import render
+from memkit.recall.pipeline import Recalled, on_disk, render, visible
 from memkit.recall.readers import Readers, find_repos
+from memkit.recall.trust import trusted_root
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.atom",
+    "memkit.checks.validate",
+    "memkit.claude.written",
+    "memkit.lifecycle.evidence",
+}
+
 
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit")
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit")
@@ -63,7 +73,6 @@ def pre_tool_use(
         return None
     rel = _relative(file_path, payload)
     session = str(payload.get("session_id") or "")
-    from memkit.recall.pipeline import Recalled, on_disk, visible  # noqa: PLC0415
 
     items: list[Recalled] = []
     for root in find_repos(payload, repos):
@@ -112,9 +121,8 @@ def post_tool_use(
     file_path = str((payload.get("tool_input") or {}).get("file_path") or "")
     if not file_path.endswith(".md"):
         return None
-    from memkit.atom import is_atom_path  # noqa: PLC0415
-    from memkit.checks.validate import validate  # noqa: PLC0415
-    from memkit.recall.trust import trusted_root  # noqa: PLC0415
+    from memkit.atom import is_atom_path
+    from memkit.checks.validate import validate
 
     path = Path(file_path).resolve()
     found = trusted_root([], str(path.parent))
@@ -127,8 +135,8 @@ def post_tool_use(
         return None
     errors = [f.format() for f in validate(root, [rel]) if f.is_error]
     if not errors:
-        from memkit.claude.written import contradiction_check  # noqa: PLC0415
-        from memkit.lifecycle.evidence import note_written  # noqa: PLC0415
+        from memkit.claude.written import contradiction_check
+        from memkit.lifecycle.evidence import note_written
 
         note_written(root, str(payload.get("session_id") or ""), rel)
 

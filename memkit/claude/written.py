@@ -12,14 +12,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memkit.atom.read import read_atom
+from memkit.audit.write import PENDING, conflicts, remember
 from memkit.claude.protocol import context_output
+from memkit.config import load_config
 from memkit.git import tracked
 
 
 def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
-    from memkit.atom.read import read_atom  # noqa: PLC0415
-    from memkit.audit.write import PENDING, conflicts, remember  # noqa: PLC0415
-    from memkit.config import load_config  # noqa: PLC0415
 
     config = load_config(root)
     atom = read_atom(root, rel, config, fast=True).atom

@@ -9,6 +9,7 @@ from typing import Any
 
 from memkit.add import AddOutcome, Draft, add_atom
 from memkit.atom import CONFIDENCES, TYPES
+from memkit.lifecycle.evidence import agent_session, note_written
 from memkit.repo import find_root
 
 
@@ -60,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
     )
     outcome = add_atom(root, draft, dry_run=args.dry_run)
     if outcome.written:
-        from memkit.lifecycle.evidence import agent_session, note_written  # noqa: PLC0415
-
         note_written(root, agent_session(), outcome.path)  # the agent's own, in a session
     return report(outcome, args.type, as_json=args.json, dry_run=args.dry_run)
 

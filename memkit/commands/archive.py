@@ -9,7 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
+from memkit.lifecycle.archive import EXPIRED, archive_atom, restore_atom, suggestions
+from memkit.lifecycle.catalog import usable_entries
+from memkit.lifecycle.settings import lifecycle_settings
+from memkit.lifecycle.team import read_team_usage
+from memkit.repo import find_root
+from memkit.safety.secrets import redact_secrets
 
 
 def add_parser(subparsers: Any) -> None:
@@ -35,18 +42,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.lifecycle.archive import (  # noqa: PLC0415
-        EXPIRED,
-        archive_atom,
-        restore_atom,
-        suggestions,
-    )
-    from memkit.lifecycle.catalog import usable_entries  # noqa: PLC0415
-    from memkit.lifecycle.settings import lifecycle_settings  # noqa: PLC0415
-    from memkit.lifecycle.team import read_team_usage  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
-    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     if args.reason is not None and not args.apply:
         raise UsageError("--reason goes with --apply")

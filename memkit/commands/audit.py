@@ -13,9 +13,14 @@ from typing import Any
 from memkit.audit.run import audit, changed_paths, format_report, problems, save_report
 from memkit.config import load_config
 from memkit.errors import UsageError
+from memkit.findings import describe_refused
 from memkit.git import rev_exists
 from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.index.lite", "memkit.index.search"}
+
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
 def _refused(root: Path, paths: list[str] | None) -> dict[str, list[str]]:
     """The incoming files (all with None) that validation refuses: the audit never compares
     them, so nothing it prints quotes them; they are named by path and codes."""
-    from memkit.index import IndexUnavailable  # noqa: PLC0415
-    from memkit.index.lite import open_light  # noqa: PLC0415
+    from memkit.index import IndexUnavailable
+    from memkit.index.lite import open_light
 
     try:
         refusals = open_light(root).refusals
@@ -93,8 +98,6 @@ def _run(args: argparse.Namespace) -> int:
     elif problems(results) or refused or not args.hook:
         print(redact_secrets(format_report(results, incoming)))
         if refused:
-            from memkit.findings import describe_refused  # noqa: PLC0415
-
             print(
                 f"  not audited, refused by validation ({len(refused)}): "
                 f"{describe_refused(refused, 10)}; `memkit validate` says why"

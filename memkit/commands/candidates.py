@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import TYPES
+from memkit.capture import queue
+from memkit.capture.accept import accept, reject
+from memkit.commands.add import report
 from memkit.repo import find_root
 
 DROPPED = {
@@ -50,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "accept":
         return _accept(root, args)
     if args.action == "reject":
-        from memkit.capture.accept import reject  # noqa: PLC0415
-
         cand = reject(root, args.id, args.reason.strip())
         print(f"rejected {cand.id}: it will not be offered again")
         return 0
@@ -59,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _accept(root: Path, args: argparse.Namespace) -> int:
-    from memkit.capture.accept import accept  # noqa: PLC0415
-    from memkit.commands.add import report  # noqa: PLC0415
 
     cand, outcome = accept(
         root, args.id, scope=args.scope, atom_type=args.type, text=args.text, dry_run=args.dry_run
@@ -74,7 +73,6 @@ def _accept(root: Path, args: argparse.Namespace) -> int:
 
 
 def _list(root: Path, *, as_json: bool, everything: bool) -> int:
-    from memkit.capture import queue  # noqa: PLC0415
 
     waiting = queue.pending(root)
     settled = queue.settled(root) if everything else []

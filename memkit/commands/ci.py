@@ -16,7 +16,10 @@ from memkit.ci.report import (
     to_json,
 )
 from memkit.ci.run import run_ci
+from memkit.config import load_config
 from memkit.files import write_atomic
+from memkit.lifecycle.health import build_health
+from memkit.lifecycle.report import render_markdown
 from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
 
@@ -62,10 +65,6 @@ def run(args: argparse.Namespace) -> int:
         )
         sections.append(f"### Eval gate {verdict}\n\n{result.evals.table()}")
     if args.health:
-        from memkit.config import load_config  # noqa: PLC0415
-        from memkit.lifecycle.health import build_health  # noqa: PLC0415
-        from memkit.lifecycle.report import render_markdown  # noqa: PLC0415
-
         sections.append(render_markdown(build_health(root, load_config(root))).rstrip("\n"))
     if args.format == "json":
         evals = None

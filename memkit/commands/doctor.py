@@ -6,6 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from memkit.checkup import FAIL, WARN, Check
+from memkit.doctor import check_claude, diagnose
+from memkit.repo import find_root, nearest_repo
+from memkit.wiring_checks import claude_checks, named_repos
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -36,8 +41,6 @@ def memory_root(repo: Path | None, project: Path) -> Path | None:
     """The repository to check: the one named, the one here, else the first one the
     project's Claude Code files name that exists (a teammate runs doctor in the project);
     None when there is none."""
-    from memkit.repo import find_root, nearest_repo  # noqa: PLC0415
-    from memkit.wiring_checks import named_repos  # noqa: PLC0415
 
     if repo is not None or nearest_repo(Path.cwd().resolve()) is not None:
         return find_root(repo)
@@ -47,9 +50,6 @@ def memory_root(repo: Path | None, project: Path) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.checkup import FAIL, WARN, Check  # noqa: PLC0415
-    from memkit.doctor import check_claude, diagnose  # noqa: PLC0415
-    from memkit.wiring_checks import claude_checks, named_repos  # noqa: PLC0415
 
     project = (args.project or Path.cwd()).resolve()
     here = Path.cwd().resolve()

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from memkit.errors import UsageError
+from memkit.exporters import export_rules
+from memkit.exporters.render import DEFAULT_BUDGET
 from memkit.repo import find_root
 
 TARGETS = {
@@ -54,8 +56,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.exporters import export_rules  # noqa: PLC0415
-    from memkit.exporters.render import DEFAULT_BUDGET  # noqa: PLC0415
 
     if not args.project.is_dir():
         raise UsageError(f"--project {args.project}: no such folder")

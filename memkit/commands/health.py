@@ -7,6 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memkit.config import load_config
+from memkit.lifecycle.health import build_health
+from memkit.lifecycle.report import render_markdown, render_text
+from memkit.repo import find_root
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -25,10 +30,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.lifecycle.health import build_health  # noqa: PLC0415
-    from memkit.lifecycle.report import render_markdown, render_text  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
 
     root = find_root(args.repo)
     health = build_health(root, load_config(root))

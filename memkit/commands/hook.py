@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from memkit.claude.events import EVENT_NAMES
+from memkit.claude.main import main
 
 
 def add_parser(subparsers: Any) -> None:
@@ -21,6 +22,5 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.claude.main import main  # noqa: PLC0415
 
     return main([args.event, *[x for r in args.repo for x in ("--repo", r)]])

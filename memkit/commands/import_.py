@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import TYPES
+from memkit.config import load_config
 from memkit.errors import UsageError
+from memkit.importers import adr, claude_md, cursor
+from memkit.importers.run import run_import
 from memkit.repo import find_root
 
 FORMATS = {
@@ -73,17 +76,13 @@ def add_parser(subparsers: Any) -> None:
 
 def _collector(fmt: str) -> Callable[..., Any]:
     if fmt == "claude-md":
-        from memkit.importers.claude_md import collect  # noqa: PLC0415
-    elif fmt == "cursor-rules":
-        from memkit.importers.cursor import collect  # noqa: PLC0415
-    else:
-        from memkit.importers.adr import collect  # noqa: PLC0415
-    return collect
+        return claude_md.collect
+    if fmt == "cursor-rules":
+        return cursor.collect
+    return adr.collect
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.importers.run import run_import  # noqa: PLC0415
 
     missing = [p for p in args.paths if not p.exists()]
     if missing:

@@ -9,7 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from memkit.errors import MemkitError
-from memkit.repo import find_root
+from memkit.repo import find_root, list_atom_files
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.findings",
+    "memkit.index",
+    "memkit.index.manifest",
+    "memkit.index.store",
+    "memkit.recall.readers",
+}
+
 
 log = logging.getLogger(__name__)
 
@@ -54,23 +64,22 @@ def _background_from() -> int:
 
 
 def _first_build_is_large(root: Path) -> bool:
-    from memkit.index.store import current_generation  # noqa: PLC0415
-    from memkit.repo import list_atom_files  # noqa: PLC0415
+    from memkit.index.store import current_generation
 
     return current_generation(root) is None and len(list_atom_files(root)) >= _background_from()
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.index.manifest import start_git  # noqa: PLC0415
+    from memkit.index.manifest import start_git
 
     root = find_root(args.repo)
     running = start_git(root)  # git lists the atoms while the rest is imported
 
-    from memkit.index import refresh  # noqa: PLC0415
-    from memkit.index.store import Busy  # noqa: PLC0415
+    from memkit.index import refresh
+    from memkit.index.store import Busy
 
     if args.quiet and not args.foreground and _first_build_is_large(root):
-        from memkit.recall.readers import start_index  # noqa: PLC0415
+        from memkit.recall.readers import start_index
 
         if start_index(root, detached=True, foreground=True, wait=True) is not None:
             log.info("memkit index: the first build of %s runs in the background", root)
@@ -108,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"memkit index: {stats.atoms} atom(s), {what} ({stats.seconds:.2f} s)")
         if stats.skipped:
-            from memkit.findings import describe_refused  # noqa: PLC0415
+            from memkit.findings import describe_refused
 
             refused = {p: stats.refused.get(p, ()) for p in stats.skipped}
             print(

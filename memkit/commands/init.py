@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memkit.index import refresh
 from memkit.onboard import create, join
 
 
@@ -39,7 +40,6 @@ def run(args: argparse.Namespace) -> int:
     if args.join:
         return _run_join(path, args)
     committed = create(path, install_hooks=not args.no_hooks, commit=not args.no_commit)
-    from memkit.index import refresh  # noqa: PLC0415
 
     refresh(path, quiet=True)
     print(f"memkit: made a memory repository at {path}")

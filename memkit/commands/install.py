@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memkit.claude.install import install
+from memkit.claude.wiring import LOCAL_SETTINGS, relative_form
 from memkit.errors import UsageError
+from memkit.repo import nearest_repo, trusted_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -34,12 +37,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.claude.install import install  # noqa: PLC0415
 
     project = args.project.resolve()
     if not project.is_dir():
         raise UsageError(f"{project} is not a folder")
-    from memkit.repo import nearest_repo, trusted_root  # noqa: PLC0415
 
     repos = [r.resolve() for r in args.repo]
     for repo in repos:
@@ -85,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _say_where(project: Path, repos: list[Path]) -> None:
-    from memkit.claude.wiring import LOCAL_SETTINGS, relative_form  # noqa: PLC0415
 
     for repo in repos:
         rel = relative_form(project, repo)

@@ -9,6 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from memkit.errors import UsageError
+from memkit.mcp.server import serve
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.claude.wiring", "memkit.repo"}
 
 
 def add_parser(subparsers: Any) -> None:
@@ -36,7 +40,7 @@ def base_folder(start: Path) -> Path:
     """What a relative --repo is taken from: the folder of the `.mcp.json` that names memkit's
     server (Claude Code finds that file in the folder it starts in or one above, and starts
     the server in the folder it started in), else `start` itself."""
-    from memkit.claude.wiring import MCP_CONFIG, mcp_entry, read_json  # noqa: PLC0415
+    from memkit.claude.wiring import MCP_CONFIG, mcp_entry, read_json
 
     for folder in (start, *start.parents):
         try:
@@ -49,8 +53,8 @@ def base_folder(start: Path) -> Path:
 
 
 def roots_of(repos: list[Path]) -> list[Path]:
-    from memkit.claude.wiring import REPOS_ENV, env_repos  # noqa: PLC0415
-    from memkit.repo import nearest_repo, trusted_root  # noqa: PLC0415
+    from memkit.claude.wiring import REPOS_ENV, env_repos
+    from memkit.repo import nearest_repo, trusted_root
 
     project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd()).resolve()
     # Then the repositories of this user's machine, from their .claude/settings.local.json.
@@ -79,6 +83,5 @@ def run(args: argparse.Namespace) -> int:
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     roots = roots_of(args.repo)
-    from memkit.mcp.server import serve  # noqa: PLC0415
 
     return serve(roots)

@@ -8,6 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memkit.config import load_config
+from memkit.lifecycle.catalog import usable_entries
+from memkit.lifecycle.promote import apply_promotion, promotions
+from memkit.lifecycle.settings import lifecycle_settings
+from memkit.lifecycle.team import read_team_usage
+from memkit.repo import find_root
+from memkit.safety.secrets import redact_secrets
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -25,13 +33,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.lifecycle.catalog import usable_entries  # noqa: PLC0415
-    from memkit.lifecycle.promote import apply_promotion, promotions  # noqa: PLC0415
-    from memkit.lifecycle.settings import lifecycle_settings  # noqa: PLC0415
-    from memkit.lifecycle.team import read_team_usage  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
-    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     root = find_root(args.repo)
     settings = lifecycle_settings(load_config(root))

@@ -6,6 +6,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from memkit.errors import MemkitError, UsageError
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.checks.roles",
+    "memkit.files",
+    "memkit.git",
+    "memkit.repo",
+    "memkit.roles",
+    "memkit.whitelist",
+}
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -41,9 +53,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.checks.roles import run_check  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
-    from memkit.roles import identify  # noqa: PLC0415
+    from memkit.checks.roles import run_check
+    from memkit.repo import find_root
+    from memkit.roles import identify
 
     if args.action == "check":
         return run_check(args.repo, args.files, actor=args.actor, base=args.base)
@@ -65,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(root: Path) -> int:
     """The whitelist as committed (what every check reads), one member a line."""
-    from memkit.git import show  # noqa: PLC0415
-    from memkit.roles import ROLES_FILE, declared_roles, parse_roles  # noqa: PLC0415
+    from memkit.git import show
+    from memkit.roles import ROLES_FILE, declared_roles, parse_roles
 
     members = parse_roles(show(root, "HEAD", ROLES_FILE) or "").members
     if not members:
@@ -81,12 +93,11 @@ def _list(root: Path) -> int:
 
 
 def _add(root: Path, args: argparse.Namespace) -> int:
-    from memkit.checks.roles import describe  # noqa: PLC0415
-    from memkit.errors import MemkitError, UsageError  # noqa: PLC0415
-    from memkit.files import write_atomic  # noqa: PLC0415
-    from memkit.git import has_commits  # noqa: PLC0415
-    from memkit.roles import ROLES_FILE, identify, parse_roles  # noqa: PLC0415
-    from memkit.whitelist import add_member  # noqa: PLC0415
+    from memkit.checks.roles import describe
+    from memkit.files import write_atomic
+    from memkit.git import has_commits
+    from memkit.roles import ROLES_FILE, identify, parse_roles
+    from memkit.whitelist import add_member
 
     if not args.email and not args.role:
         raise UsageError("give at least one --email or --role")

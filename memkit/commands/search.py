@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.episodic import search
 from memkit.errors import MemkitError, UsageError
+from memkit.index import refresh
+from memkit.index.lite import open_light
+from memkit.index.manifest import is_stale, start_git
+from memkit.index.opening import DAMAGED, open_or_heal
+from memkit.recall.pipeline import relevant
+from memkit.repo import find_root
+from memkit.safety.private import strip_private
 
 
 def add_parser(subparsers: Any) -> None:
@@ -67,7 +75,6 @@ def _current(root: Path, stale: bool, refresh: Any) -> bool:
 
 def _open(root: Path, *, refresh: Any) -> Any:
     """The index: a missing or damaged one rebuilt, and waited for."""
-    from memkit.index.opening import DAMAGED, open_or_heal  # noqa: PLC0415
 
     def heal(root: Path, problem: str, detail: str) -> Any:
         # None yet: built, as the first search always did (and silently).
@@ -77,7 +84,6 @@ def _open(root: Path, *, refresh: Any) -> Any:
 
 
 def _rebuilt(root: Path, problem: str, refresh: Any, *, say: bool = True) -> Any:
-    from memkit.index.lite import open_light  # noqa: PLC0415
 
     if say:
         print(f"memkit: rebuilding the index ({problem})", file=sys.stderr)
@@ -94,8 +100,6 @@ def above_floor(reader: Any, query: str, hits: list[Any], mode: str) -> list[Any
     """The hits recall would also call relevant (`memkit.recall.pipeline.relevant`): an atom
     that shares one common word with the query, or sits at a static vector's everyday cosine,
     is not an answer to it."""
-    from memkit.recall.pipeline import relevant  # noqa: PLC0415
-    from memkit.safety.private import strip_private  # noqa: PLC0415
 
     if not hits:
         return hits
@@ -118,9 +122,6 @@ def above_floor(reader: Any, query: str, hits: list[Any], mode: str) -> list[Any
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.index import refresh  # noqa: PLC0415
-    from memkit.index.manifest import is_stale, start_git  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
 
     args.query = " ".join(args.query) or None
     if (args.query is None) == (args.batch is None):
@@ -192,7 +193,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _episodes(root: Path, query: str, limit: int, *, as_json: bool) -> int:
     """Your session summaries that hold the query's words (`memkit.capture.episodic`)."""
-    from memkit.capture.episodic import search  # noqa: PLC0415
 
     found = search(root, query, limit)
     if as_json:

@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memkit.claude.engine import CHECK_SECONDS
+from memkit.claude.engine import CHECK_SECONDS, KILLED, NOT_RUNNING, STOPPED, serve, stop
 from memkit.errors import MemkitError
+from memkit.repo import find_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -54,8 +55,6 @@ def run(args: argparse.Namespace) -> int:
     # before numpy is first imported, which happens only when the engine loads the index.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    from memkit.claude.engine import serve  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
 
     root = find_root(args.repo)
     if args.stop:
@@ -72,9 +71,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stop(root: Path, wait: float) -> int:
-    from memkit.claude.engine import KILLED, NOT_RUNNING, STOPPED, stop  # noqa: PLC0415
-    from memkit.errors import MemkitError  # noqa: PLC0415
-
     outcome, pid = stop(root, wait=wait)
     if outcome == NOT_RUNNING:
         print("memkit: no engine was running")

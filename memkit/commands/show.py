@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 from typing import Any
 
+from memkit.atom import id_from_path
+from memkit.checks.validate import admitted_text
 from memkit.errors import MemkitError
+from memkit.lifecycle.evidence import note_read
+from memkit.repo import find_root, list_atom_files
 
 
 def add_parser(subparsers: Any) -> None:
@@ -22,9 +27,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.atom import id_from_path  # noqa: PLC0415
-    from memkit.checks.validate import admitted_text  # noqa: PLC0415
-    from memkit.repo import find_root, list_atom_files  # noqa: PLC0415
 
     root = find_root(args.repo)
     for relpath in list_atom_files(root):
@@ -42,9 +44,6 @@ def run(args: argparse.Namespace) -> int:
 def _note_read(root: Path, atom_id: str) -> None:
     """Read by the agent (a Claude Code session runs this): evidence for the lifecycle. It
     only counts usage, so it never fails the command."""
-    import logging  # noqa: PLC0415
-
-    from memkit.lifecycle.evidence import note_read  # noqa: PLC0415
 
     try:
         note_read(root, atom_id)

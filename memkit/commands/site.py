@@ -6,6 +6,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from memkit.config import load_config
+from memkit.repo import find_root
+from memkit.site.build import build_site
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -25,9 +29,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
-    from memkit.site.build import build_site  # noqa: PLC0415
 
     root = find_root(args.repo)
     stats = build_site(root, args.out, load_config(root), memory=args.title)

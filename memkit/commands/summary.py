@@ -4,9 +4,28 @@ memkit-summary hook runs `memkit summary --stage` in every commit, so it never g
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from memkit.errors import MemkitError
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.admission.decide",
+    "memkit.config",
+    "memkit.files",
+    "memkit.git",
+    "memkit.index",
+    "memkit.index.prepare",
+    "memkit.index.search",
+    "memkit.index.store",
+    "memkit.repo",
+    "memkit.summary",
+}
+
 
 MEMORY_MD = "MEMORY.md"
 
@@ -34,10 +53,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.files import write_atomic  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
-    from memkit.summary import render_summary  # noqa: PLC0415
+    from memkit.config import load_config
+    from memkit.files import write_atomic
+    from memkit.repo import find_root
+    from memkit.summary import render_summary
 
     root = find_root(args.repo)
     if args.stage and _partial_commit():
@@ -60,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if args.stage:
         # Staged by the hook itself: pre-commit sees no unstaged change (nothing "modified by
         # this hook"), and the commit being made takes the current overview with it.
-        from memkit import git  # noqa: PLC0415
+        from memkit import git
 
         git.run(root, "add", "--", MEMORY_MD)
     print(f"memkit summary: wrote {MEMORY_MD} ({len(text.splitlines())} lines)")
@@ -72,7 +91,6 @@ def _partial_commit() -> bool:
     the hooks see it as GIT_INDEX_FILE (`.git/next-index-*.lock`). MEMORY.md staged there would
     stay behind in the person's own index, and written but not staged it would fail the hook:
     such a commit leaves MEMORY.md alone."""
-    import os  # noqa: PLC0415
 
     return Path(os.environ.get("GIT_INDEX_FILE", "")).name.startswith("next-index")
 
@@ -82,11 +100,9 @@ def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
     incremental refresh is nearly free); else, or when it cannot be refreshed (a read-only
     or full disk), from the files' frontmatter: a commit hook must not be the one that pays
     for a first build, which a checkout sends to the background."""
-    import logging  # noqa: PLC0415
 
-    from memkit.errors import MemkitError  # noqa: PLC0415
-    from memkit.index import open_index, refresh  # noqa: PLC0415
-    from memkit.index.store import current_generation  # noqa: PLC0415
+    from memkit.index import open_index, refresh
+    from memkit.index.store import current_generation
 
     if current_generation(root) is not None:
         try:
@@ -94,9 +110,9 @@ def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
             return list(open_index(root).atoms)
         except (OSError, MemkitError) as exc:
             logging.getLogger("memkit").info("summary from the files: %s", exc)
-    from memkit.admission.decide import read_admitted  # noqa: PLC0415
-    from memkit.index.prepare import entry  # noqa: PLC0415
-    from memkit.repo import list_atom_files  # noqa: PLC0415
+    from memkit.admission.decide import read_admitted
+    from memkit.index.prepare import entry
+    from memkit.repo import list_atom_files
 
     rows: list[Mapping[str, Any]] = []
     for relpath in list_atom_files(root):

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.accept import undo
 from memkit.repo import find_root
 
 
@@ -26,7 +27,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.capture.accept import undo  # noqa: PLC0415
 
     root = find_root(args.repo)
     cand, done = undo(root, args.id, args.reason.strip() or "no reason given", force=args.force)

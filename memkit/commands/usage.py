@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from memkit.errors import UsageError
+from memkit.lifecycle.team import export, write_export
+from memkit.repo import find_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -27,8 +29,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.lifecycle.team import export, write_export  # noqa: PLC0415
-    from memkit.repo import find_root  # noqa: PLC0415
 
     if args.action != "export":
         raise UsageError(f"unknown action {args.action!r}")

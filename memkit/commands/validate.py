@@ -8,6 +8,10 @@ from typing import Any
 
 from memkit.checks.validate import report, resolve_targets, validate
 from memkit.repo import find_root
+from memkit.safety.secrets import redact_secrets
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.lifecycle.catalog", "memkit.lifecycle.supersede"}
 
 
 def add_parser(subparsers: Any) -> None:
@@ -36,9 +40,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fix(root: Path, files: list[str] | None) -> None:
-    from memkit.lifecycle.catalog import usable_entries  # noqa: PLC0415
-    from memkit.lifecycle.supersede import mark_superseded, unmarked  # noqa: PLC0415
-    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
+    from memkit.lifecycle.catalog import usable_entries
+    from memkit.lifecycle.supersede import mark_superseded, unmarked
 
     pairs = unmarked(usable_entries(root), set(files) if files is not None else None)
     for path, newer in mark_superseded(root, pairs):

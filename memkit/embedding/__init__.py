@@ -21,12 +21,15 @@ from memkit.embedding.locate import DEFAULT_MODEL_DIR, DEFAULT_NAME, ModelError,
 if TYPE_CHECKING:
     from memkit.embedding.encoder import Encoder, encode_bulk, load_encoder
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.embedding.encoder"}
+
 
 def __getattr__(name: str) -> Any:
     # numpy (~40 ms) only when an encoder is wanted: `memkit index` finding nothing to do
     # resolves the model's folder and stops there.
     if name in ("Encoder", "encode_bulk", "load_encoder"):
-        from memkit.embedding import encoder  # noqa: PLC0415
+        from memkit.embedding import encoder
 
         return getattr(encoder, name)
     raise AttributeError(name)

@@ -30,6 +30,10 @@ from typing import Any
 
 import numpy as np
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"tokenizers"}
+
+
 # Characters whose NFKC form is the same in Python's Unicode database and the tokenizer's
 # (older) tables: Latin, Greek, Cyrillic, … up to CJK, Hangul syllables, compatibility
 # ideographs, half- and full-width forms, except U+32FF (the Reiwa era sign, Unicode 12.1,
@@ -361,7 +365,7 @@ def per_text(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def part_tokenizer(tokenizer_file: str, max_length: int | None) -> PartTokenizer | None:
     """A PartTokenizer for the model's tokenizer file, or None when its shape is another."""
-    from tokenizers import Tokenizer  # noqa: PLC0415
+    from tokenizers import Tokenizer
 
     try:
         with open(tokenizer_file, encoding="utf-8") as fh:  # noqa: PTH123

@@ -35,6 +35,10 @@ import numpy as np
 from memkit.embedding.locate import Layout, ModelError
 from memkit.files import write_atomic
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"safetensors.numpy", "tokenizers"}
+
+
 log = logging.getLogger(__name__)
 
 FORMAT = 2  # bump when what is cached, or how it is derived, changes
@@ -74,7 +78,7 @@ def _read_json(path: Path) -> Any:
 
 
 def _matrix(layout: Layout) -> np.ndarray:
-    from safetensors.numpy import load_file  # noqa: PLC0415  (conversion only)
+    from safetensors.numpy import load_file  # conversion only
 
     try:
         tensors = load_file(str(layout.embeddings))
@@ -128,7 +132,7 @@ def _unigram_tables(
 
 def convert(layout: Layout) -> tuple[dict[str, np.ndarray], dict[str, Any], Any]:
     """Read a model folder the way model2vec 0.10 does; errors name the file and the fault."""
-    from tokenizers import Tokenizer  # noqa: PLC0415
+    from tokenizers import Tokenizer
 
     config = _read_json(layout.config)
     if not isinstance(config, dict):

@@ -28,6 +28,10 @@ import numpy as np
 from memkit.embedding.cache import Prepared, prepare, source_key
 from memkit.embedding.locate import Layout, locate
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.embedding.bulk", "memkit.embedding.parts", "tokenizers"}
+
+
 log = logging.getLogger(__name__)
 
 # Above this many characters in one call the full tokenizer (built once, ~0.1 s) is cheaper
@@ -82,7 +86,7 @@ class Encoder:
 
     def _full_tokenizer(self) -> Any:
         if self._full is None:
-            from tokenizers import Tokenizer  # noqa: PLC0415
+            from tokenizers import Tokenizer
 
             self._full = self._configure(Tokenizer.from_file(str(self._prepared.layout.tokenizer)))
         return self._full
@@ -90,7 +94,7 @@ class Encoder:
     def _small_call_ids(self, texts: Sequence[str]) -> list[list[int]] | None:
         """Token ids from a Unigram model of only the pieces these texts contain; None when
         the texts hold something only the full tokenizer handles exactly (added tokens)."""
-        from tokenizers import Tokenizer  # noqa: PLC0415
+        from tokenizers import Tokenizer
 
         prepared, meta = self._prepared, self._prepared.meta
         lookup, ids, scores = prepared.lookup, prepared.ids, prepared.scores
@@ -146,11 +150,11 @@ class Encoder:
 
     def _part_tokenizer(self) -> Any:
         if self._parts is None:
-            from memkit.embedding.bulk import part_tokenizer  # noqa: PLC0415
+            from memkit.embedding.bulk import part_tokenizer
 
             found = part_tokenizer(str(self._prepared.layout.tokenizer), self.max_length)
             if found is not None and self._parts_file is not None:
-                from memkit.embedding import parts  # noqa: PLC0415
+                from memkit.embedding import parts
 
                 parts.load(self._parts_file, found)
                 self._parts_saved = found.learned
@@ -163,15 +167,15 @@ class Encoder:
         when a bulk call needs it, off the query path."""
         if self._parts_home is None:
             return None
-        from memkit.embedding.parts import table_file  # noqa: PLC0415
+        from memkit.embedding.parts import table_file
 
         return table_file(*self._parts_home)
 
     def keep_parts(self) -> None:
         """Write the bulk tokeniser's table back to the model cache when it learnt enough
         since it was read (`memkit.embedding.parts`)."""
-        from memkit.embedding import parts  # noqa: PLC0415
-        from memkit.embedding.bulk import MAX_CACHED  # noqa: PLC0415
+        from memkit.embedding import parts
+        from memkit.embedding.bulk import MAX_CACHED
 
         table = self._parts or None
         path = self._parts_file
@@ -202,7 +206,7 @@ class Encoder:
         `normalize` only scales rows). One small gather per text: a single gather of a
         batch allocates hundreds of megabytes, and np.add.reduceat over the rows is ~50x
         slower here; from one array, as converting a list per text costs as much again."""
-        from memkit.embedding.bulk import per_text  # noqa: PLC0415
+        from memkit.embedding.bulk import per_text
 
         if self.unk_id is not None:
             known = ids != self.unk_id

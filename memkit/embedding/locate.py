@@ -13,6 +13,10 @@ from typing import NamedTuple
 
 from memkit.errors import MemkitError
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"huggingface_hub"}
+
+
 DEFAULT_NAME = "me5-small-64k-int8"
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / DEFAULT_NAME
 HUB_PREFIX = "hf:"
@@ -69,7 +73,7 @@ def _from_hub(name: str) -> Path:
         raise ModelError(f"embedding model {name!r}: a hub reference is hf:<owner>/<name>")
     try:
         # Installed with model2vec; only a hub reference ever imports it.
-        from huggingface_hub import snapshot_download  # noqa: PLC0415
+        from huggingface_hub import snapshot_download
     except ImportError as exc:
         raise ModelError(
             f"embedding model {name!r} names a Hugging Face hub model, which needs "

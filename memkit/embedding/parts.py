@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+import memkit
 from memkit.files import write_atomic
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,6 @@ _CODE = ("bulk.py", "parts.py", "encoder.py")
 
 def table_file(cache_dir: Path, content: str) -> Path:
     """Where the table of the model whose files hash to `content` is kept."""
-    import memkit  # noqa: PLC0415
 
     here = Path(__file__).parent
     stamp = hashlib.sha1(memkit.__version__.encode())  # noqa: S324  (a cache key)

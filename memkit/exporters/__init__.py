@@ -20,6 +20,7 @@ from memkit.exporters.render import DEFAULT_BUDGET, Plan, plan
 from memkit.exporters.select import Selection, select
 from memkit.exporters.sync import SyncReport, sync_block, sync_folder
 from memkit.importers.source import BLOCK_BEGIN, BLOCK_END
+from memkit.repo import git_toplevel
 
 
 @dataclass
@@ -85,7 +86,6 @@ def claude_block(repo: str, result: Plan) -> str:
 def project_name(project: Path) -> str:
     """How atoms name a code project (`project:`): its git work tree's folder name, as an
     import of its CLAUDE.md names it."""
-    from memkit.repo import git_toplevel  # noqa: PLC0415
 
     top = git_toplevel(project) if project.is_dir() else None
     return (top or project.resolve()).name

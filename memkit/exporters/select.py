@@ -17,8 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memkit.atom import Atom
+from memkit.atom import SCOPE_DIRS, Atom
+from memkit.atom.read import read_atom
+from memkit.checks.validate import validate
 from memkit.config import Config, load_config
+from memkit.git import output
+from memkit.repo import list_atom_files
+from memkit.roles import identify
+from memkit.safety.private import PRIVATE
+from memkit.safety.secrets import find_secrets, redact_secrets
 
 CONFIDENCE_RANK = {"fixed": 0, "observed": 1, "tentative": 2}
 # What a teammate without memkit most needs first: traps, then settled decisions, then how-tos.
@@ -66,8 +73,6 @@ def _scope_allowed(atom: Atom, scopes: Sequence[str], me: str) -> str:
 
 
 def _unsafe(atom: Atom) -> str:
-    from memkit.safety.private import PRIVATE  # noqa: PLC0415
-    from memkit.safety.secrets import find_secrets  # noqa: PLC0415
 
     text = f"{atom.id}\n{atom.title}\n{atom.body}"
     if PRIVATE.search(text):
@@ -80,8 +85,6 @@ def _unsafe(atom: Atom) -> str:
 def uncommitted(root: Path) -> set[str]:
     """Atom files that differ from the last commit (new, changed, staged or not): drafts
     nobody has reviewed yet. Ignored files (a person's own atoms) are not among them."""
-    from memkit.atom import SCOPE_DIRS  # noqa: PLC0415
-    from memkit.git import output  # noqa: PLC0415
 
     out = output(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *SCOPE_DIRS)
     if not out:
@@ -107,11 +110,6 @@ def select(
     """The atoms an export may write, best first, and why the others were left out. An atom
     about one code project (`project:`) goes into that project only (`project`: the name of
     the one exported into)."""
-    from memkit.atom.read import read_atom  # noqa: PLC0415
-    from memkit.checks.validate import validate  # noqa: PLC0415
-    from memkit.repo import list_atom_files  # noqa: PLC0415
-    from memkit.roles import identify  # noqa: PLC0415
-    from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
     config = config or load_config(root)
     today = today or dt.date.today()

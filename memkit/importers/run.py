@@ -19,16 +19,28 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from memkit.add import AddOutcome, Draft, check_drafts, write_outcome
+from memkit.atom.read import read_atom
+from memkit.atom.text import plain_text
+from memkit.atom.title import title_of
+from memkit.audit.text import statement_text
+from memkit.audit.verdict import CONTRADICTS, verdict
 from memkit.config import Config, load_config
+from memkit.embedding.usercache import model_cache_dir
 from memkit.errors import MemkitError
+from memkit.gate.duplicates import DuplicateSettings, words_agree
 from memkit.importers import SKIPS, SOURCE_RE, Candidate, Collected, Unimported
+from memkit.repo import list_atom_files
 from memkit.safety.private import strip_private
 from memkit.safety.secrets import redact_secrets
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.embedding.encoder", "numpy"}
+
 
 _FINDING = re.compile(r"^.*?:\d+:\d+: (MK\d+) (warning: )?(.*)$")
 
@@ -93,8 +105,6 @@ class _Existing:
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Existing:
-        from memkit.atom.read import read_atom  # noqa: PLC0415
-        from memkit.repo import list_atom_files  # noqa: PLC0415
 
         out = cls()
         for relpath in list_atom_files(root):
@@ -161,12 +171,9 @@ def _near_duplicates(
     gate calls a duplicate (its threshold, its encoder, long texts sharing their words)."""
     if len(candidates) < 2:
         return {}
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from memkit.atom.text import plain_text  # noqa: PLC0415
-    from memkit.embedding import load_encoder  # noqa: PLC0415
-    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
-    from memkit.gate.duplicates import DuplicateSettings, words_agree  # noqa: PLC0415
+    from memkit.embedding import load_encoder
 
     threshold = DuplicateSettings.from_config(config.section("gate")).duplicate
     encoder = load_encoder(config.embedding_model, cache_dir=model_cache_dir(root), base=root)
@@ -195,8 +202,6 @@ def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
     the contradiction check is for)."""
     if a.source in b.supersedes or b.source in a.supersedes:
         return False
-    from memkit.audit.text import statement_text  # noqa: PLC0415
-    from memkit.audit.verdict import CONTRADICTS, verdict  # noqa: PLC0415
 
     judged = verdict(
         statement_text(a.title or "", a.text),
@@ -227,9 +232,6 @@ def _scoped(
     """Each candidate with the project it is about (`project`: the user's choice for all,
     '' for none; None: the code project each file belongs to, never the memory repository
     itself), its title naming that project when another project has the same title."""
-    from dataclasses import replace  # noqa: PLC0415
-
-    from memkit.atom.title import title_of  # noqa: PLC0415
 
     own = root.resolve().name
     out = []

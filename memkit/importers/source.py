@@ -21,6 +21,10 @@ from types import MappingProxyType
 
 from memkit.repo import git_toplevel
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"ruamel.yaml", "ruamel.yaml.error"}
+
+
 MAX_SOURCE_BYTES = 4 * 1024 * 1024  # a rule file or ADR; anything larger is not one
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -184,8 +188,8 @@ def lenient_meta(yaml_text: str) -> dict[str, object]:
 
 
 def _yaml_meta(yaml_text: str) -> dict[str, object] | None:
-    from ruamel.yaml import YAML  # noqa: PLC0415
-    from ruamel.yaml.error import YAMLError  # noqa: PLC0415
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     try:
         loaded = YAML(typ="safe", pure=True).load(yaml_text)

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from memkit.index.build import BuildStats
     from memkit.index.search import MODES, Hit, IndexReader, IndexUnavailable, open_index
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.index.build", "memkit.index.search"}
+
+
 _SEARCH = ("MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index")
 
 
@@ -25,7 +29,7 @@ def refresh(
     wait: bool = True,
     running: Any = None,
 ) -> BuildStats:
-    from memkit.index.build import refresh as _refresh  # noqa: PLC0415
+    from memkit.index.build import refresh as _refresh
 
     return _refresh(root, full=full, quiet=quiet, wait=wait, running=running)
 
@@ -36,11 +40,11 @@ __all__ = ["MODES", "Hit", "IndexReader", "IndexUnavailable", "open_index", "ref
 def __getattr__(name: str) -> Any:
     # The reading side on first use: `memkit index` finding nothing to do never needs it.
     if name in _SEARCH:
-        from memkit.index import search  # noqa: PLC0415
+        from memkit.index import search
 
         return getattr(search, name)
     if name == "BuildStats":
-        from memkit.index.build import BuildStats  # noqa: PLC0415
+        from memkit.index.build import BuildStats
 
         return BuildStats
     raise AttributeError(name)

@@ -13,6 +13,10 @@ from typing import Any
 
 from memkit.safety.text import CJK_CHARS
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"tantivy"}
+
+
 CJK_ANALYZER = "memkit_cjk"
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
@@ -51,7 +55,7 @@ def cjk_grams(text: str) -> list[str]:
 
 
 def register(index: Any) -> None:
-    import tantivy  # noqa: PLC0415
+    import tantivy
 
     analyzer = (
         tantivy.TextAnalyzerBuilder(

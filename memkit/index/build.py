@@ -2,26 +2,44 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 import io
 import json
 import logging
 import os
+import re
 import shutil
 import time
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import tantivy
+
+from memkit.admission.decide import refused_across
+from memkit.atom import id_from_path
 from memkit.config import load_config
+from memkit.embedding.locate import resolve_model
+from memkit.embedding.usercache import model_cache_dir
 from memkit.index import store
+from memkit.index.analysis import register
 from memkit.index.manifest import DIGEST, Running, config_digest, current_manifest, digest
+from memkit.index.prepare import prepare
+from memkit.index.progress import progress_bar
+from memkit.index.schema import build_schema
+from memkit.index.verdicts import Verdicts
 
 if TYPE_CHECKING:
     from memkit.index.prepare import Prepared
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.embedding.encoder", "numpy"}
+
 
 log = logging.getLogger(__name__)
 WRITER_HEAP = 64_000_000  # tantivy's indexing memory, at the least; split between its threads
@@ -49,8 +67,6 @@ def _os_error(exc: ValueError, folder: Path) -> OSError | None:
     ("… (os error 28) …"): the same OSError as any other write, for one clear message. A
     write that failed in its indexing thread says only that the writer was killed ("io::Error
     most likely"): an OSError too, a full disk when `folder`'s file system has no room left."""
-    import errno  # noqa: PLC0415
-    import re  # noqa: PLC0415
 
     # "… (os error 28) …", or Rust's debug form "Os { code: 28, kind: StorageFull, … }".
     found = re.search(r"\(os error (\d+)\)|\bOs \{ code: (\d+)", str(exc))
@@ -156,7 +172,7 @@ def _open_previous(
     try:
         with _no_gc():
             meta = store.read_meta(gen)
-        import numpy as np  # noqa: PLC0415
+        import numpy as np
 
         vectors = np.load(gen / "vectors.npy")
         if vectors.shape[0] != len(meta["atoms"]) or meta.get("model") != model:
@@ -184,7 +200,6 @@ def refresh(
     changed since its seal (see `_verify`). Without `wait`, raises store.Busy when another
     process is building. `running`: the manifest's git commands, started by the caller
     (manifest.start_git) to run while it imported what it needs."""
-    from memkit.embedding.locate import resolve_model  # noqa: PLC0415
 
     started = time.perf_counter()
     config = load_config(root)
@@ -223,7 +238,6 @@ def _build(
     quiet: bool,
     started: float,
 ) -> BuildStats:
-    from memkit.index.progress import progress_bar  # noqa: PLC0415
 
     old_atoms: dict[str, dict[str, Any]] = {}
     old_skipped: dict[str, str] = {}
@@ -383,7 +397,7 @@ def _writer_heap(atoms: int) -> int:
 def _save_npy(path: Path, array: Any, known: dict[str, list[int]], rel: str) -> None:
     """np.save, with the checksum taken from the bytes as they are written (not read back,
     nor copied: 33 MB of vectors at 10,000 atoms)."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     array = np.ascontiguousarray(array)
     header = io.BytesIO()
@@ -416,15 +430,9 @@ def _write(
     the paths kept from `previous`, those removed, those to index, those left out and the
     codes that refuse them (both filled in here too). Returns the atom count and how many
     were indexed now."""
-    import numpy as np  # noqa: PLC0415
-    import tantivy  # noqa: PLC0415
+    import numpy as np
 
-    from memkit.embedding import load_encoder  # noqa: PLC0415
-    from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
-    from memkit.index.analysis import register  # noqa: PLC0415
-    from memkit.index.prepare import prepare  # noqa: PLC0415
-    from memkit.index.schema import build_schema  # noqa: PLC0415
-    from memkit.index.verdicts import Verdicts  # noqa: PLC0415
+    from memkit.embedding import load_encoder
 
     manifest, kept, removed, todo, skipped, refused = plan
     known: dict[str, list[int]] = {}
@@ -530,10 +538,6 @@ def _refused_across(
     """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
     those the index would keep: path -> codes. Ids come from every atom file's name, as
     validate takes them; supersede cycles are looked for among the atoms admitted so far."""
-    from collections import Counter  # noqa: PLC0415
-
-    from memkit.admission.decide import refused_across  # noqa: PLC0415
-    from memkit.atom import id_from_path  # noqa: PLC0415
 
     named = Counter(id_from_path(path) for path in manifest)
     # Only an atom that names others, or whose id another file's name takes too, can be

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from memkit.atom import Atom
     from memkit.embedding import Encoder
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.embedding.encoder", "numpy"}
+
 
 BULK_CHARS = 400_000  # text (~200 atoms) from which the part cache pays for itself
 # Below this much text (a refresh after a few edits: 10 real atoms are ~10,000 characters)
@@ -30,13 +33,13 @@ SMALL_CHARS = 20_000
 
 def embed(encoder: Encoder, atoms: Sequence[Atom]) -> np.ndarray:
     """One row per atom: float32, L2-normalised."""
-    from memkit.embedding.encoder import encode_bulk  # noqa: PLC0415
+    from memkit.embedding.encoder import encode_bulk
 
     texts = [atom_text(atom) for atom in atoms]
     chars = sum(map(len, texts))
     if chars < BULK_CHARS:
         # A refresh after an edit: the part cache costs ~0.2 s to set up.
-        import numpy as np  # noqa: PLC0415
+        import numpy as np
 
         if not texts:
             return np.zeros((0, encoder.dim), dtype=np.float32)

@@ -10,6 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from memkit.index.lite import open_light
+from memkit.index.search import IndexDamaged, IndexUnavailable, open_index
+
 MISSING, DAMAGED = "missing", "damaged"
 
 Heal = Callable[[Path, str, str], Any]
@@ -21,17 +24,9 @@ def open_checked(root: Path, *, deep: bool) -> tuple[Any, str, str]:
     checksum verified now (a long-lived process, once per build; bit rot too); else the light
     reader, which skips parsing the full meta.json (5 MB at 10,000 atoms). A reader that opened
     but found damage on the way is returned with DAMAGED: it still answers from what works."""
-    from memkit.index.search import IndexDamaged, IndexUnavailable  # noqa: PLC0415
 
     try:
-        if deep:
-            from memkit.index.search import open_index  # noqa: PLC0415
-
-            reader = open_index(root, deep=True)
-        else:
-            from memkit.index.lite import open_light  # noqa: PLC0415
-
-            reader = open_light(root)
+        reader = open_index(root, deep=True) if deep else open_light(root)
     except IndexDamaged as exc:
         return None, DAMAGED, str(exc)
     except IndexUnavailable as exc:

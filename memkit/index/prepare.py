@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memkit.atom.read import read_atom
 from memkit.index.analysis import cjk_text
+from memkit.index.embed import embed
 from memkit.index.verdicts import Verdict, Verdicts, judge
 from memkit.parallel import in_halves
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from memkit.atom import Atom
     from memkit.config import Config
     from memkit.embedding import Encoder
+
 
 log = logging.getLogger(__name__)
 PARALLEL_ATOMS = 2000  # below this a second process costs more than it saves
@@ -100,7 +102,6 @@ def _prepare(
     kept: Verdicts | None,
     early: Callable[[Prepared], None] | None = None,
 ) -> Prepared:
-    from memkit.index.embed import embed  # noqa: PLC0415
 
     out = Prepared()
     atoms: list[Atom] = []

@@ -21,7 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import tantivy
+
 from memkit.index.analysis import STOPWORDS, query_words
+from memkit.triggers import STOP_WORDS
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 MIN_ATOMS = 1_000
@@ -64,8 +67,6 @@ class Terms:
 def _stemmer() -> Any:
     """tantivy's `en_stem` analyzer (the body, title and trigger fields are indexed with it)."""
     if not _ANALYZER:
-        import tantivy  # noqa: PLC0415
-
         _ANALYZER.append(
             tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
             .filter(tantivy.Filter.remove_long(40))
@@ -78,8 +79,6 @@ def _stemmer() -> Any:
 
 def _stop_stems() -> frozenset[str]:
     if not _STOP_STEMS:
-        from memkit.triggers import STOP_WORDS  # noqa: PLC0415
-
         stem = _stemmer().analyze
         words = STOP_WORDS | STOPWORDS | PROMPT_WORDS
         _STOP_STEMS.append(frozenset(t for w in words for t in stem(w)))
@@ -87,7 +86,6 @@ def _stop_stems() -> frozenset[str]:
 
 
 def _grams(text: str) -> list[str]:
-    from memkit.triggers import STOP_WORDS  # noqa: PLC0415
 
     out: dict[str, None] = {}
     for run in _CJK_RUN.findall(text):

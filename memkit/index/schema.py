@@ -6,6 +6,10 @@ from typing import Any
 
 from memkit.index.analysis import CJK_ANALYZER
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"tantivy"}
+
+
 TEXT_FIELDS = ("title", "triggers", "tags", "body")
 # The body already holds the title (its `# heading`): the title field adds a little on top.
 # Tuned on SciFact's train queries (nDCG@10, BM25 alone): title x2 0.621, x1 0.671,
@@ -14,7 +18,7 @@ BOOSTS = {"triggers": 3.0, "title": 0.25, "tags": 1.0, "body": 1.0}
 
 
 def build_schema() -> Any:
-    import tantivy  # noqa: PLC0415
+    import tantivy
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("id", stored=True, tokenizer_name="raw")

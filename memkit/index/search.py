@@ -7,16 +7,31 @@ everything it needs about atoms is in the generation's meta.json.
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memkit.admission.decide import read_admitted
+from memkit.config import load_config
+from memkit.errors import MemkitError
 from memkit.index import store
 from memkit.index.analysis import cjk_grams, query_words, register
 from memkit.index.fusion import POOL, FusionParams, fuse
 from memkit.index.schema import BOOSTS, TEXT_FIELDS
 from memkit.safety.text import has_cjk
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.embedding.encoder",
+    "memkit.embedding.usercache",
+    "memkit.index.relevance",
+    "numpy",
+    "tantivy",
+    "tempfile",
+}
+
 
 MODES = ("hybrid", "bm25", "vector")
 STEM_CACHE = 4_096  # atoms whose stems a reader keeps (~0.5 MB per 1,000 short atoms)
@@ -97,7 +112,7 @@ class IndexReader:
         if broken:
             self._damaged(f"tantivy files damaged ({store.describe(self.problems)})")
             return
-        import tantivy  # noqa: PLC0415
+        import tantivy
 
         try:
             try:
@@ -116,8 +131,7 @@ class IndexReader:
         """tantivy takes a lock file to open an index, which a read-only `.memkit/` (a
         read-only mount, a checkout of another user's) cannot hold: it reads a private copy
         instead (a few MB, removed when the reader goes)."""
-        import shutil  # noqa: PLC0415
-        import tempfile  # noqa: PLC0415
+        import tempfile
 
         self._copy = tempfile.TemporaryDirectory(prefix="memkit-index-")
         target = Path(self._copy.name) / "tantivy"
@@ -160,7 +174,7 @@ class IndexReader:
         Read into memory, not mapped: a file truncated under a mapping kills the process
         that touches a page past its new end (SIGBUS), the warm engine included."""
         if self._vectors is None:
-            import numpy as np  # noqa: PLC0415
+            import numpy as np
 
             try:
                 if "vectors.npy" in self.problems:
@@ -177,8 +191,8 @@ class IndexReader:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from memkit.embedding import load_encoder  # noqa: PLC0415
-            from memkit.embedding.usercache import model_cache_dir  # noqa: PLC0415
+            from memkit.embedding import load_encoder
+            from memkit.embedding.usercache import model_cache_dir
 
             self._encoder = load_encoder(self.meta["model"], cache_dir=model_cache_dir(self.root))
         return self._encoder
@@ -197,7 +211,7 @@ class IndexReader:
             return []
 
     def _bm25(self, query: str, limit: int) -> list[tuple[int, float]]:
-        import tantivy  # noqa: PLC0415
+        import tantivy
 
         parts = []
         text = query_words(query)
@@ -227,7 +241,7 @@ class IndexReader:
         return out
 
     def vector(self, query: str, limit: int = POOL) -> list[tuple[int, float]]:
-        import numpy as np  # noqa: PLC0415
+        import numpy as np
 
         if not len(self.atoms) or not len(self.vectors):
             return []
@@ -239,7 +253,7 @@ class IndexReader:
         """The words of `query` that say what it is about, each weighed by how rare it is
         among the atoms (BM25's idf): English stems, and CJK bigrams (a lone CJK character
         when that is all a run has). Stop words carry no topic and are left out."""
-        from memkit.index.relevance import query_terms  # noqa: PLC0415
+        from memkit.index.relevance import query_terms
 
         return query_terms(query, self.searcher)
 
@@ -248,7 +262,7 @@ class IndexReader:
         found in its title and triggers and one passage of its body (0 to 1), and how many of
         them. Unlike a BM25 score it does not grow with the prompt's length or the atom's, so
         one absolute floor serves every prompt."""
-        from memkit.index.relevance import cover, passages, stems_of  # noqa: PLC0415
+        from memkit.index.relevance import cover, passages, stems_of
 
         entry = self.atoms[row]
         parts = self._passages.get(row)
@@ -319,7 +333,7 @@ class IndexReader:
         return hits
 
     def body(self, path: str) -> str:
-        import tantivy  # noqa: PLC0415
+        import tantivy
 
         if self.searcher is not None:
             try:
@@ -355,9 +369,6 @@ def body_from_file(root: Path, relpath: str) -> str:
     """An atom's body read from its file (after the frontmatter): when the index cannot
     give it, what is on disk now is the truth anyway, once validation admits it (the file
     may have changed since it was indexed: a secret pasted into it is not served)."""
-    from memkit.admission.decide import read_admitted  # noqa: PLC0415  (damaged index only)
-    from memkit.config import load_config  # noqa: PLC0415
-    from memkit.errors import MemkitError  # noqa: PLC0415
 
     try:
         parsed, codes = read_admitted(root, relpath, load_config(root), fast=True)

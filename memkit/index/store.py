@@ -36,6 +36,10 @@ from typing import IO, Any
 
 from memkit.files import memkit_dir, write_atomic
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"orjson"}
+
+
 # 2: entries carry `expires` and `author`, and meta `refused`/`held` (issue 13). A generation of
 # another format is rebuilt, never read: an older memkit indexed what validation now refuses.
 # 3: prompt injection (MK112) refuses by default (issue 28): a generation built before it may
@@ -214,7 +218,7 @@ def json_bytes(data: Any) -> bytes:
     """`data` as UTF-8 JSON, by orjson (7 MB of meta.json at 10,000 atoms in ~20 ms; the
     standard library's C encoder takes ~100 ms), or json where orjson is missing."""
     try:
-        import orjson  # noqa: PLC0415
+        import orjson
     except ImportError:
         return json.dumps(data, ensure_ascii=False).encode("utf-8")
     return orjson.dumps(data)
@@ -222,7 +226,7 @@ def json_bytes(data: Any) -> bytes:
 
 def json_load(path: Path) -> Any:
     try:
-        import orjson  # noqa: PLC0415
+        import orjson
     except ImportError:
         return json.loads(path.read_text(encoding="utf-8"))
     return orjson.loads(path.read_bytes())

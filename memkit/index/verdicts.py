@@ -29,11 +29,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import memkit
+from memkit.admission.content import registered
+from memkit.admission.decide import file_findings
+from memkit.atom.read import read_atom
 from memkit.config import Config
+from memkit.files import write_atomic
 from memkit.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from memkit.atom.read import ParsedAtom
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"orjson", "shutil"}
+
 
 log = logging.getLogger(__name__)
 FOLDER = "verdicts"
@@ -130,7 +139,6 @@ def _from_json(path: str, raw: Any) -> Verdict | None:
 def _code_stamp() -> str:
     """memkit's version and the size and mtime of every source file of the package: a
     release, or an edit in a checkout, judges anew."""
-    import memkit  # noqa: PLC0415
 
     digest = hashlib.sha1(memkit.__version__.encode())  # noqa: S324  (a cache key)
     package = Path(memkit.__file__).parent
@@ -146,7 +154,6 @@ def _code_stamp() -> str:
 def stamp(config: Config) -> str:
     """What a verdict was reached under: the code, the content checks registered, and the
     settings (all of memkit.yaml: limits, the injection setting, allowed phrases, …)."""
-    from memkit.admission.content import registered  # noqa: PLC0415
 
     settings = json.dumps(
         {
@@ -210,7 +217,6 @@ class Verdicts:
         in `manifest` (path -> blob), when `.memkit/` exists; drop other stamps' shards."""
         if not self._new or not self.folder.parent.parent.is_dir():
             return
-        from memkit.files import write_atomic  # noqa: PLC0415
 
         current: dict[str, set[str]] = {name: set() for name in self._new}
         for path, blob in manifest.items():
@@ -231,7 +237,7 @@ class Verdicts:
         self._drop_other_stamps()
 
     def _drop_other_stamps(self) -> None:
-        import shutil  # noqa: PLC0415
+        import shutil
 
         for other in self.folder.parent.iterdir():
             if other.name != self.folder.name and other.is_dir():
@@ -240,7 +246,7 @@ class Verdicts:
 
 def _loads(data: bytes) -> Any:
     try:
-        import orjson  # noqa: PLC0415
+        import orjson
     except ImportError:  # pragma: no cover - orjson is a dependency
         return json.loads(data)
     return orjson.loads(data)
@@ -248,7 +254,7 @@ def _loads(data: bytes) -> Any:
 
 def _dumps(data: Any) -> bytes:
     try:
-        import orjson  # noqa: PLC0415
+        import orjson
     except ImportError:  # pragma: no cover
         return json.dumps(data, ensure_ascii=False).encode("utf-8")
     return orjson.dumps(data)
@@ -257,8 +263,6 @@ def _dumps(data: Any) -> bytes:
 def judge(root: Path, relpath: str, config: Config) -> tuple[ParsedAtom, Verdict]:
     """Parse one file and run every check of it alone: the one parse serves the format
     checks, the secret and injection scans, and (the `ParsedAtom`) the index."""
-    from memkit.admission.decide import file_findings  # noqa: PLC0415
-    from memkit.atom.read import read_atom  # noqa: PLC0415
 
     parsed = read_atom(root, relpath, config)
     atom = summary_of(parsed.atom) if parsed.atom is not None else None

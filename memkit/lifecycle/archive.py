@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import scope_from_path
+from memkit.atom.write import update_frontmatter
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.git import ignored, move, output
@@ -123,7 +124,6 @@ def _exclude(root: Path, line: str, *, add: bool) -> None:
 
 def archive_atom(root: Path, entry: Entry, reason: str) -> str:
     """Move one atom to the archive; returns its new path."""
-    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     if entry.scope == "archive":
         raise MemkitError(f"`{entry.id}` is already archived ({entry.path})")
@@ -144,7 +144,6 @@ def archive_atom(root: Path, entry: Entry, reason: str) -> str:
 
 def restore_atom(root: Path, entry: Entry) -> str:
     """Bring an archived atom back where it was; returns its path."""
-    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     if entry.scope != "archive":
         raise MemkitError(f"`{entry.id}` is not archived ({entry.path})")

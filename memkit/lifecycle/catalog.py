@@ -18,7 +18,10 @@ from typing import Any
 from memkit.atom import CONFIDENCE_ALIASES, scope_from_path
 from memkit.atom.plain import read_meta
 from memkit.files import write_atomic
+from memkit.index.store import current_generation
+from memkit.index.store import read_meta as read_generation
 from memkit.repo import list_atom_files
+from memkit.safety.secrets import redact_secrets
 
 log = logging.getLogger(__name__)
 CACHE = ".memkit/lifecycle-catalog.json"
@@ -47,7 +50,6 @@ class Entry:
     @property
     def shown(self) -> tuple[str, str]:
         """(id, path) as they may be printed: a file named after a token must not print it."""
-        from memkit.safety.secrets import redact_secrets  # noqa: PLC0415
 
         return redact_secrets(self.id), redact_secrets(self.path)
 
@@ -154,13 +156,12 @@ def _save_cache(root: Path, files: dict[str, Any]) -> None:
 def refused_by_index(root: Path) -> list[str] | None:
     """The atom files the current index left out because validation refuses them (sorted);
     None when there is no readable index."""
-    from memkit.index.store import current_generation, read_meta  # noqa: PLC0415
 
     gen = current_generation(root)
     if gen is None:
         return None
     try:
-        return sorted(read_meta(gen).get("skipped") or ())
+        return sorted(read_generation(gen).get("skipped") or ())
     except (OSError, ValueError, KeyError):
         return None
 

@@ -23,6 +23,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memkit.audit.text import statement_text
+from memkit.audit.verdict import CONTRADICTS, verdict
+from memkit.lifecycle.catalog import _frontmatter
+from memkit.recall.usage import usage_log
+from memkit.safety.private import strip_private
+from memkit.triggers import STOP_WORDS
+
 if TYPE_CHECKING:
     from memkit.recall.readers import Readers
 
@@ -36,7 +43,6 @@ def agent_session() -> str:
 
 
 def _note(root: Path, session: str, atoms: Iterable[str], what: str) -> None:
-    from memkit.recall.usage import usage_log  # noqa: PLC0415
 
     atoms = [a for a in atoms if a]
     if session and atoms:
@@ -51,7 +57,6 @@ def note_read(root: Path, atom_id: str) -> None:
 def note_written(root: Path, session: str, relpath: str) -> None:
     """An atom file written in a session: what it supersedes is contradicted, what it relates
     to is cited."""
-    from memkit.lifecycle.catalog import _frontmatter  # noqa: PLC0415
 
     fields = _frontmatter(root / relpath)
     if not session or fields is None:
@@ -84,7 +89,6 @@ def _own_words(text: str) -> dict[str, float]:
     """What a text says in its own words, each with its weight: values (numbers of two digits
     or more, code spans), names and words of five letters or more that are not stop words,
     Chinese two-character pieces."""
-    from memkit.triggers import STOP_WORDS  # noqa: PLC0415
 
     out: dict[str, float] = {}
     for code, number, word, cjk in _TOKEN.findall(text):
@@ -120,7 +124,6 @@ def settle_turn(
 ) -> list[str]:
     """Note which of the session's atoms the turn's answer refers to and which it
     contradicts (`prompt`: the turn's prompt, when known); returns those it contradicts."""
-    from memkit.safety.private import strip_private  # noqa: PLC0415
 
     answer = strip_private(answer)[:MAX_ANSWER]
     if not session or not answer.strip():
@@ -133,8 +136,6 @@ def settle_turn(
     reader = readers.reader(root)
     if reader is None:
         return []
-    from memkit.audit.text import statement_text  # noqa: PLC0415
-    from memkit.audit.verdict import CONTRADICTS, verdict  # noqa: PLC0415
 
     lowered = answer.lower()
     found = []

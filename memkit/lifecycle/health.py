@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memkit.audit.classify import RULES
+from memkit.audit.status import REPORT, WRITTEN, full_audit_rules, open_conflicts, read_report
 from memkit.config import Config
+from memkit.index.manifest import is_stale
+from memkit.index.store import current_generation
 from memkit.lifecycle.archive import DECAYED, EXPIRED, suggestions, unused_days
 from memkit.lifecycle.catalog import Entry, read_catalog, refused_by_index
 from memkit.lifecycle.promote import promotions
@@ -89,8 +93,6 @@ def _counts(values: list[str]) -> dict[str, int]:
 
 def _index_line(root: Path) -> tuple[Line, list[str]]:
     """The index's freshness, and the files it refused (what `memkit validate` fails)."""
-    from memkit.index.manifest import is_stale  # noqa: PLC0415
-    from memkit.index.store import current_generation  # noqa: PLC0415
 
     if current_generation(root) is None:
         return Line("index", "search index", (), "memkit index", "none built yet"), []
@@ -102,7 +104,6 @@ def _index_line(root: Path) -> tuple[Line, list[str]]:
 
 
 def _conflicts(root: Path, live: int) -> Line:
-    from memkit.audit.status import REPORT, WRITTEN, open_conflicts  # noqa: PLC0415
 
     label = "unresolved conflicts (last audit, and writes since)"
     fix = "add `supersedes: [OLD]` to the atom that holds, then `memkit validate --fix`"
@@ -118,8 +119,6 @@ def _conflicts(root: Path, live: int) -> Line:
 def _rules(root: Path) -> Line:
     """Pulls audit what they bring; after memkit's contradiction rules change, the memory
     already there is seen by the new rules only through one `memkit audit --all`."""
-    from memkit.audit.classify import RULES  # noqa: PLC0415
-    from memkit.audit.status import full_audit_rules, read_report  # noqa: PLC0415
 
     label = "memory audited in full with today's contradiction rules"
     report = read_report(root)

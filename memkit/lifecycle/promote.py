@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memkit.atom.write import update_frontmatter
 from memkit.lifecycle.catalog import Entry
 from memkit.lifecycle.score import day_of, laplace
 from memkit.lifecycle.settings import PromoteSettings
@@ -134,7 +135,6 @@ def promotions(
 
 def apply_promotion(root: Path, promotion: Promotion) -> None:
     """Edit `confidence:` in place (ruamel round trip: comments, order, quoting kept)."""
-    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
 
     entry = promotion.entry
     value = promotion.target

@@ -12,7 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memkit.atom.write import update_frontmatter
 from memkit.lifecycle.catalog import Entry
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"ruamel.yaml.comments"}
 
 
 @dataclass(frozen=True)
@@ -45,9 +49,7 @@ def unmarked(entries: Iterable[Entry], only: set[str] | None = None) -> list[Unm
 
 def mark_superseded(root: Path, pairs: Iterable[Unmarked]) -> list[tuple[str, list[str]]]:
     """Apply: (path, newer ids) for each atom marked."""
-    from ruamel.yaml.comments import CommentedSeq  # noqa: PLC0415
-
-    from memkit.atom.write import update_frontmatter  # noqa: PLC0415
+    from ruamel.yaml.comments import CommentedSeq
 
     newer_of: dict[str, list[str]] = {}
     older_of: dict[str, Entry] = {}

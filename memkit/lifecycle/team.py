@@ -22,6 +22,8 @@ from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.lifecycle.score import day_of, parse_day
 from memkit.recall.evidence import Tally
+from memkit.recall.usage import usage_log
+from memkit.roles import identify
 
 EXPORT_DIR = "usage"
 FORMAT = 1
@@ -153,8 +155,6 @@ def _local(root: Path) -> tuple[str, str, dict[str, Tally], float | None] | None
     one."""
     if not (root / ".memkit" / "usage.db").is_file():
         return None
-    from memkit.recall.usage import usage_log  # noqa: PLC0415
-    from memkit.roles import identify  # noqa: PLC0415
 
     with usage_log(root) as log:
         clone = log.clone_id() or "local"

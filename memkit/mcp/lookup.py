@@ -17,8 +17,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from memkit.atom import TYPES
+from memkit.capture.episodic import search
 from memkit.mcp.tools import MAX_LIMIT
 from memkit.recall.budget import estimate_tokens
+from memkit.recall.masking import mask
 from memkit.recall.pipeline import candidates
 from memkit.recall.readers import Readers, find_repos
 from memkit.safety.private import strip_private
@@ -89,7 +91,6 @@ def search_rows(
     activation: Callable[[list[str]], dict[str, float]] | None = None,
 ) -> list[dict[str, Any]]:
     """The rows of one repository, best first; each row's score compares across repositories."""
-    from memkit.recall.masking import mask  # noqa: PLC0415
 
     # Filters apply after ranking, so ask the pipeline for more than will be shown.
     pool = min(max(query.limit * 4, 20), 200)
@@ -126,8 +127,6 @@ def search_rows(
 def episode_rows(root: Any, query: Query) -> list[dict[str, Any]]:
     """`scope: episodic`: the asking person's own session summaries (`memkit.capture.episodic`,
     local to this machine), never anyone else's."""
-    from memkit.capture.episodic import search  # noqa: PLC0415
-    from memkit.recall.masking import mask  # noqa: PLC0415
 
     return [
         {

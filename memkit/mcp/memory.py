@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memkit.atom import ID_RE, scope_from_path
+from memkit.atom import ID_RE, id_from_path, scope_from_path
+from memkit.capture import queue
+from memkit.capture.accept import draft_of, record, waiting
+from memkit.config import load_config
+from memkit.errors import MemkitError
+from memkit.index import refresh
+from memkit.index.manifest import is_stale
+from memkit.index.store import current_generation
 from memkit.mcp.lookup import SEARCH_KIND, BadInput, Query, check_date, mcp_search
 from memkit.mcp.reading import (
     MAX_SECTION_NAME,
@@ -33,9 +40,11 @@ from memkit.mcp.reading import (
 from memkit.mcp.saving import Saved, check_draft, save
 from memkit.mcp.timeline import Event, history, render, select, uncommitted
 from memkit.mcp.tools import MAX_EVENTS
+from memkit.recall.client import ask
 from memkit.recall.masking import mask
 from memkit.recall.readers import Readers
 from memkit.recall.visibility import readable
+from memkit.roles import git_email
 
 log = logging.getLogger(__name__)
 ENGINE_WAIT = 2.0  # seconds; then this process answers by itself
@@ -61,9 +70,6 @@ class Memory:
     def _fresh(self, root: Path, *, force: bool = False) -> None:
         """Refresh the index of `root` when it is missing or behind the working tree, at most
         every CHECK_SECONDS unless forced (after a save): `memkit search` does the same."""
-        from memkit.index import refresh  # noqa: PLC0415
-        from memkit.index.manifest import is_stale  # noqa: PLC0415
-        from memkit.index.store import current_generation  # noqa: PLC0415
 
         now = time.monotonic()
         if not force and now - self._checked.get(root, -CHECK_SECONDS) < CHECK_SECONDS:
@@ -95,7 +101,6 @@ class Memory:
         return list(result["rows"]), "in-process"
 
     def _ask_engine(self, query: Query) -> list[dict[str, Any]] | None:
-        from memkit.recall.client import ask  # noqa: PLC0415
 
         try:
             raw = ask(
@@ -160,7 +165,6 @@ class Memory:
         return "\n\n".join(shown)
 
     def _unknown(self, atom_id: str, readers: list[tuple[Path, Any]]) -> str:
-        from memkit.atom import id_from_path  # noqa: PLC0415
 
         for root, reader in readers:
             for path in reader.skipped:
@@ -195,7 +199,6 @@ class Memory:
             raise BadInput("since is after until")
         if isinstance(limit, bool) or not 1 <= limit <= MAX_EVENTS:
             raise BadInput(f"limit must be from 1 to {MAX_EVENTS}")
-        from memkit.roles import git_email  # noqa: PLC0415
 
         events: list[tuple[Path, Event]] = []
         titles: dict[str, tuple[str, str]] = {}
@@ -253,7 +256,6 @@ class Memory:
     # -- capture candidates -------------------------------------------------------------
     def candidates(self) -> str:
         """What capture found in this user's sessions and keeps waiting (`memkit candidates`)."""
-        from memkit.capture import queue  # noqa: PLC0415
 
         waiting = queue.pending(self.roots[0])
         if not waiting:
@@ -273,9 +275,6 @@ class Memory:
 
     def accept(self, cid: str, scope: str | None = None) -> Saved:
         """Write candidate `cid` through the path of `save` (`memkit.add.add_atom`)."""
-        from memkit.capture import queue  # noqa: PLC0415
-        from memkit.capture.accept import draft_of, record, waiting  # noqa: PLC0415
-        from memkit.errors import MemkitError  # noqa: PLC0415
 
         root = self.roots[0]
         try:
@@ -301,7 +300,6 @@ def _refused_line(atom_id: str, path: str, codes: list[str]) -> str:
 
 
 def _atom_bytes(root: Path) -> int:
-    from memkit.config import load_config  # noqa: PLC0415
 
     return load_config(root).atom_bytes
 

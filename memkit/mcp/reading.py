@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import ID_MAX_LEN, ID_RE
+from memkit.checks.validate import validate
 from memkit.mcp.lookup import BadInput
 from memkit.recall.masking import mask
+from memkit.recall.pipeline import _sections
 
 MAX_IDS = 20
 MAX_SECTIONS = 20
@@ -61,7 +63,6 @@ def locate(readers: Sequence[tuple[Path, Any]], wanted: Sequence[str]) -> dict[s
 
 def refusals(root: Path, paths: Sequence[str]) -> dict[str, list[str]]:
     """The error codes validation gives each file as it is now (none: admitted)."""
-    from memkit.checks.validate import validate  # noqa: PLC0415
 
     out: dict[str, list[str]] = {}
     for finding in validate(root, list(paths)):
@@ -90,7 +91,6 @@ def status_note(entry: dict[str, Any]) -> str:
 def pick_sections(body: str, wanted: Sequence[str]) -> tuple[str, list[str]]:
     """The sections of `body` whose heading contains one of `wanted` (case-insensitive), and
     the wanted names that matched none."""
-    from memkit.recall.pipeline import _sections  # noqa: PLC0415
 
     blocks = [(heading, text) for heading, text in _sections(body) if heading]
     keys = [w.strip().lower() for w in wanted if w.strip()]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from memkit import __version__
+from memkit.errors import MemkitError
 from memkit.mcp.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -43,6 +44,16 @@ from memkit.mcp.tools import BY_NAME, INSTRUCTIONS, TOOLS, BadArguments
 
 if TYPE_CHECKING:
     from memkit.mcp.memory import Memory
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.mcp.answers",
+    "memkit.mcp.lookup",
+    "memkit.mcp.memory",
+    "memkit.recall.hooklog",
+    "memkit.recall.masking",
+}
+
 
 log = logging.getLogger(__name__)
 TOOL_DEADLINE = 60.0  # seconds for one call; the first one may build the index
@@ -181,17 +192,16 @@ class Server:
     def _loaded_memory(self) -> Memory:
         """The memory the tools read, made on the worker thread on first use."""
         if self._memory is None:
-            from memkit.mcp.memory import Memory  # noqa: PLC0415  (the heavy part, loaded late)
+            from memkit.mcp.memory import Memory  # the heavy part, loaded late
 
             self._memory = Memory(self.roots)
         return self._memory
 
     def _answer(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """One tool call, on the worker thread."""
-        from memkit.errors import MemkitError  # noqa: PLC0415
-        from memkit.mcp.answers import ANSWERS  # noqa: PLC0415
-        from memkit.mcp.lookup import BadInput  # noqa: PLC0415
-        from memkit.recall.masking import mask  # noqa: PLC0415
+        from memkit.mcp.answers import ANSWERS
+        from memkit.mcp.lookup import BadInput
+        from memkit.recall.masking import mask
 
         try:
             return tool_answer(ANSWERS[name](self._loaded_memory(), arguments))
@@ -202,7 +212,7 @@ class Server:
             return tool_answer(FAILED, error=True)
 
     def _log_failure(self, what: str) -> None:
-        from memkit.recall.hooklog import log_error  # noqa: PLC0415
+        from memkit.recall.hooklog import log_error
 
         log_error(str(self.roots[0]), what)
 

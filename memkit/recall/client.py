@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import _json
 import _socket  # the C module: `socket` pulls in enum and selectors, ~9 ms per hook
 import os
+
+from memkit.recall.trust import engine_socket
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"fcntl", "time"}
+
 
 TYPE_CHECKING = False  # typing itself costs ~3 ms to import on every hook
 if TYPE_CHECKING:
@@ -29,7 +36,6 @@ def with_asker(payload: str) -> str:
     """The hook's JSON with the identity variables added as its last key (NAME=VALUE pairs,
     NUL-separated). Inside the JSON, not beside it: an engine of an older memkit, still running
     after an upgrade, reads the payload as before and ignores the key."""
-    import _json  # the C encoder: no json module on this path  # noqa: PLC0415
 
     body = payload.rstrip()
     if not body.endswith("}"):
@@ -66,7 +72,6 @@ def ask(
     root: str | os.PathLike[str], event: str, payload: str, repos: list[str], timeout: float
 ) -> str:
     """Send one hook to the engine; OSError when no engine this user may trust answers."""
-    from memkit.recall.trust import engine_socket  # noqa: PLC0415
 
     path = engine_socket(os.fspath(root), SOCKET)
     if path is None:
@@ -103,7 +108,7 @@ def engine_hung(root: str) -> str:
     except OSError:
         marked = 0.0
     if marked:
-        import time  # noqa: PLC0415
+        import time
 
         if time.time() - marked < HUNG_SECONDS:
             return "hung"
@@ -122,8 +127,8 @@ def engine_hung(root: str) -> str:
 
 def mark_hung(root: str) -> bool:
     """Mark the engine hung; False when another hook marked it within HUNG_SECONDS."""
-    import fcntl  # noqa: PLC0415
-    import time  # noqa: PLC0415
+    import fcntl
+    import time
 
     try:
         fd = os.open(os.path.join(root, ".memkit", HUNG), os.O_RDWR | os.O_CREAT, 0o600)  # noqa: PTH118

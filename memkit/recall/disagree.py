@@ -11,11 +11,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from memkit.audit.status import pairs_among, unresolved_now
+
 
 def disagreement_lines(items: Iterable[Any]) -> list[str]:
     """Lines for each unresolved contradiction whose two atoms are both among `items`
     (anything with `.id` and `.repo`, the root of the repository it came from)."""
-    from memkit.audit.status import pairs_among, unresolved_now  # noqa: PLC0415
 
     by_repo: dict[str, set[str]] = {}
     for item in items:

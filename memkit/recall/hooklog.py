@@ -3,21 +3,22 @@ the engine, the MCP server, a capture worker). `memkit doctor` points there."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+import time
+from pathlib import Path
 
-if TYPE_CHECKING:
-    from pathlib import Path
+from memkit.recall.trust import private_folder, trusted_root
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.files", "memkit.logs", "traceback"}
 
 
 def log_dir(cwd: str | None) -> Path | None:
     """The repository's `.memkit/logs/` when this user may trust it, else this user's own log
     folder (never one another user can read)."""
-    import os  # noqa: PLC0415  (only when something went wrong)
-    from pathlib import Path  # noqa: PLC0415
 
-    from memkit.files import memkit_dir  # noqa: PLC0415
-    from memkit.logs import user_log_dir  # noqa: PLC0415
-    from memkit.recall.trust import private_folder, trusted_root  # noqa: PLC0415
+    from memkit.files import memkit_dir
+    from memkit.logs import user_log_dir
 
     found = trusted_root([], cwd or os.getcwd())  # noqa: PTH109
     if found is not None and private_folder(found):
@@ -29,14 +30,13 @@ def log_line(cwd: str | None, event: str, message: str, *, mine: bool = False) -
     """One line in hooks.log: something a user would want to know went wrong (`memkit doctor`
     points there), when nothing is printed into the session. `mine`: in this user's own log
     folder, not a repository's (a repository that was refused)."""
-    import time  # noqa: PLC0415  (only when something went wrong)
 
-    from memkit.files import private_dirs  # noqa: PLC0415
-    from memkit.logs import append  # noqa: PLC0415
+    from memkit.files import private_dirs
+    from memkit.logs import append
 
     try:
         if mine:
-            from memkit.logs import user_log_dir  # noqa: PLC0415
+            from memkit.logs import user_log_dir
 
             folder = user_log_dir()
         else:
@@ -52,6 +52,6 @@ def log_line(cwd: str | None, event: str, message: str, *, mine: bool = False) -
 def log_error(cwd: str | None, event: str) -> None:
     """Append the exception being handled to the repository's `.memkit/logs/hooks.log`; an
     exception's message may quote the prompt: private parts and secrets are masked."""
-    import traceback  # noqa: PLC0415  (only when something went wrong)
+    import traceback  # only when something went wrong
 
     log_line(cwd, event, "failed, answered nothing\n" + traceback.format_exc())

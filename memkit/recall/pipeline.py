@@ -35,6 +35,15 @@ from memkit.recall.usage import NO_HISTORY
 from memkit.recall.visibility import readable
 from memkit.safety.private import strip_private
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.index.fusion",
+    "memkit.index.relevance",
+    "memkit.recall.disagree",
+    "numpy",
+}
+
+
 CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
 ACTIVATION_WEIGHT = 0.05
 LONG_ATOM_CHARS = 1_500
@@ -107,7 +116,7 @@ def _best_sections(terms: Any, body: str, limit_chars: int) -> str:
     """For a long atom, the sections that hold some of the prompt, most first, by the same
     weighed coverage that admitted the atom (measured against word overlap and section
     vectors: docs/benchmarks.md), kept in their order, within `limit_chars`."""
-    from memkit.index.relevance import coverage  # noqa: PLC0415
+    from memkit.index.relevance import coverage
 
     blocks = _sections(body)
     cover = [coverage(terms, f"{head}\n{text}") for head, text in blocks]
@@ -139,7 +148,7 @@ def _rows_by_id(reader: Any) -> dict[str, int]:
 def _vector_hits(reader: Any, query: str) -> list[tuple[int, float]]:
     """The reader's vector candidates, from an in-memory copy of the matrix: a product over
     the memory-mapped file costs ~8 ms at 10k atoms, over memory ~0.2 ms."""
-    import numpy as np  # noqa: PLC0415  (only in the warm engine, or when asked)
+    import numpy as np  # only in the warm engine, or when asked
 
     matrix = reader.memo.get("matrix")
     if matrix is None:
@@ -195,7 +204,7 @@ def candidates(
 ) -> list[Candidate]:
     """Ranked candidates of one repository: found, filtered, re-ranked, related added."""
     query = strip_private(query)
-    from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse  # noqa: PLC0415
+    from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse
 
     bm25 = reader.bm25(query)
     # Without a warm engine, vectors would cost the encoder's load: BM25 and triggers only.
@@ -344,7 +353,7 @@ def render(items: list[Recalled]) -> str:
                 f"(why: {item.why})\n{item.text.strip()}"
             )
         )
-    from memkit.recall.disagree import disagreement_lines  # noqa: PLC0415
+    from memkit.recall.disagree import disagreement_lines
 
     parts.extend(disagreement_lines(items))
     parts.append("</memkit-memory>")

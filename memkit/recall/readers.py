@@ -7,18 +7,28 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from memkit.ownership import trusted
+from memkit.recall.hooklog import log_line
+from memkit.recall.trust import named_repo, trusted_root
 from memkit.recall.usage import UsageLog, usage_log
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {
+    "memkit.index.opening",
+    "memkit.index.store",
+    "memkit.recall.client",
+    "memkit.roles",
+}
 
 
 def find_repos(payload: dict[str, Any], repos: Sequence[str]) -> list[Path]:
     """The repositories named with --repo that exist; with none named, the nearest one above
     the session's folder when this user may trust it (see `trust`)."""
-    from memkit.ownership import trusted  # noqa: PLC0415
-    from memkit.recall.trust import named_repo, trusted_root  # noqa: PLC0415
 
     if repos:
         named = [found for r in repos if (found := named_repo(r)) is not None]
@@ -52,7 +62,7 @@ class Readers:
         """The index reader of `root`, kept open while warm until a new build is published
         (compared by build id: a rebuilt `gen-000001` is a new index). None when there is none
         yet, or it cannot be read: then it is built, or rebuilt, in the background."""
-        from memkit.index.store import current_generation, read_checksums  # noqa: PLC0415
+        from memkit.index.store import current_generation, read_checksums
 
         cached = self._open.get(root)
         gen = current_generation(root)
@@ -60,7 +70,7 @@ class Readers:
             seal = read_checksums(gen)
             if seal is not None and seal["build"] == cached.build:
                 return cached
-        from memkit.index.opening import open_or_heal  # noqa: PLC0415
+        from memkit.index.opening import open_or_heal
 
         self.problems.pop(root, None)
         reader, problem = open_or_heal(root, deep=self.warm, heal=_heal_later)
@@ -78,10 +88,9 @@ class Readers:
     def scopes(self, root: Path) -> frozenset[str] | None:
         """The scopes the person asking may read. In the warm engine that is the person whose
         hook sent the request (`engine._as_asker`): cached per identity, never across two."""
-        import time  # noqa: PLC0415
 
-        from memkit.recall.client import identity_key  # noqa: PLC0415
-        from memkit.roles import identify  # noqa: PLC0415
+        from memkit.recall.client import identity_key
+        from memkit.roles import identify
 
         key = (root, identity_key())
         cached = self._scopes.get(key)
@@ -125,7 +134,7 @@ class Readers:
 def _heal_later(root: Path, problem: str, detail: str) -> None:
     """A missing index is built, a damaged one rebuilt, in the background: this request goes
     without memory (or with what a damaged reader still answers) rather than waiting."""
-    from memkit.index.opening import DAMAGED  # noqa: PLC0415
+    from memkit.index.opening import DAMAGED
 
     if problem == DAMAGED:
         rebuild(root, detail)
@@ -138,10 +147,8 @@ def rebuild(root: Path, problem: str) -> None:
     one per hook: a mark in the index folder, naming the damaged generation, holds the next
     ones off for REBUILD_WAIT). Damage to another generation (the one the last rebuild made,
     however soon after) is rebuilt at once."""
-    import time  # noqa: PLC0415
 
-    from memkit.index.store import current_generation  # noqa: PLC0415
-    from memkit.recall.hooklog import log_line  # noqa: PLC0415
+    from memkit.index.store import current_generation
 
     mark = root / ".memkit" / "index" / REBUILD_MARK
     gen = current_generation(root)

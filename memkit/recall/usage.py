@@ -30,6 +30,11 @@ from typing import TypeVar
 
 from memkit.recall import evidence
 from memkit.recall.evidence import Tally
+from memkit.recall.hooklog import log_line
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.files"}
+
 
 MAX_PARAMS = 900
 NO_HISTORY = -5.0  # the activation of an atom never used: low, but comparable
@@ -90,7 +95,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
 
 class UsageLog:
     def __init__(self, root: Path) -> None:
-        from memkit.files import memkit_dir  # noqa: PLC0415
+        from memkit.files import memkit_dir
 
         self.root = root
         self.path = root / ".memkit" / "usage.db"
@@ -140,7 +145,6 @@ class UsageLog:
         if self._noted:
             return
         self._noted = True
-        from memkit.recall.hooklog import log_line  # noqa: PLC0415
 
         log_line(str(self.root), "usage log", message)
 

@@ -17,6 +17,10 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"html.entities"}
+
+
 # Drawn like `<` or `/` without NFKC saying so; `‹` (U+2039), what the fence turns `<` into,
 # is not among them.
 _LIKE = {
@@ -78,7 +82,7 @@ def _entity(text: str, at: int) -> tuple[str, int] | None:
         end += 1
     if end == at + 1:
         return None
-    from html.entities import html5  # noqa: PLC0415  (only for text with an entity in it)
+    from html.entities import html5  # only for text with an entity in it
 
     name = text[at + 1 : end]
     if text.startswith(";", end) and name + ";" in html5:

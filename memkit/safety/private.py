@@ -3,6 +3,7 @@ the usage log, a log file, a query or the engine (stripped in the hook process i
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -25,7 +26,6 @@ def _strip_all(value: Any) -> Any:
 
 def strip_payload(raw: str) -> str:
     """The hook's JSON with every `<private>` block removed from every string in it."""
-    import json  # noqa: PLC0415  (only when the payload holds private text)
 
     try:
         data = json.loads(raw)

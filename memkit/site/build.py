@@ -21,9 +21,14 @@ from importlib import resources
 from pathlib import Path
 
 from memkit import __version__
+from memkit.audit.status import REPORT, WRITTEN, open_conflicts
 from memkit.config import Config
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
+from memkit.gate.score import GateSettings, score_atom
+from memkit.index.manifest import current_manifest
+from memkit.lifecycle.health import build_health
+from memkit.lifecycle.team import read_team_usage
 from memkit.parallel import in_halves
 from memkit.site.atompage import atom_page, body_markdown, page_inputs
 from memkit.site.cache import Entry
@@ -132,7 +137,6 @@ def _put(keys: _Keys, rel: str, text: str, stats: SiteStats) -> None:
 def _findings(model: Model, config: Config, conflicts: Sequence[Conflict]) -> dict[str, list[str]]:
     """atom id -> what its page and review say of it: for an atom waiting for review,
     validate's warnings and the write gate's score; for any atom, the conflicts it is in."""
-    from memkit.gate.score import GateSettings, score_atom  # noqa: PLC0415
 
     settings = GateSettings.from_config(config.section("gate"))
     out: dict[str, list[str]] = {}
@@ -147,7 +151,6 @@ def _findings(model: Model, config: Config, conflicts: Sequence[Conflict]) -> di
 
 
 def _conflicts(root: Path, model: Model) -> list[Conflict] | None:
-    from memkit.audit.status import REPORT, WRITTEN, open_conflicts  # noqa: PLC0415
 
     if not (root / REPORT).is_file() and not (root / WRITTEN).is_file():
         return None
@@ -182,9 +185,6 @@ def build_site(
 def _build(
     root: Path, out: Path, config: Config, *, memory: str | None, today: dt.date | None
 ) -> SiteStats:
-    from memkit.index.manifest import current_manifest  # noqa: PLC0415
-    from memkit.lifecycle.health import build_health  # noqa: PLC0415
-    from memkit.lifecycle.team import read_team_usage  # noqa: PLC0415
 
     today = today or dt.date.today()
     memory = memory or root.name

@@ -24,6 +24,10 @@ from memkit.atom import Atom
 from memkit.config import CONFIG_NAME
 from memkit.files import memkit_dir, write_atomic
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"orjson"}
+
+
 log = logging.getLogger(__name__)
 CACHE = "site-cache.json"  # in .memkit/
 FORMAT = 1
@@ -95,7 +99,7 @@ def _entry(data: dict[str, Any]) -> Entry:
 
 def load(root: Path) -> dict[str, Entry]:
     """blob id -> what the last build learnt; {} when there is no usable cache."""
-    import orjson  # noqa: PLC0415
+    import orjson
 
     path = root / ".memkit" / CACHE
     try:
@@ -111,7 +115,7 @@ def load(root: Path) -> dict[str, Entry]:
 
 
 def save(root: Path, entries: dict[str, Entry]) -> None:
-    import orjson  # noqa: PLC0415
+    import orjson
 
     data = {
         "key": cache_key(root),

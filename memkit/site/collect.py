@@ -28,6 +28,7 @@ from types import MappingProxyType
 
 from memkit.admission.decide import file_findings, read_admitted, refused_across
 from memkit.atom import Atom
+from memkit.atom.plain import read_strings
 from memkit.config import Config
 from memkit.parallel import in_halves
 from memkit.recall.visibility import kept_from_team
@@ -134,7 +135,6 @@ def collect(
 def _more_keys(text: str) -> tuple[tuple[str, str], ...]:
     """The frontmatter keys a reader wants to see that `Atom` does not hold (when, by whom and
     why it was reviewed or retired), as strings; () when the block is not plain YAML."""
-    from memkit.atom.plain import read_strings  # noqa: PLC0415
 
     lines = text.split("\n")
     end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)

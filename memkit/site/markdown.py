@@ -15,6 +15,10 @@ import re
 from collections.abc import Callable, Set
 from typing import Any
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"mistune"}
+
+
 _EXTERNAL = re.compile(r"^(?:https?://|mailto:)[^\s\"'<>`]+$", re.I)
 _ATOM_FILE = re.compile(r"^(?:\.{0,2}/)*(?:[\w.-]+/)*([a-z0-9]+(?:-[a-z0-9]+)*)\.md(?:#.*)?$")
 PageOf = Callable[[str], str | None]  # atom id -> its page's link from the atom page, or None
@@ -26,7 +30,7 @@ def _esc(text: str) -> str:
 
 def make_renderer(page_of: PageOf) -> Callable[[str], str]:
     """A function Markdown -> safe HTML; `page_of` links atom files to atom pages."""
-    import mistune  # noqa: PLC0415  (only the site and the index's slow path load it)
+    import mistune  # only the site and the index's slow path load it
 
     class SafeRenderer(mistune.HTMLRenderer):
         def link(self, text: str, url: str, title: str | None = None) -> str:
