@@ -41,7 +41,7 @@ def _positive_int(data: Mapping[str, Any], key: str, default: int, where: str) -
 
 
 def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
-    from ruamel.yaml import YAML  # kept off the Claude Code hot path
+    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     try:

@@ -34,7 +34,7 @@ def write_atomic(
     is handed the open binary file). `durable` syncs the data to disk before the rename: for
     what the user wrote; derived files that can be rebuilt skip it. The file keeps the mode of
     the one it replaces, a new one gets `mode` or what the umask allows, as `open` would."""
-    import tempfile  # ~5 ms, with shutil and the compression modules: only to write
+    import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
     try:

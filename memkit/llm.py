@@ -19,10 +19,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"urllib.parse"}
-
+from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
 PROVIDERS = {
@@ -50,7 +47,6 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         headers: Any,
         newurl: str,
     ) -> None:
-        from urllib.parse import urlsplit
 
         log.warning(
             "%s answered %d, a redirect to %s; not followed (credentials stay with the "

@@ -31,7 +31,7 @@ def _own_private_group(gid: int) -> bool:
     distributions, where every folder is 0775."""
     if gid != os.getegid():
         return False
-    import grp  # only for group-writable folders
+    import grp
     import pwd
 
     try:
@@ -98,7 +98,7 @@ def _problem(folder: str) -> str | None:
 def _excepted(folder: str) -> bool:
     """Whether git's `safe.directory` (system and global settings only, as git reads it)
     lists `folder`: the user has said they trust it."""
-    import subprocess  # only for a repository that failed the check
+    import subprocess
 
     try:
         listed = subprocess.run(

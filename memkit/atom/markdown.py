@@ -229,7 +229,7 @@ _PARSER: list[Any] = []
 @functools.cache
 def _markdown() -> Callable[[str], Any]:
     # Made once: building the parser costs a third of parsing a typical atom.
-    import mistune  # kept off the Claude Code hot path
+    import mistune
 
     parser = mistune.create_markdown(renderer=None)
     _PARSER.append(parser)

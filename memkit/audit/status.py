@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memkit.atom.plain import read_meta
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.atom.plain"}
+
 
 log = logging.getLogger(__name__)
 REPORT = ".memkit/audit/last.json"
@@ -53,6 +55,7 @@ def state(root: Path, relpath: str) -> State | None:
 
 
 def _read(path: Path, relpath: str) -> State | None:
+    from memkit.atom.plain import read_meta
 
     meta = read_meta(path)  # unreadable frontmatter: validation reports it; here it is not live
     if meta is None:

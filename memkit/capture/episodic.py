@@ -30,17 +30,22 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memkit.capture import outline, queue
 from memkit.capture.queue import refusal
 from memkit.capture.state import SessionState
 from memkit.errors import MemkitError
 from memkit.files import private_dirs, write_atomic
-from memkit.recall.budget import estimate_tokens
 from memkit.recall.client import identity_key
-from memkit.recall.pipeline import Recalled
 from memkit.roles import git_email
-from memkit.triggers import STOP_WORDS
+
+if TYPE_CHECKING:
+    from memkit.recall.pipeline import Recalled
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.recall.budget", "memkit.recall.pipeline", "memkit.triggers"}
+
 
 FOLDER = "episodic"  # under .memkit/
 MAX_SUMMARY = 8_000  # characters of a summary read back
@@ -104,7 +109,6 @@ def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
     """Write (or rewrite, for a resumed session) the summary of `state` under
     `.memkit/episodic/`; returns its path relative to `root`, or "" when there is nothing to
     tell (a session opened and closed) or no git identity to name as its author."""
-
     touched = (state.prompts, state.read, state.edited, state.commands, state.candidates)
     if not any(touched) and not state.given:
         return ""
@@ -199,6 +203,9 @@ def for_first_prompt(root: Path, session: str, project: str) -> Recalled | None:
             continue
         if summary.source.startswith(f"claude-code session {session} "):
             continue  # this very session (resumed): not its own summary
+        from memkit.recall.budget import estimate_tokens
+        from memkit.recall.pipeline import Recalled
+
         return Recalled(
             summary.id,
             summary.title,
@@ -234,6 +241,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*|[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def _words(query: str) -> list[str]:
+    from memkit.triggers import STOP_WORDS
 
     out: list[str] = []
     for token in _WORD.findall(query.lower()):

@@ -23,21 +23,29 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memkit.capture import queue
+from memkit.capture import state as states
+from memkit.capture.queue import (
+    Proposal,
+    candidate_id,
+    count,
+    digest,
+    offer,
+    offer_many,
+    pending_count,
+)
 from memkit.capture.settings import CaptureSettings, load
-from memkit.recall.hooklog import log_error
 from memkit.recall.usage import usage_log
 
 if TYPE_CHECKING:
-    from memkit.capture.queue import Proposal
     from memkit.capture.state import SessionState
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {
     "memkit.capture.detect",
     "memkit.capture.episodic",
-    "memkit.capture.queue",
-    "memkit.capture.state",
     "memkit.capture.transcript",
+    "memkit.recall.hooklog",
 }
 
 
@@ -52,6 +60,7 @@ WARM_PASS_SECONDS = 0.3
 
 
 def _log(root: Path, what: str) -> None:
+    from memkit.recall.hooklog import log_error
 
     log_error(str(root), f"capture: {what}")
 
@@ -61,7 +70,6 @@ def _project(payload: dict[str, Any]) -> str:
 
 
 def prompt_key(text: str) -> str:
-    from memkit.capture.queue import digest
 
     return digest(text, 12)
 
@@ -69,7 +77,6 @@ def prompt_key(text: str) -> str:
 def proposal_of(text: str, lower: float) -> Proposal | None:
     """What L0 proposes for `text`, or None when it shows no signal at all."""
     from memkit.capture.detect import detect
-    from memkit.capture.queue import Proposal
 
     found = detect(text, floor=lower)
     if found is None:
@@ -87,7 +94,6 @@ def proposal_of(text: str, lower: float) -> Proposal | None:
 
 def _waiting(outcome: str, proposal: Proposal) -> str:
     """The candidate's id when it waits in the queue after the offer, else ""."""
-    from memkit.capture.queue import candidate_id
 
     return candidate_id(proposal.statement) if outcome in ("queued", "seen") else ""
 
@@ -105,14 +111,11 @@ def on_prompt(
         settings = load(root)
         if not settings.enabled or not session:
             return items
-        from memkit.capture import state as states
 
         first = states.mark_first(root, session)
         cid = ""
         proposal = proposal_of(prompt, settings.lower)
         if proposal is not None:
-            from memkit.capture.queue import offer
-
             key = str(payload.get("prompt_id") or prompt_key(prompt))
             source = {"session": session, "event": "prompt", "prompt": key}
             cid = _waiting(offer(root, proposal, source, settings.lower), proposal)
@@ -171,7 +174,6 @@ def on_transcript(
         settings = load(root)
         if not settings.enabled or not session:
             return
-        from memkit.capture import state as states
 
         seconds = WARM_PASS_SECONDS if warm else PASS_SECONDS.get(event, 1.0)
         deadline = time.monotonic() + seconds
@@ -208,7 +210,6 @@ def _read_transcript(
     *,
     ending: bool = False,
 ) -> None:
-    from memkit.capture.queue import count, offer_many
     from memkit.capture.transcript import Found, scan, settle_heard
 
     found = Found()
@@ -242,7 +243,6 @@ def _read_transcript(
 
 def answer_proposal(heard: dict[str, Any]) -> Proposal:
     """A statement of the agent's answer that the user did not dispute, as a proposal."""
-    from memkit.capture.queue import Proposal
 
     return Proposal(
         statement=str(heard.get("statement", "")),
@@ -267,7 +267,6 @@ def worker_needed(root: Path, settings: CaptureSettings) -> bool:
     enough to be written to the user's own folder."""
     if not settings.model and not settings.write_personal:
         return False
-    from memkit.capture import queue
 
     for cand in queue.pending(root):
         if settings.model and cand.level == "L0":
@@ -292,7 +291,6 @@ def start_worker(root: Path) -> None:
 
 def pending_note(root: Path) -> list[str]:
     """SessionStart's line about waiting candidates (none when there are none)."""
-    from memkit.capture.queue import pending_count
 
     try:
         n = pending_count(root)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -29,9 +28,11 @@ from typing import Any
 from memkit.capture.state import now
 from memkit.errors import MemkitError
 from memkit.files import memkit_dir, private_dirs, write_atomic
-from memkit.safety.injection import is_injection
 from memkit.safety.private import strip_private
-from memkit.safety.secrets import find_secrets
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"hashlib", "memkit.safety.injection", "memkit.safety.secrets"}
+
 
 FOLDER = "capture"
 PENDING, DONE = "candidates", "done"
@@ -118,6 +119,7 @@ def capture_dir(root: Path) -> Path:
 
 def digest(text: str, size: int = 8) -> str:
     """A short name for `text` (not security)."""
+    import hashlib
 
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:size]  # noqa: S324
 
@@ -145,6 +147,8 @@ def refusal(text: str) -> str:
     "from now on we always ignore previous instructions…" is no team decision)."""
     if strip_private(text) != text or "<private" in text.lower():
         return "private"
+    from memkit.safety.injection import is_injection
+    from memkit.safety.secrets import find_secrets
 
     if next(iter(find_secrets(text)), None) is not None:
         return "secret"

@@ -31,8 +31,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.queue import capture_dir
+from memkit.files import write_atomic
+
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.capture.queue", "memkit.files", "yaml"}
+__lazy_modules__ = {"yaml"}
 
 
 CACHE = "settings.json"
@@ -127,9 +130,6 @@ def load(root: Path) -> CaptureSettings:
     settings = _parse_file(root)
     _MEMO[root] = (stamp, settings)
     try:
-        from memkit.capture.queue import capture_dir
-        from memkit.files import write_atomic
-
         text = json.dumps({"stamp": list(stamp), "settings": asdict(settings)})
         write_atomic(capture_dir(root) / CACHE, text, durable=False, mode=0o600)
     except OSError:
@@ -141,7 +141,7 @@ def _parse_file(root: Path) -> CaptureSettings:
     """libyaml, not ruamel (memkit.config's parser): this runs in the hook process, where
     ruamel's pure-Python import alone would cost more than the whole prompt. Both read the
     plain mappings and scalars of this section alike."""
-    import yaml  # only when memkit.yaml changed
+    import yaml
 
     try:
         text = (root / "memkit.yaml").read_text(encoding="utf-8")

@@ -24,10 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memkit.capture.answers import disputes, open_items, stated
 from memkit.capture.queue import Proposal, refusal
 from memkit.capture.state import SessionState
 from memkit.safety.private import strip_private
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.capture.answers"}
+
 
 MAX_BYTES = 8_000_000  # per pass; a bigger backlog is read by the next hooks
 CHECK_EVERY = 50  # lines between deadline checks
@@ -175,6 +178,7 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
 
 def _answer(text: str, state: SessionState) -> None:
     """An answer's statements wait for the user's reaction; its open items are what is left."""
+    from memkit.capture.answers import open_items, stated
 
     for said in stated(text):
         if any(h.get("statement") == said.statement for h in state.heard):
@@ -207,6 +211,7 @@ def _reaction(prompt: str, state: SessionState, found: Found) -> None:
     state.left = []
     if not state.heard:
         return
+    from memkit.capture.answers import disputes
 
     if disputes(prompt):
         found.disputed += len(state.heard)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from memkit.atom import Atom
 from memkit.atom.read import read_atom
+from memkit.audit.verdict import CONTRADICTS, DUPLICATE, text_of, verdict
+from memkit.audit.write import conflicts, remember
 from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
 from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap
@@ -24,7 +26,7 @@ from memkit.repo import list_atom_files
 from memkit.safety.secrets import redact_secrets
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.audit.near", "memkit.audit.verdict", "memkit.audit.write"}
+__lazy_modules__ = {"memkit.audit.near"}
 
 
 log = logging.getLogger(__name__)
@@ -82,7 +84,6 @@ def _match_findings(
     nothing; the one verdict (`memkit.audit.verdict`) decides, and a contradiction is the
     write check's to report (`memkit.audit.write`, MK105/MK106)."""
     from memkit.audit.near import linked, near
-    from memkit.audit.verdict import CONTRADICTS, DUPLICATE, text_of, verdict
 
     if match.id in atom.supersedes or (other is not None and atom.id in other.superseded_by):
         return []  # this atom replaces the other: closeness is expected
@@ -148,7 +149,6 @@ def run_gate(root: Path, files: Sequence[str] | None) -> int:
             and parsed.atom.status == "active"
         ):
             atoms.append(parsed.atom)
-    from memkit.audit.write import conflicts, remember
 
     errors = 0
     found: dict[str, list[Finding]] = {}

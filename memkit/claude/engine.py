@@ -173,6 +173,7 @@ class _Freshness:
 def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SECONDS) -> int:
     """Run the engine for `root` until it has been idle for `idle` seconds; every
     `check_every` seconds between requests, refresh the index if the atoms changed."""
+
     folder = memkit_dir(root)
     if not private_folder(str(root)):
         # Its socket would be someone else's to replace, its requests theirs to read.

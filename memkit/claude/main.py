@@ -152,7 +152,7 @@ def _take_slot(root: str) -> int | None:
     slot, asleep, until their deadline. Thirty hooks at once (a hung engine, many sessions)
     would otherwise share the cores thirty ways and all run past their deadlines.
     Returns the slot's file descriptor (released when the process exits)."""
-    import fcntl  # only without an engine
+    import fcntl
 
     folder = os.path.join(root, ".memkit")  # noqa: PTH118
     if not os.path.isdir(folder):  # noqa: PTH112
@@ -176,7 +176,7 @@ def _take_slot(root: str) -> int | None:
 
 
 def _start_engine(root: str) -> None:
-    import subprocess  # only when the engine must be started
+    import subprocess
 
     if not os.access(os.path.join(root, ".memkit"), os.W_OK):  # noqa: PTH118
         return  # read-only: it could hold neither its lock nor its socket
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
 
     root, refused = locate(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
     if refused is not None:
-        from memkit.recall.hooklog import log_line  # only when refused
+        from memkit.recall.hooklog import log_line
 
         log_line(None, EVENT_NAMES[event], refused, mine=True)
     own = root is not None and private_folder(root)
@@ -256,10 +256,10 @@ def main(argv: list[str] | None = None) -> int:
             if answer is not None:
                 return _answer(answer)
 
-    from memkit.claude.protocol import fail_open  # the path without an engine
+    from memkit.claude.protocol import fail_open
 
     def run(payload: dict[str, object]) -> dict[str, object] | None:
-        import importlib  # only this event's handler: SessionEnd skips recall
+        import importlib
 
         from memkit.recall.readers import Readers
 

@@ -14,7 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from memkit.claude.events import MAX_STDIN
-from memkit.recall.hooklog import log_error
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.recall.hooklog"}
+
 
 MAX_CONTEXT = 10_000
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
@@ -61,5 +64,7 @@ def fail_open(
     except SystemExit:
         raise  # the engine being stopped, not a hook failing
     except BaseException:
+        from memkit.recall.hooklog import log_error
+
         log_error(log_to or str(payload.get("cwd") or ""), event)
     return 0

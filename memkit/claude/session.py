@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from memkit.capture import state as states
 from memkit.capture.hooks import on_transcript
 from memkit.recall.readers import Readers, find_repos
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.capture.state", "memkit.lifecycle.evidence"}
+__lazy_modules__ = {"memkit.lifecycle.evidence"}
 
 
 def pre_compact(
@@ -48,7 +49,6 @@ def stop(payload: dict[str, Any], repos: Sequence[str], readers: Readers) -> Non
     _stopped(payload, repos, readers)
     answer = str(payload.get("last_assistant_message") or "")
     if answer.strip():
-        from memkit.capture import state as states
         from memkit.lifecycle.evidence import settle_turn
 
         session = str(payload.get("session_id") or "")

@@ -7,16 +7,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memkit.audit.status import first_conflicts
 from memkit.capture.hooks import pending_note
 from memkit.claude.protocol import context_output
 from memkit.claude.skipped import take as take_skipped
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.fence import attribute, neutralise
+from memkit.recall.pipeline import on_disk, visible
 from memkit.recall.readers import Readers, find_repos
 from memkit.recall.usage import NO_HISTORY
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.audit.status", "memkit.findings", "memkit.recall.pipeline"}
+__lazy_modules__ = {"memkit.findings"}
 
 
 SESSION_INDEX_TOKENS = 1_000
@@ -76,7 +78,6 @@ def _session_index(
     scopes: frozenset[str] | None,
     listed: list[str] | None = None,
 ) -> list[str]:
-    from memkit.recall.pipeline import on_disk, visible
 
     # The same atoms recall may serve: active, reviewed, of scopes this person may read; in
     # the warm engine worked out once per index generation, person and day.
@@ -134,7 +135,6 @@ def _session_index(
             f"{len(refused)} atom file(s) are refused by validation and not served "
             f"({describe_refused(refused)}); `memkit validate` says what to fix."
         )
-    from memkit.audit.status import first_conflicts
 
     # Checked against the files as they are now: a pair settled since the audit is not shown.
     # Bounded: the first three that still stand, from the head of the reports.

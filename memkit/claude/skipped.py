@@ -19,11 +19,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memkit.files import write_atomic
+
 if TYPE_CHECKING:
     from memkit.checkup import Check
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.checkup", "memkit.files"}
+__lazy_modules__ = {"memkit.checkup"}
 
 
 FOLDER = "skipped"
@@ -92,7 +94,6 @@ def recent(root: Path, now: float | None = None) -> list[tuple[float, str, str]]
 
 
 def _trim(path: Path, keep: bytes) -> None:
-    from memkit.files import write_atomic
 
     start = keep.find(b"\n") + 1
     with contextlib.suppress(OSError):

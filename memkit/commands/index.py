@@ -9,16 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from memkit.errors import MemkitError
+from memkit.index import refresh
+from memkit.index.manifest import start_git
+from memkit.index.store import Busy, current_generation
 from memkit.repo import find_root, list_atom_files
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {
-    "memkit.findings",
-    "memkit.index",
-    "memkit.index.manifest",
-    "memkit.index.store",
-    "memkit.recall.readers",
-}
+__lazy_modules__ = {"memkit.findings", "memkit.recall.readers"}
 
 
 log = logging.getLogger(__name__)
@@ -64,19 +61,14 @@ def _background_from() -> int:
 
 
 def _first_build_is_large(root: Path) -> bool:
-    from memkit.index.store import current_generation
 
     return current_generation(root) is None and len(list_atom_files(root)) >= _background_from()
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.index.manifest import start_git
 
     root = find_root(args.repo)
     running = start_git(root)  # git lists the atoms while the rest is imported
-
-    from memkit.index import refresh
-    from memkit.index.store import Busy
 
     if args.quiet and not args.foreground and _first_build_is_large(root):
         from memkit.recall.readers import start_index

@@ -6,17 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from memkit.checks.roles import describe, run_check
 from memkit.errors import MemkitError, UsageError
+from memkit.files import write_atomic
+from memkit.git import has_commits, show
+from memkit.repo import find_root
+from memkit.roles import ROLES_FILE, declared_roles, identify, parse_roles
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {
-    "memkit.checks.roles",
-    "memkit.files",
-    "memkit.git",
-    "memkit.repo",
-    "memkit.roles",
-    "memkit.whitelist",
-}
+__lazy_modules__ = {"memkit.whitelist"}
 
 
 def add_parser(subparsers: Any) -> None:
@@ -53,9 +51,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.checks.roles import run_check
-    from memkit.repo import find_root
-    from memkit.roles import identify
 
     if args.action == "check":
         return run_check(args.repo, args.files, actor=args.actor, base=args.base)
@@ -77,8 +72,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(root: Path) -> int:
     """The whitelist as committed (what every check reads), one member a line."""
-    from memkit.git import show
-    from memkit.roles import ROLES_FILE, declared_roles, parse_roles
 
     members = parse_roles(show(root, "HEAD", ROLES_FILE) or "").members
     if not members:
@@ -93,10 +86,6 @@ def _list(root: Path) -> int:
 
 
 def _add(root: Path, args: argparse.Namespace) -> int:
-    from memkit.checks.roles import describe
-    from memkit.files import write_atomic
-    from memkit.git import has_commits
-    from memkit.roles import ROLES_FILE, identify, parse_roles
     from memkit.whitelist import add_member
 
     if not args.email and not args.role:

@@ -10,21 +10,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memkit import git
+from memkit.config import load_config
 from memkit.errors import MemkitError
+from memkit.files import write_atomic
+from memkit.index import open_index, refresh
+from memkit.index.store import current_generation
+from memkit.repo import find_root, list_atom_files
+from memkit.summary import render_summary
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {
-    "memkit.admission.decide",
-    "memkit.config",
-    "memkit.files",
-    "memkit.git",
-    "memkit.index",
-    "memkit.index.prepare",
-    "memkit.index.search",
-    "memkit.index.store",
-    "memkit.repo",
-    "memkit.summary",
-}
+__lazy_modules__ = {"memkit.admission.decide", "memkit.index.prepare"}
 
 
 MEMORY_MD = "MEMORY.md"
@@ -53,10 +49,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memkit.config import load_config
-    from memkit.files import write_atomic
-    from memkit.repo import find_root
-    from memkit.summary import render_summary
 
     root = find_root(args.repo)
     if args.stage and _partial_commit():
@@ -79,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
     if args.stage:
         # Staged by the hook itself: pre-commit sees no unstaged change (nothing "modified by
         # this hook"), and the commit being made takes the current overview with it.
-        from memkit import git
 
         git.run(root, "add", "--", MEMORY_MD)
     print(f"memkit summary: wrote {MEMORY_MD} ({len(text.splitlines())} lines)")
@@ -101,9 +92,6 @@ def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
     or full disk), from the files' frontmatter: a commit hook must not be the one that pays
     for a first build, which a checkout sends to the background."""
 
-    from memkit.index import open_index, refresh
-    from memkit.index.store import current_generation
-
     if current_generation(root) is not None:
         try:
             refresh(root, quiet=True)
@@ -112,7 +100,6 @@ def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
             logging.getLogger("memkit").info("summary from the files: %s", exc)
     from memkit.admission.decide import read_admitted
     from memkit.index.prepare import entry
-    from memkit.repo import list_atom_files
 
     rows: list[Mapping[str, Any]] = []
     for relpath in list_atom_files(root):

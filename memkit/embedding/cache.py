@@ -78,7 +78,7 @@ def _read_json(path: Path) -> Any:
 
 
 def _matrix(layout: Layout) -> np.ndarray:
-    from safetensors.numpy import load_file  # conversion only
+    from safetensors.numpy import load_file
 
     try:
         tensors = load_file(str(layout.embeddings))

@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import tantivy
+
 from memkit.safety.text import CJK_CHARS
-
-# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"tantivy"}
-
 
 CJK_ANALYZER = "memkit_cjk"
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
@@ -55,7 +53,6 @@ def cjk_grams(text: str) -> list[str]:
 
 
 def register(index: Any) -> None:
-    import tantivy
 
     analyzer = (
         tantivy.TextAnalyzerBuilder(

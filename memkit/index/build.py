@@ -19,26 +19,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import tantivy
-
-from memkit.admission.decide import refused_across
 from memkit.atom import id_from_path
 from memkit.config import load_config
 from memkit.embedding.locate import resolve_model
-from memkit.embedding.usercache import model_cache_dir
 from memkit.index import store
-from memkit.index.analysis import register
 from memkit.index.manifest import DIGEST, Running, config_digest, current_manifest, digest
-from memkit.index.prepare import prepare
-from memkit.index.progress import progress_bar
-from memkit.index.schema import build_schema
-from memkit.index.verdicts import Verdicts
 
 if TYPE_CHECKING:
     from memkit.index.prepare import Prepared
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.embedding.encoder", "numpy"}
+__lazy_modules__ = {
+    "memkit.admission.decide",
+    "memkit.embedding.encoder",
+    "memkit.embedding.usercache",
+    "memkit.index.analysis",
+    "memkit.index.prepare",
+    "memkit.index.progress",
+    "memkit.index.schema",
+    "memkit.index.verdicts",
+    "numpy",
+    "tantivy",
+}
 
 
 log = logging.getLogger(__name__)
@@ -238,6 +240,7 @@ def _build(
     quiet: bool,
     started: float,
 ) -> BuildStats:
+    from memkit.index.progress import progress_bar
 
     old_atoms: dict[str, dict[str, Any]] = {}
     old_skipped: dict[str, str] = {}
@@ -431,8 +434,14 @@ def _write(
     codes that refuse them (both filled in here too). Returns the atom count and how many
     were indexed now."""
     import numpy as np
+    import tantivy
 
     from memkit.embedding import load_encoder
+    from memkit.embedding.usercache import model_cache_dir
+    from memkit.index.analysis import register
+    from memkit.index.prepare import prepare
+    from memkit.index.schema import build_schema
+    from memkit.index.verdicts import Verdicts
 
     manifest, kept, removed, todo, skipped, refused = plan
     known: dict[str, list[int]] = {}
@@ -538,6 +547,8 @@ def _refused_across(
     """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
     those the index would keep: path -> codes. Ids come from every atom file's name, as
     validate takes them; supersede cycles are looked for among the atoms admitted so far."""
+
+    from memkit.admission.decide import refused_across
 
     named = Counter(id_from_path(path) for path in manifest)
     # Only an atom that names others, or whose id another file's name takes too, can be

@@ -16,8 +16,11 @@ from pathlib import Path
 
 from memkit.atom import SCOPE_DIRS, atom_paths
 from memkit.files import NotRegular, read_regular
-from memkit.index.store import current_generation
 from memkit.repo import list_atom_files
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.index.store"}
+
 
 NOT_A_FILE = "0" * 40  # the "blob" of a FIFO, socket or device named *.md
 
@@ -123,6 +126,7 @@ def is_stale(root: Path, running: Running | None = None) -> bool:
     """Whether the working tree's atoms differ from what the live generation was built from:
     three git commands (~0.05 s at 10,000 atoms, ~0.15 s at 50,000), no parsing. A caller
     can `start_git` first and do its own work while git works."""
+    from memkit.index.store import current_generation
 
     gen = current_generation(root)
     if gen is None:

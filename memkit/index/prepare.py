@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from memkit.config import Config
     from memkit.embedding import Encoder
 
-
 log = logging.getLogger(__name__)
 PARALLEL_ATOMS = 2000  # below this a second process costs more than it saves
 Progress = Callable[[int], None]  # told how many more atoms are done

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import tantivy
+
 from memkit.index.analysis import CJK_ANALYZER
-
-# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"tantivy"}
-
 
 TEXT_FIELDS = ("title", "triggers", "tags", "body")
 # The body already holds the title (its `# heading`): the title field adds a little on top.
@@ -18,7 +16,6 @@ BOOSTS = {"triggers": 3.0, "title": 0.25, "tags": 1.0, "body": 1.0}
 
 
 def build_schema() -> Any:
-    import tantivy
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("id", stored=True, tokenizer_name="raw")

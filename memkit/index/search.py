@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memkit.admission.decide import read_admitted
-from memkit.config import load_config
+import tantivy
+
 from memkit.errors import MemkitError
 from memkit.index import store
 from memkit.index.analysis import cjk_grams, query_words, register
@@ -24,11 +24,12 @@ from memkit.safety.text import has_cjk
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {
+    "memkit.admission.decide",
+    "memkit.config",
     "memkit.embedding.encoder",
     "memkit.embedding.usercache",
     "memkit.index.relevance",
     "numpy",
-    "tantivy",
     "tempfile",
 }
 
@@ -112,7 +113,6 @@ class IndexReader:
         if broken:
             self._damaged(f"tantivy files damaged ({store.describe(self.problems)})")
             return
-        import tantivy
 
         try:
             try:
@@ -211,7 +211,6 @@ class IndexReader:
             return []
 
     def _bm25(self, query: str, limit: int) -> list[tuple[int, float]]:
-        import tantivy
 
         parts = []
         text = query_words(query)
@@ -333,7 +332,6 @@ class IndexReader:
         return hits
 
     def body(self, path: str) -> str:
-        import tantivy
 
         if self.searcher is not None:
             try:
@@ -369,6 +367,8 @@ def body_from_file(root: Path, relpath: str) -> str:
     """An atom's body read from its file (after the frontmatter): when the index cannot
     give it, what is on disk now is the truth anyway, once validation admits it (the file
     may have changed since it was indexed: a secret pasted into it is not served)."""
+    from memkit.admission.decide import read_admitted
+    from memkit.config import load_config
 
     try:
         parsed, codes = read_admitted(root, relpath, load_config(root), fast=True)

@@ -24,6 +24,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from memkit.atom.read import ParsedAtom
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"orjson", "shutil"}
+__lazy_modules__ = {"orjson"}
 
 
 log = logging.getLogger(__name__)
@@ -237,7 +238,6 @@ class Verdicts:
         self._drop_other_stamps()
 
     def _drop_other_stamps(self) -> None:
-        import shutil
 
         for other in self.folder.parent.iterdir():
             if other.name != self.folder.name and other.is_dir():

@@ -192,7 +192,7 @@ class Server:
     def _loaded_memory(self) -> Memory:
         """The memory the tools read, made on the worker thread on first use."""
         if self._memory is None:
-            from memkit.mcp.memory import Memory  # the heavy part, loaded late
+            from memkit.mcp.memory import Memory
 
             self._memory = Memory(self.roots)
         return self._memory

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 from pathlib import Path
 
+from memkit.files import memkit_dir, private_dirs
+from memkit.logs import append, user_log_dir
 from memkit.recall.trust import private_folder, trusted_root
-
-# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.files", "memkit.logs", "traceback"}
 
 
 def log_dir(cwd: str | None) -> Path | None:
     """The repository's `.memkit/logs/` when this user may trust it, else this user's own log
     folder (never one another user can read)."""
-
-    from memkit.files import memkit_dir
-    from memkit.logs import user_log_dir
 
     found = trusted_root([], cwd or os.getcwd())  # noqa: PTH109
     if found is not None and private_folder(found):
@@ -31,16 +28,8 @@ def log_line(cwd: str | None, event: str, message: str, *, mine: bool = False) -
     points there), when nothing is printed into the session. `mine`: in this user's own log
     folder, not a repository's (a repository that was refused)."""
 
-    from memkit.files import private_dirs
-    from memkit.logs import append
-
     try:
-        if mine:
-            from memkit.logs import user_log_dir
-
-            folder = user_log_dir()
-        else:
-            folder = log_dir(cwd)
+        folder = user_log_dir() if mine else log_dir(cwd)
         if folder is None:
             return
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
@@ -52,6 +41,5 @@ def log_line(cwd: str | None, event: str, message: str, *, mine: bool = False) -
 def log_error(cwd: str | None, event: str) -> None:
     """Append the exception being handled to the repository's `.memkit/logs/hooks.log`; an
     exception's message may quote the prompt: private parts and secrets are masked."""
-    import traceback  # only when something went wrong
 
     log_line(cwd, event, "failed, answered nothing\n" + traceback.format_exc())

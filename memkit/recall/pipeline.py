@@ -29,6 +29,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
+from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.fence import neutralise
 from memkit.recall.usage import NO_HISTORY
@@ -36,12 +37,7 @@ from memkit.recall.visibility import readable
 from memkit.safety.private import strip_private
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {
-    "memkit.index.fusion",
-    "memkit.index.relevance",
-    "memkit.recall.disagree",
-    "numpy",
-}
+__lazy_modules__ = {"memkit.index.relevance", "memkit.recall.disagree", "numpy"}
 
 
 CONFIDENCE_BONUS = {"fixed": 0.15, "observed": 0.05, "tentative": 0.0}
@@ -148,7 +144,7 @@ def _rows_by_id(reader: Any) -> dict[str, int]:
 def _vector_hits(reader: Any, query: str) -> list[tuple[int, float]]:
     """The reader's vector candidates, from an in-memory copy of the matrix: a product over
     the memory-mapped file costs ~8 ms at 10k atoms, over memory ~0.2 ms."""
-    import numpy as np  # only in the warm engine, or when asked
+    import numpy as np
 
     matrix = reader.memo.get("matrix")
     if matrix is None:
@@ -204,7 +200,6 @@ def candidates(
 ) -> list[Candidate]:
     """Ranked candidates of one repository: found, filtered, re-ranked, related added."""
     query = strip_private(query)
-    from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse
 
     bm25 = reader.bm25(query)
     # Without a warm engine, vectors would cost the encoder's load: BM25 and triggers only.

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from memkit.ownership import trusted
-from memkit.recall.hooklog import log_line
 from memkit.recall.trust import named_repo, trusted_root
 from memkit.recall.usage import UsageLog, usage_log
 
@@ -22,6 +21,7 @@ __lazy_modules__ = {
     "memkit.index.opening",
     "memkit.index.store",
     "memkit.recall.client",
+    "memkit.recall.hooklog",
     "memkit.roles",
 }
 
@@ -149,6 +149,7 @@ def rebuild(root: Path, problem: str) -> None:
     however soon after) is rebuilt at once."""
 
     from memkit.index.store import current_generation
+    from memkit.recall.hooklog import log_line
 
     mark = root / ".memkit" / "index" / REBUILD_MARK
     gen = current_generation(root)

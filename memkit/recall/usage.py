@@ -28,12 +28,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from memkit.files import memkit_dir
 from memkit.recall import evidence
 from memkit.recall.evidence import Tally
-from memkit.recall.hooklog import log_line
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.files"}
+__lazy_modules__ = {"memkit.recall.hooklog"}
 
 
 MAX_PARAMS = 900
@@ -95,7 +95,6 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
 
 class UsageLog:
     def __init__(self, root: Path) -> None:
-        from memkit.files import memkit_dir
 
         self.root = root
         self.path = root / ".memkit" / "usage.db"
@@ -145,6 +144,7 @@ class UsageLog:
         if self._noted:
             return
         self._noted = True
+        from memkit.recall.hooklog import log_line
 
         log_line(str(self.root), "usage log", message)
 

@@ -82,7 +82,7 @@ def _entity(text: str, at: int) -> tuple[str, int] | None:
         end += 1
     if end == at + 1:
         return None
-    from html.entities import html5  # only for text with an entity in it
+    from html.entities import html5
 
     name = text[at + 1 : end]
     if text.startswith(";", end) and name + ";" in html5:

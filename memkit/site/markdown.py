@@ -30,7 +30,7 @@ def _esc(text: str) -> str:
 
 def make_renderer(page_of: PageOf) -> Callable[[str], str]:
     """A function Markdown -> safe HTML; `page_of` links atom files to atom pages."""
-    import mistune  # only the site and the index's slow path load it
+    import mistune
 
     class SafeRenderer(mistune.HTMLRenderer):
         def link(self, text: str, url: str, title: str | None = None) -> str:
