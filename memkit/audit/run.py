@@ -19,7 +19,7 @@ from memkit.audit.candidates import AuditSettings, find
 from memkit.audit.classify import CONTRADICTS, DUPLICATE, RULES, UNRELATED
 from memkit.audit.claude_judge import ClaudeJudge
 from memkit.audit.judge import Judge
-from memkit.audit.status import REPORT, full_audit_rules, read_report, unresolved_now
+from memkit.audit.status import REPORT, Seen, full_audit_rules, read_report, unresolved_now
 from memkit.audit.verdict import text_of, verdict
 from memkit.config import Config
 from memkit.files import write_atomic
@@ -298,13 +298,14 @@ def save_report(
     before = (read_report(root) or {}) if audited is not None else {}
     if audited is not None:
         earlier = before.get("unresolved", [])
+        seen: Seen = {}
         for item in earlier if isinstance(earlier, list) else []:
             pair = (item.get("incoming_path"), item.get("other_path"))
             if (
                 isinstance(item, dict)
                 and not looked_at & set(pair)
                 and pair not in known
-                and unresolved_now(root, item)
+                and unresolved_now(root, item, seen)
             ):
                 unresolved.append(item)
                 known.add(pair)

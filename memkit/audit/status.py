@@ -34,23 +34,20 @@ class State:
     superseded_by: frozenset[str]
 
 
-_CACHE: dict[str, tuple[tuple[int, int], State | None]] = {}
+# What one look at the reports read of each atom file (relpath -> State): made by the caller
+# for one pass over many pairs, so an atom named by many pairs is read once; never kept
+# between calls, so nothing read before a file changed is answered after.
+Seen = dict[str, "State | None"]
 
 
-def state(root: Path, relpath: str) -> State | None:
+def state(root: Path, relpath: str, seen: Seen | None = None) -> State | None:
     """The id, liveness and supersede links of one atom file; None when it is gone."""
+    if seen is not None and relpath in seen:
+        return seen[relpath]
     path = root / relpath
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    key = str(path)
-    stamp = (st.st_mtime_ns, st.st_size)
-    cached = _CACHE.get(key)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    found = _read(path, relpath)
-    _CACHE[key] = (stamp, found)
+    found = _read(path, relpath) if path.is_file() else None
+    if seen is not None:
+        seen[relpath] = found
     return found
 
 
@@ -78,11 +75,11 @@ def _ids(value: Any) -> frozenset[str]:
     return frozenset()
 
 
-def unresolved_now(root: Path, item: dict[str, Any]) -> bool:
+def unresolved_now(root: Path, item: dict[str, Any], seen: Seen | None = None) -> bool:
     """Whether a pair of the report still stands: both files there, both live, neither
-    superseding the other."""
-    a = state(root, str(item.get("incoming_path", "")))
-    b = state(root, str(item.get("other_path", "")))
+    superseding the other. `seen`: the atoms one pass over many pairs has read already."""
+    a = state(root, str(item.get("incoming_path", "")), seen)
+    b = state(root, str(item.get("other_path", "")), seen)
     if a is None or b is None or not a.active or not b.active:
         return False
     return not (
@@ -91,9 +88,6 @@ def unresolved_now(root: Path, item: dict[str, Any]) -> bool:
         or b.id in a.superseded_by
         or a.id in b.superseded_by
     )
-
-
-_REPORTS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
 
 
 def read_report(root: Path) -> dict[str, Any] | None:
@@ -114,8 +108,8 @@ def full_audit_rules(report: dict[str, Any]) -> int:
 
 
 def reported(root: Path) -> list[dict[str, Any]]:
-    """The unresolved pairs of the last audit report and of the writes since (each file
-    cached by its stamp), each pair once."""
+    """The unresolved pairs of the last audit report and of the writes since, each pair
+    once."""
     items: dict[tuple[str, str], dict[str, Any]] = {}
     for name in (REPORT, WRITTEN):
         for item in unresolved_items(root / name):
@@ -124,29 +118,22 @@ def reported(root: Path) -> list[dict[str, Any]]:
 
 
 def unresolved_items(path: Path) -> list[dict[str, Any]]:
-    """The `unresolved` pairs of one report file (cached by its stamp); [] when unreadable."""
-    try:
-        st = path.stat()
-    except OSError:
+    """The `unresolved` pairs of one report file; [] when there is none or it is unreadable."""
+    if not path.is_file():
         return []
-    stamp = (st.st_mtime_ns, st.st_size)
-    cached = _REPORTS.get(str(path))
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
     try:
         items = json.loads(path.read_text(encoding="utf-8")).get("unresolved", [])
     except (OSError, ValueError, AttributeError):
         log.info("audit report %s is unreadable; ignoring it", path)
         items = []
-    items = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
-    _REPORTS[str(path)] = (stamp, items)
-    return items
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
 def open_conflicts(root: Path, *, kinds: Iterable[str] = ("contradicts",)) -> list[dict[str, Any]]:
     """The report's unresolved pairs of these kinds that still stand in the working tree."""
     wanted = set(kinds)
-    return [i for i in reported(root) if i.get("kind") in wanted and unresolved_now(root, i)]
+    seen: Seen = {}
+    return [i for i in reported(root) if i.get("kind") in wanted and unresolved_now(root, i, seen)]
 
 
 # The Claude Code hooks read bounded parts of the reports: a pull over a large memory can
@@ -198,16 +185,17 @@ def first_conflicts(
     wanted = set(kinds)
     found: list[dict[str, Any]] = []
     more = False
-    seen: set[tuple[str, str]] = set()
+    pairs: set[tuple[str, str]] = set()
+    atoms: Seen = {}
     for name in (WRITTEN, REPORT):
         items, rest = head_items(root / name, max_bytes)
         more = more or rest
         for n, item in enumerate(items):
             pair = (str(item.get("incoming_path")), str(item.get("other_path")))
-            if item.get("kind") not in wanted or pair in seen:
+            if item.get("kind") not in wanted or pair in pairs:
                 continue
-            seen.add(pair)
-            if unresolved_now(root, item):
+            pairs.add(pair)
+            if unresolved_now(root, item, atoms):
                 found.append(item)
                 if len(found) >= limit:
                     return found, more or n < len(items) - 1

@@ -23,7 +23,7 @@ from typing import Any
 from memkit.atom import Atom
 from memkit.audit.classify import CONTRADICTS
 from memkit.audit.run import compare
-from memkit.audit.status import WRITTEN, unresolved_items, unresolved_now
+from memkit.audit.status import WRITTEN, Seen, unresolved_items, unresolved_now
 from memkit.config import Config
 from memkit.files import write_atomic
 from memkit.findings import Finding, Severity
@@ -95,7 +95,8 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
     pairs: dict[tuple[str, str], dict[str, Any]] = {}
     for item in [*unresolved_items(path), *new]:
         pairs[(str(item.get("incoming_path")), str(item.get("other_path")))] = item
-    keep = [item for item in pairs.values() if unresolved_now(root, item)]
+    seen: Seen = {}
+    keep = [item for item in pairs.values() if unresolved_now(root, item, seen)]
     try:
         write_atomic(path, json.dumps({"unresolved": keep}, indent=1) + "\n", durable=False)
     except OSError as exc:  # a read-only .memkit/ must not fail a commit

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from memkit.audit.status import pairs_among, unresolved_now
+from memkit.audit.status import Seen, pairs_among, unresolved_now
 
 
 def disagreement_lines(items: Iterable[Any]) -> list[str]:
@@ -24,6 +24,7 @@ def disagreement_lines(items: Iterable[Any]) -> list[str]:
             by_repo.setdefault(item.repo, set()).add(item.id)
     lines: list[str] = []
     for repo, ids in by_repo.items():
+        seen: Seen = {}
         if len(ids) < 2:
             continue
         root = Path(repo)
@@ -32,7 +33,7 @@ def disagreement_lines(items: Iterable[Any]) -> list[str]:
                 pair.get("kind") == "contradicts"
                 and pair.get("incoming") in ids
                 and pair.get("other") in ids
-                and unresolved_now(root, pair)
+                and unresolved_now(root, pair, seen)
             ):
                 lines.append(
                     f"memkit: {pair['incoming']} and {pair['other']} disagree "

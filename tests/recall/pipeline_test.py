@@ -400,9 +400,9 @@ def test_a_large_audit_report_is_read_in_bounded_parts(team: Path) -> None:
     read: list[int] = []
     real = status.unresolved_now
 
-    def counting(root: Path, item: dict[str, object]) -> bool:
+    def counting(root: Path, item: dict[str, object], seen: status.Seen | None = None) -> bool:
         read.append(1)
-        return real(root, item)
+        return real(root, item, seen)
 
     status.unresolved_now = counting
     try:
