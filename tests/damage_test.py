@@ -10,48 +10,30 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from memkit.index.store import current_generation, verify
 from tests.helpers import (
+    HOOK_SCRIPT,
     atom_text,
     commit_and_index,
+    context,
     git,
     make_memory_repo,
     memkit,
+    run_hook,
     wait_for,
     write_atom,
 )
 
-HOOK = str(Path(sys.executable).parent / "memkit-hook")
-
-
-def hook(event: str, payload: Mapping[str, object], repo: Path) -> subprocess.CompletedProcess[str]:
-    """A hook without an engine: the state a fresh session meets."""
-    return subprocess.run(
-        [HOOK, event, f"--repo={repo}"],
-        input=json.dumps({"cwd": str(repo), **payload}),
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-
-
-def context(result: subprocess.CompletedProcess[str]) -> str:
-    assert result.returncode == 0, result.stderr
-    if not result.stdout:
-        return ""
-    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
-
 
 def ask(repo: Path, prompt: str, session: str = "") -> str:
     session = session or f"s{time.monotonic_ns()}"
-    return context(hook("user-prompt-submit", {"session_id": session, "prompt": prompt}, repo))
+    return context(
+        run_hook("user-prompt-submit", {"session_id": session, "prompt": prompt}, repo, repo)
+    )
 
 
 @pytest.fixture
@@ -143,7 +125,7 @@ def test_a_damaged_tantivy_file_is_found_and_the_fix_named_works(
 def test_hooks_answer_from_what_works_and_the_index_heals(repo: Path, kind: str) -> None:
     gen = generation(repo)
     damage(tantivy_file(gen, kind), "truncate")
-    start = context(hook("session-start", {"session_id": "a", "source": "startup"}, repo))
+    start = context(run_hook("session-start", {"session_id": "a", "source": "startup"}, repo, repo))
     assert "being rebuilt" in start
     # Triggers still answer, the body read from the atom file itself.
     assert "always check the kafka settings" in ask(repo, "kafka lag again")
@@ -182,19 +164,19 @@ def test_a_truncated_vectors_file_is_found_rebuilt_and_search_still_answers(repo
 
 
 def test_a_truncated_vectors_file_in_the_warm_engine(repo: Path) -> None:
-    from tests.helpers import engine_hook, start_engine
+    from tests.helpers import start_engine
 
     gen = generation(repo)
     damage(gen / "vectors.npy", "truncate")
     engine = start_engine(repo, "--idle", "60")
     try:
         payload = {"session_id": "e1", "cwd": str(repo), "prompt": "nginx buffers size"}
-        text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
-        assert "topic-2" in text["hookSpecificOutput"]["additionalContext"]  # BM25, triggers
+        text = context(run_hook("user-prompt-submit", payload, repo, engine=True))
+        assert "topic-2" in text  # BM25, triggers
         wait_for(lambda: generation(repo) != gen, 60)
         payload = {"session_id": "e2", "cwd": str(repo), "prompt": "nginx buffers size"}
-        text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
-        assert "vector #" in text["hookSpecificOutput"]["additionalContext"]  # vectors back
+        text = context(run_hook("user-prompt-submit", payload, repo, engine=True))
+        assert "vector #" in text  # vectors back
     finally:
         engine.terminate()
         engine.communicate(timeout=30)
@@ -202,7 +184,7 @@ def test_a_truncated_vectors_file_in_the_warm_engine(repo: Path) -> None:
 
 
 def test_vectors_truncated_under_a_running_engine_do_not_kill_it(repo: Path) -> None:
-    from tests.helpers import engine_hook, engine_running
+    from tests.helpers import engine_running
 
     for n in range(40):  # vectors over several pages: a mapped page past the end faults
         body = f"- Service {n} listens on port {9000 + n}; restart it with the deploy tool."
@@ -211,15 +193,15 @@ def test_vectors_truncated_under_a_running_engine_do_not_kill_it(repo: Path) -> 
     gen = generation(repo)
     with engine_running(repo, "--idle", "60") as engine:
         payload = {"session_id": "v1", "cwd": str(repo), "prompt": "nginx buffers size"}
-        text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
-        assert "vector #" in text["hookSpecificOutput"]["additionalContext"]  # loaded
+        text = context(run_hook("user-prompt-submit", payload, repo, engine=True))
+        assert "vector #" in text  # loaded
         # In place, as a crash or a full disk leaves it: the same file, its header only.
         vectors = gen / "vectors.npy"
         vectors.write_bytes(vectors.read_bytes()[:200])
         for n in range(3):
             payload = {"session_id": f"v{n + 2}", "cwd": str(repo), "prompt": "nginx buffers"}
-            text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
-            assert "topic-2" in text["hookSpecificOutput"]["additionalContext"], n
+            text = context(run_hook("user-prompt-submit", payload, repo, engine=True))
+            assert "topic-2" in text, n
         assert engine.poll() is None  # it used to die of SIGBUS reading a mapped page
 
 
@@ -265,8 +247,8 @@ def test_an_atom_deleted_from_the_working_tree_is_never_injected(repo: Path) -> 
         "tool_name": "Read",
         "tool_input": {"file_path": str(repo / "src/net/conn.py")},
     }
-    assert context(hook("pre-tool-use", read, repo)) == ""
-    start = context(hook("session-start", {"session_id": "q", "source": "startup"}, repo))
+    assert context(run_hook("pre-tool-use", read, repo, repo)) == ""
+    start = context(run_hook("session-start", {"session_id": "q", "source": "startup"}, repo, repo))
     assert "topic-1" in start and "topic-0" not in start
 
 
@@ -399,8 +381,8 @@ def test_a_full_disk_is_not_damage(repo: Path) -> None:
     out = in_namespace(
         repo,
         FULL_DISK,
-        f"echo '{prompt}' | {HOOK} user-prompt-submit --repo={repo}",
-        f"echo '{prompt}' | {HOOK} user-prompt-submit --repo={repo}",
+        f"echo '{prompt}' | {HOOK_SCRIPT} user-prompt-submit --repo={repo}",
+        f"echo '{prompt}' | {HOOK_SCRIPT} user-prompt-submit --repo={repo}",
         f"{sys.executable} -m memkit index --full 2>&1",
         f"{sys.executable} -m memkit search redis 2>&1",
         f"{sys.executable} -m memkit doctor 2>&1",
@@ -460,7 +442,7 @@ def test_a_read_only_memkit_folder_serves_and_commits_still_work(repo: Path) -> 
     out = in_namespace(
         repo,
         READ_ONLY,
-        f"echo '{prompt}' | {HOOK} user-prompt-submit --repo={repo}",
+        f"echo '{prompt}' | {HOOK_SCRIPT} user-prompt-submit --repo={repo}",
         f"{sys.executable} -m memkit search redis 2>&1",
         f"{sys.executable} -m memkit index 2>&1",
         "git commit -m 'cache ttl' 2>&1",
@@ -487,7 +469,7 @@ def test_a_memkit_folder_that_cannot_be_written_leaves_no_crash_log_per_hook(
     logs = Path(os.environ["MEMKIT_LOG_DIR"])
     before = set(logs.glob("crash-*")) if logs.is_dir() else set()
     prompt = json.dumps({"session_id": "c", "cwd": str(repo), "prompt": "kafka lag"})
-    with_engine = f"MEMKIT_NO_ENGINE=0 {HOOK} user-prompt-submit --repo={repo}"
+    with_engine = f"MEMKIT_NO_ENGINE=0 {HOOK_SCRIPT} user-prompt-submit --repo={repo}"
     out = in_namespace(
         repo,
         READ_ONLY if setup == "read-only" else FULL_DISK,

@@ -197,25 +197,66 @@ def made_pull(
     return tmp_path
 
 
-# The warm engine (`memkit serve`) in a test: started, waited for, stopped.
-def engine_hook(repo: Path, event: str, payload: Mapping[str, object], *repos: Path) -> str:
-    """`memkit-hook EVENT` for `repo`, allowed to ask (and start) the warm engine."""
-    env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}
-    hook_bin = str(Path(sys.executable).parent / "memkit-hook")
+# A Claude Code hook in a test: the installed script, as Claude Code runs it.
+HOOK_SCRIPT = str(Path(sys.executable).parent / "memkit-hook")
+# What Claude Code (CLAUDE_PROJECT_DIR) or a user's settings.local.json (MEMKIT_REPOS) put in
+# a hook's environment; a test runner started inside a Claude Code session has them too. A
+# hook's repositories are the test's own: its `cwd` and `repos`, or what `env` sets.
+_SESSION_VARS = ("CLAUDE_PROJECT_DIR", "MEMKIT_REPOS")
+
+
+def run_hook(
+    event: str,
+    payload: Mapping[str, object] | None,
+    cwd: Path,
+    *repos: Path,
+    engine: bool = False,
+    env: Mapping[str, str] | None = None,
+    raw: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`memkit-hook EVENT --repo=R ...` in a fresh process in `cwd`, given `payload` as JSON
+    (with `"cwd": cwd` unless it names its own, as Claude Code always sends one) or else `raw`
+    text. `engine`: it may ask (and start) the warm engine; otherwise it answers in-process
+    (MEMKIT_NO_ENGINE=1). `env`: variables set for it on top. It exits 0, whatever happened:
+    any other code would break the user's session (exit 2 blocks their prompt)."""
+    environ = {k: v for k, v in os.environ.items() if k not in _SESSION_VARS}
+    environ["MEMKIT_NO_ENGINE"] = "0" if engine else "1"
+    environ.update(env or {})
+    if raw is None:
+        raw = json.dumps({"cwd": str(cwd), **(payload or {})})
     result = subprocess.run(
-        [hook_bin, event, *(f"--repo={r}" for r in repos)],
-        input=json.dumps(payload),
-        cwd=repo,
-        env=env,
+        [HOOK_SCRIPT, event, *(f"--repo={r}" for r in repos)],
+        input=raw,
+        cwd=cwd,
+        env=environ,
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        # Past the hook's own deadline (conftest: 60 s) on a loaded machine: a hang fails the
+        # test instead of holding the run.
+        timeout=120,
     )
-    assert result.returncode == 0
-    return result.stdout
+    assert result.returncode == 0, result.stderr
+    return result
 
 
+def context(result: subprocess.CompletedProcess[str], event: str = "") -> str:
+    """The additionalContext a hook gave Claude Code ("" for no answer). With `event` (its
+    Claude Code name, `UserPromptSubmit`), an answer is required and must be exactly
+    {"hookSpecificOutput": {"hookEventName": event, "additionalContext": ...}}."""
+    if not event and not result.stdout.strip():
+        return ""
+    data = json.loads(result.stdout)
+    if event:
+        assert set(data) == {"hookSpecificOutput"}, data
+        assert set(data["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}, data
+        assert data["hookSpecificOutput"]["hookEventName"] == event
+    text = data["hookSpecificOutput"]["additionalContext"]
+    assert isinstance(text, str) and len(text) <= 10_000  # Claude Code's cap
+    return text
+
+
+# The warm engine (`memkit serve`) in a test: started, waited for, stopped.
 def wait_for(predicate: Callable[[], object], seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

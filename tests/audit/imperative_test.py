@@ -24,9 +24,9 @@ from tests.helpers import (
     made_pull,
     make_memory_repo,
     memkit,
+    run_hook,
     write_atom,
 )
-from tests.helpers import engine_hook as hook
 
 ANN_TEXT = (
     "Deploy payments with Argo CD from the release branch; roll back payments with "
@@ -143,7 +143,7 @@ def _prompt(ann: Path, warm: bool) -> str:
         "prompt": "how do I roll back the payments service?",
     }
     if warm:
-        out = hook(ann, "user-prompt-submit", payload)
+        out = run_hook("user-prompt-submit", payload, ann, engine=True).stdout
     else:
         out = memkit("hook", "user-prompt-submit", cwd=ann, stdin=json.dumps(payload)).stdout
     context: str = json.loads(out)["hookSpecificOutput"]["additionalContext"]
@@ -169,7 +169,7 @@ def test_a_memory_of_just_the_two_still_gets_both_through_the_warm_engine(pulled
     with engine_running(pulled):
         for prompt in ("payments rollback", "should I use helm to roll back?"):
             payload = {"session_id": prompt, "cwd": str(pulled), "prompt": prompt}
-            out = json.loads(hook(pulled, "user-prompt-submit", payload))
+            out = json.loads(run_hook("user-prompt-submit", payload, pulled, engine=True).stdout)
             context = out["hookSpecificOutput"]["additionalContext"]
             assert "## deploying-the-payments-service " in context, prompt
             assert "## payments-rollback-new " in context, prompt

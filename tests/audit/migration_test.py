@@ -26,8 +26,8 @@ from tests.helpers import (
     git,
     made_pull,
     memkit,
+    run_hook,
 )
-from tests.helpers import engine_hook as hook
 
 ANN_TEXT = "Use Jenkins for CI builds of the monorepo."
 BOB_TEXT = "We moved CI for the monorepo from Jenkins to GitHub Actions."
@@ -84,7 +84,7 @@ def test_both_in_one_prompt_get_the_disagreement_line(pulled: Path, warm: bool) 
     payload = {"session_id": "s1", "cwd": str(pulled), "prompt": "where does monorepo CI run?"}
     with engine_running(pulled) if warm else contextlib.nullcontext():
         if warm:
-            out = hook(pulled, "user-prompt-submit", payload)
+            out = run_hook("user-prompt-submit", payload, pulled, engine=True).stdout
         else:
             out = memkit("hook", "user-prompt-submit", cwd=pulled, stdin=json.dumps(payload)).stdout
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]

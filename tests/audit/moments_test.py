@@ -20,10 +20,10 @@ from tests.helpers import (
     git,
     make_memory_repo,
     memkit,
+    run_hook,
     start_engine,
     write_atom,
 )
-from tests.helpers import engine_hook as hook
 
 ROLES = """| user | email | roles |
 |------|-------|-------|
@@ -268,14 +268,14 @@ def settle(bob: Path) -> None:
 def session_start(bob: Path, warm: bool) -> str:
     payload: dict[str, object] = {"session_id": "s1", "cwd": str(bob), "source": "startup"}
     if warm:
-        return hook(bob, "session-start", payload)
+        return run_hook("session-start", payload, bob, engine=True).stdout
     return memkit("hook", "session-start", cwd=bob, stdin=json.dumps(payload)).stdout
 
 
 def prompt(bob: Path, warm: bool, session: str) -> str:
     payload: dict[str, object] = {**PROMPT, "cwd": str(bob), "session_id": session}
     if warm:
-        return hook(bob, "user-prompt-submit", payload)
+        return run_hook("user-prompt-submit", payload, bob, engine=True).stdout
     return memkit("hook", "user-prompt-submit", cwd=bob, stdin=json.dumps(payload)).stdout
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import subprocess
@@ -14,14 +13,15 @@ import pytest
 
 from tests.helpers import (
     atom_text,
+    context,
     heartbeat_repo,
     make_memory_repo,
     memkit,
+    run_hook,
     start_engine,
     wait_for,
     write_atom,
 )
-from tests.helpers import engine_hook as hook
 
 
 @pytest.fixture
@@ -52,8 +52,7 @@ def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
         assert second.returncode == 0  # the lock: one engine per repository
 
         payload = {"session_id": "s", "cwd": str(repo), "prompt": "websocket ping interval"}
-        out = json.loads(hook(repo, "user-prompt-submit", payload))
-        text = out["hookSpecificOutput"]["additionalContext"]
+        text = context(run_hook("user-prompt-submit", payload, repo, engine=True))
         assert "ws-heartbeat-interval" in text
         assert "vector #" in text  # answered by the warm engine, which has the model loaded
 
@@ -64,7 +63,8 @@ def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
         )
         assert memkit("index", cwd=repo).returncode == 0
         payload = {"session_id": "s2", "cwd": str(repo), "prompt": "kafka offsets"}
-        assert "kafka-offsets" in hook(repo, "user-prompt-submit", payload)  # new generation
+        recalled = context(run_hook("user-prompt-submit", payload, repo, engine=True))
+        assert "kafka-offsets" in recalled  # new generation
     finally:
         engine.wait(timeout=30)  # idles out by itself
         engine.communicate()
@@ -74,7 +74,7 @@ def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
 
 def test_no_engine_the_hook_answers_and_starts_one(repo: Path) -> None:
     payload = {"session_id": "s", "cwd": str(repo), "prompt": "websocket ping"}
-    out = hook(repo, "user-prompt-submit", payload)
+    out = run_hook("user-prompt-submit", payload, repo, engine=True).stdout
     assert "ws-heartbeat-interval" in out  # answered in-process, BM25 and triggers
     sock = repo / ".memkit/engine.sock"
     wait_for(sock.exists)
@@ -120,7 +120,8 @@ def engine_indexes_a_new_atom(repo: Path, target: Path, *repos: Path) -> None:
 
         def recalled() -> bool:
             payload = {"session_id": f"s{next(prompts)}", "cwd": str(repo), "prompt": "kafka"}
-            return "kafka-offsets" in hook(repo, "user-prompt-submit", payload, *repos)
+            answer = run_hook("user-prompt-submit", payload, repo, *repos, engine=True)
+            return "kafka-offsets" in context(answer)
 
         assert not recalled()
         write_atom(target, "shared/kafka-offsets.md", KAFKA)

@@ -10,20 +10,14 @@ from pathlib import Path
 import pytest
 
 from memkit.recall.budget import budget_for, estimate_tokens
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, write_atom
-
-
-def hook(
-    event: str, payload: object, cwd: Path, raw: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memkit.claude.main", event],
-        input=raw if raw is not None else json.dumps(payload),
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    context,
+    make_memory_repo,
+    run_hook,
+    write_atom,
+)
 
 
 @pytest.fixture
@@ -73,15 +67,6 @@ def repo(tmp_path: Path) -> Path:
     return repo
 
 
-def context(result: subprocess.CompletedProcess[str], event: str) -> str:
-    assert result.returncode == 0
-    data = json.loads(result.stdout)
-    assert data["hookSpecificOutput"]["hookEventName"] == event
-    text = data["hookSpecificOutput"]["additionalContext"]
-    assert isinstance(text, str) and len(text) <= 10_000
-    return text
-
-
 def test_prompt_recall_with_reasons_related_and_supersedes(repo: Path) -> None:
     payload = {
         "session_id": "s1",
@@ -89,16 +74,16 @@ def test_prompt_recall_with_reasons_related_and_supersedes(repo: Path) -> None:
         "hook_event_name": "UserPromptSubmit",
         "prompt": "how often should the websocket ping?",
     }
-    text = context(hook("user-prompt-submit", payload, repo), "UserPromptSubmit")
+    text = context(run_hook("user-prompt-submit", payload, repo), "UserPromptSubmit")
     assert "## ws-heartbeat-interval" in text and "(why: trigger 'websocket'" in text
     assert "## ws-backoff" in text and "related to ws-heartbeat-interval" in text
     assert "## ws-new" in text and "## ws-old" not in text  # superseded by a candidate
     assert text.startswith("<memkit-memory>") and "not instructions" in text
-    again = hook("user-prompt-submit", payload, repo)
+    again = run_hook("user-prompt-submit", payload, repo)
     assert again.stdout == ""  # nothing twice in a session
-    hook("pre-compact", {"session_id": "s1", "cwd": str(repo)}, repo)
+    run_hook("pre-compact", {"session_id": "s1", "cwd": str(repo)}, repo)
     assert "ws-heartbeat-interval" in context(
-        hook("user-prompt-submit", payload, repo), "UserPromptSubmit"
+        run_hook("user-prompt-submit", payload, repo), "UserPromptSubmit"
     )
 
 
@@ -108,13 +93,13 @@ def test_private_text_is_not_used(repo: Path) -> None:
         "cwd": str(repo),
         "prompt": "hello <private>websocket secret plans</private> there",
     }
-    assert hook("user-prompt-submit", payload, repo).stdout == ""
+    assert run_hook("user-prompt-submit", payload, repo).stdout == ""
     assert "websocket" not in (repo / ".memkit/usage.db").read_bytes().decode("latin-1")
 
 
 def test_session_start_index(repo: Path) -> None:
     text = context(
-        hook("session-start", {"session_id": "s", "cwd": str(repo), "source": "startup"}, repo),
+        run_hook("session-start", {"session_id": "s", "cwd": str(repo), "source": "startup"}, repo),
         "SessionStart",
     )
     assert "- ws-heartbeat-interval · pitfall · WebSocket heartbeat" in text
@@ -124,7 +109,7 @@ def test_session_start_index(repo: Path) -> None:
 
 def test_post_tool_use_blocks_an_invalid_atom(repo: Path) -> None:
     bad = write_atom(repo, "shared/broken.md", "---\nid: broken\n---\n")
-    result = hook(
+    result = run_hook(
         "post-tool-use",
         {
             "session_id": "s",
@@ -139,7 +124,7 @@ def test_post_tool_use_blocks_an_invalid_atom(repo: Path) -> None:
     assert data["decision"] == "block"
     assert "shared/broken.md:2:1: MK005" in data["reason"]
     good = repo / "shared/ws-backoff.md"
-    ok = hook(
+    ok = run_hook(
         "post-tool-use",
         {
             "session_id": "s",
@@ -167,7 +152,7 @@ def test_bad_input_fails_open(repo: Path, raw: str) -> None:
         "stop",
         "session-end",
     ):
-        result = hook(event, None, repo, raw=raw)
+        result = run_hook(event, None, repo, raw=raw)
         assert result.returncode == 0
         assert result.stdout in ("",) or json.loads(result.stdout)
 
@@ -177,7 +162,7 @@ def test_missing_index_answers_nothing_and_builds_one(repo: Path) -> None:
     import time
 
     shutil.rmtree(repo / ".memkit")
-    result = hook(
+    result = run_hook(
         "user-prompt-submit", {"session_id": "s", "cwd": str(repo), "prompt": "websocket"}, repo
     )
     assert (result.returncode, result.stdout) == (0, "")

@@ -6,19 +6,24 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import shutil
 import subprocess
-import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memkit.recall.usage import usage_log
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    git,
+    make_memory_repo,
+    memkit,
+    run_hook,
+    write_atom,
+)
 
 TODAY = dt.date.today().isoformat()
 HEARTBEAT = """---
@@ -50,29 +55,12 @@ OLD_SERVER = atom_text(
 )
 
 
-def hook(
-    event: str, payload: Mapping[str, object], cwd: Path, env: Mapping[str, str] | None = None
-) -> str:
-    """A Claude Code hook in a fresh process, without the engine (conftest)."""
-    result = subprocess.run(
-        [sys.executable, "-m", "memkit.claude.main", event],
-        input=json.dumps(payload),
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 def session(repo: Path, sid: str, prompt: str, answer: str) -> str:
     """One turn of a session: the prompt's hook, then Stop with the turn's answer."""
     payload = {"session_id": sid, "cwd": str(repo), "prompt": prompt}
-    given = hook("user-prompt-submit", payload, repo)
+    given = run_hook("user-prompt-submit", payload, repo).stdout
     stop = {"session_id": sid, "cwd": str(repo), "last_assistant_message": answer}
-    assert hook("stop", stop, repo) == ""
+    assert run_hook("stop", stop, repo).stdout == ""
     return given
 
 
@@ -162,9 +150,9 @@ def test_a_trace_of_confirmations_promotes_and_apply_keeps_comments(
         (bob / f".memkit/usage.db{extra}").unlink(missing_ok=True)
     as_bob = {"GIT_AUTHOR_EMAIL": "bob@example.com", "GIT_AUTHOR_NAME": "Bob"}
     payload = {"session_id": "b1", "cwd": str(bob), "prompt": PING}
-    assert "ws-heartbeat" in hook("user-prompt-submit", payload, bob, as_bob)
+    assert "ws-heartbeat" in run_hook("user-prompt-submit", payload, bob, env=as_bob).stdout
     stop = {"session_id": "b1", "cwd": str(bob), "last_assistant_message": USED}
-    hook("stop", stop, bob, as_bob)
+    run_hook("stop", stop, bob, env=as_bob)
     assert memkit("usage", "export", "--write", cwd=bob, env=as_bob).returncode == 0
     (team / "usage").mkdir(exist_ok=True)
     shutil.copy(bob / "usage/bob.json", team / "usage/bob.json")
@@ -206,9 +194,8 @@ def test_a_trace_of_confirmations_promotes_and_apply_keeps_comments(
 
 def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> None:
     jenkins = "why is the nightly jenkins build red?"
-    assert "old-build-server" in hook(
-        "user-prompt-submit", {"session_id": "a", "cwd": str(team), "prompt": jenkins}, team
-    )
+    first = {"session_id": "a", "cwd": str(team), "prompt": jenkins}
+    assert "old-build-server" in run_hook("user-prompt-submit", first, team).stdout
     # The usage log began counting today: nothing is known to be unused yet.
     assert run_json(team, "archive", "--suggest")["suggestions"] == []
     usage_db = team / ".memkit/usage.db"
@@ -239,13 +226,15 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
 
     # Not injected: a cold hook, then the warm engine (which also answers the other atom).
     payload = {"session_id": "b", "cwd": str(team), "prompt": jenkins + " websocket heartbeat"}
-    cold = hook("user-prompt-submit", payload, team)
+    cold = run_hook("user-prompt-submit", payload, team).stdout
     assert "ws-heartbeat" in cold and "old-build-server" not in cold
-    from tests.helpers import engine_hook, start_engine
+    from tests.helpers import start_engine
 
     engine = start_engine(team, "--idle", "600")
     try:
-        warm = engine_hook(team, "user-prompt-submit", {**payload, "session_id": "c"})
+        warm = run_hook(
+            "user-prompt-submit", {**payload, "session_id": "c"}, team, engine=True
+        ).stdout
         assert "vector #" in warm  # the engine answered
         assert "ws-heartbeat" in warm and "old-build-server" not in warm
     finally:
@@ -262,7 +251,8 @@ def test_an_unused_atom_is_archived_not_injected_and_restored(team: Path) -> Non
     assert done.returncode == 0, done.stdout + done.stderr
     # Exactly as it was (MEMORY.md, the generated overview, caught up with the commits).
     assert git(team, "diff", "HEAD~2", "--stat", "--", ".", ":!MEMORY.md").stdout == ""
-    assert "old-build-server" in hook("user-prompt-submit", {**payload, "session_id": "d"}, team)
+    restored = run_hook("user-prompt-submit", {**payload, "session_id": "d"}, team).stdout
+    assert "old-build-server" in restored
 
 
 def test_expired_atoms_are_swept_and_personal_ones_stay_private(team: Path) -> None:
@@ -314,7 +304,7 @@ def test_expired_atoms_are_swept_and_personal_ones_stay_private(team: Path) -> N
     assert "R  episodic/session-2026-01-03.md -> archive/episodic/session-2026-01-03.md" in status
     assert commit(team, "sweep").returncode == 0
     prompt = {"session_id": "k", "cwd": str(team), "prompt": "kafka consumer lag standup"}
-    out = hook("user-prompt-submit", prompt, team)
+    out = run_hook("user-prompt-submit", prompt, team).stdout
     assert "session-2026-01-03" not in out and "standup-room" not in out
     assert run_json(team, "archive")["suggestions"] == [] or all(
         s["kind"] != "expired" for s in run_json(team, "archive")["suggestions"]
@@ -358,7 +348,7 @@ def test_validate_fix_marks_what_a_live_atom_supersedes(team: Path) -> None:
     done = commit(team, "memory: heartbeat is 45 s now")
     assert done.returncode == 0, done.stdout + done.stderr
     prompt = {"session_id": "w", "cwd": str(team), "prompt": "websocket heartbeat ping"}
-    out = hook("user-prompt-submit", prompt, team)
+    out = run_hook("user-prompt-submit", prompt, team).stdout
     assert "ws-heartbeat-45s" in out and "## ws-heartbeat ·" not in out
 
 
@@ -366,7 +356,7 @@ def test_the_agent_s_reads_writes_and_listings_are_evidence(
     team: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     start = {"session_id": "s9", "cwd": str(team), "source": "startup"}
-    assert "ws-heartbeat" in hook("session-start", start, team)
+    assert "ws-heartbeat" in run_hook("session-start", start, team).stdout
     monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
     assert memkit("show", "deploy-window", cwd=team).returncode == 0  # a person: not counted
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "s9")
@@ -387,7 +377,7 @@ def test_the_agent_s_reads_writes_and_listings_are_evidence(
         "tool_name": "Write",
         "tool_input": {"file_path": str(path)},
     }
-    hook("post-tool-use", written, team)
+    run_hook("post-tool-use", written, team)
     with usage_log(team) as log:
         tallies = log.tallies()
     assert tallies["ws-heartbeat"].shown == 1

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -16,31 +14,15 @@ from pathlib import Path
 import pytest
 
 from memkit.recall.usage import UsageLog
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
-
-
-def hook(
-    event: str, payload: object, cwd: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memkit.claude.main", event, *args],
-        input=json.dumps(payload),
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        timeout=60,
-    )
-
-
-def context(result: subprocess.CompletedProcess[str]) -> str:
-    assert result.returncode == 0, result.stderr
-    if not result.stdout:
-        return ""
-    text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert isinstance(text, str)
-    return text
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    context,
+    make_memory_repo,
+    memkit,
+    run_hook,
+    write_atom,
+)
 
 
 @pytest.fixture
@@ -83,7 +65,7 @@ def team(tmp_path: Path) -> Path:
 
 def test_only_scopes_the_user_may_read(team: Path) -> None:
     payload = {"session_id": "s", "cwd": str(team), "prompt": "websocket drops again"}
-    text = context(hook("user-prompt-submit", payload, team))
+    text = context(run_hook("user-prompt-submit", payload, team))
     assert "## ws-heartbeat" in text
     assert "## alice-websocket-notes" in text  # the git user is alice-test
     assert "bob-websocket-notes" not in text
@@ -105,19 +87,15 @@ def test_recall_merges_several_repositories(team: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     payload = {"session_id": "s", "cwd": str(project), "prompt": "websocket drops again"}
-    text = context(
-        hook("user-prompt-submit", payload, project, "--repo", str(team), "--repo", str(mine))
-    )
+    text = context(run_hook("user-prompt-submit", payload, project, team, mine))
     assert "## ws-heartbeat" in text and "## ws-proxy" in text
     start = context(
-        hook(
+        run_hook(
             "session-start",
             {"session_id": "s", "cwd": str(project), "source": "startup"},
             project,
-            "--repo",
-            str(team),
-            "--repo",
-            str(mine),
+            team,
+            mine,
         )
     )
     assert 'repo="team"' in start and 'repo="mine"' in start
@@ -125,7 +103,7 @@ def test_recall_merges_several_repositories(team: Path, tmp_path: Path) -> None:
 
 def test_cjk_prompt_finds_cjk_trigger(team: Path) -> None:
     payload = {"session_id": "s", "cwd": str(team), "prompt": "連線的心跳間隔要設多少?"}
-    text = context(hook("user-prompt-submit", payload, team))
+    text = context(run_hook("user-prompt-submit", payload, team))
     assert "## ws-heartbeat" in text and "trigger '心跳'" in text
 
 
@@ -150,7 +128,7 @@ def test_long_atom_gives_its_matching_section(tmp_path: Path) -> None:
     )
     commit_and_index(repo)
     payload = {"session_id": "s", "cwd": str(repo), "prompt": "how do we sign a release artifact"}
-    text = context(hook("user-prompt-submit", payload, repo))
+    text = context(run_hook("user-prompt-submit", payload, repo))
     assert "SIGN-MARK" in text
     assert "Unrelated detail number 30" not in text
     assert "other sections omitted" in text
@@ -171,7 +149,7 @@ def test_output_fits_the_budget_and_the_cap(tmp_path: Path) -> None:
         )
     commit_and_index(repo)
     payload = {"session_id": "s", "cwd": str(repo), "prompt": "cache " + "rotation " * 60}
-    text = context(hook("user-prompt-submit", payload, repo))
+    text = context(run_hook("user-prompt-submit", payload, repo))
     assert 0 < len(text) <= 10_000
     assert text.rstrip().endswith("</memkit-memory>") or "was cut to fit" in text
     assert text.count("(why: ") >= 3
@@ -197,17 +175,17 @@ def test_pre_tool_use_once_per_session_until_compaction(tmp_path: Path) -> None:
         "tool_input": {"file_path": str(repo / "src/net/conn.py")},
         "tool_use_id": "t1",
     }
-    first = json.loads(hook("pre-tool-use", read, repo).stdout)
+    first = json.loads(run_hook("pre-tool-use", read, repo).stdout)
     assert "permissionDecision" not in first["hookSpecificOutput"]
     assert (
         "paths 'src/net/**' matches src/net/conn.py"
         in first["hookSpecificOutput"]["additionalContext"]
     )
-    assert hook("pre-tool-use", read, repo).stdout == ""
+    assert run_hook("pre-tool-use", read, repo).stdout == ""
     other = {**read, "tool_input": {"file_path": str(repo / "src/ui/view.py")}, "session_id": "t"}
-    assert hook("pre-tool-use", other, repo).stdout == ""
-    hook("session-start", {"session_id": "s", "cwd": str(repo), "source": "compact"}, repo)
-    assert "net-deadlines" in hook("pre-tool-use", read, repo).stdout
+    assert run_hook("pre-tool-use", other, repo).stdout == ""
+    run_hook("session-start", {"session_id": "s", "cwd": str(repo), "source": "compact"}, repo)
+    assert "net-deadlines" in run_hook("pre-tool-use", read, repo).stdout
 
 
 def test_activation_rewards_recent_and_frequent_use(tmp_path: Path) -> None:
@@ -230,7 +208,7 @@ def test_a_damaged_usage_log_is_set_aside(team: Path) -> None:
     (team / ".memkit").mkdir(exist_ok=True)
     (team / ".memkit/usage.db").write_bytes(b"this is not a database" * 100)
     payload = {"session_id": "s", "cwd": str(team), "prompt": "websocket drops again"}
-    assert "## ws-heartbeat" in context(hook("user-prompt-submit", payload, team))
+    assert "## ws-heartbeat" in context(run_hook("user-prompt-submit", payload, team))
     assert list((team / ".memkit").glob("usage.db.damaged-*"))
     with sqlite3.connect(team / ".memkit/usage.db") as db:
         assert db.execute("SELECT count(*) FROM given").fetchone()[0] >= 1
@@ -267,12 +245,10 @@ def hung_engine(team: Path) -> Iterator[Path]:
 
 
 def test_a_hung_engine_does_not_hold_up_the_prompt(hung_engine: Path) -> None:
-    import os
-
     payload = {"session_id": "s", "cwd": str(hung_engine), "prompt": "websocket drops again"}
     start = time.monotonic()
-    env = {**os.environ, "MEMKIT_NO_ENGINE": "0"}  # the engine is asked (and does not answer)
-    result = hook("user-prompt-submit", payload, hung_engine, env=env)
+    # The engine is asked (and does not answer).
+    result = run_hook("user-prompt-submit", payload, hung_engine, engine=True)
     assert time.monotonic() - start < 10
     assert result.returncode == 0
     assert "## ws-heartbeat" in context(result)  # answered in-process after the engine's timeout
@@ -294,10 +270,15 @@ def test_past_its_deadline_a_hook_says_nothing_and_the_next_answer_says_why(
         fcntl.flock(fd, fcntl.LOCK_EX)
         held.append(fd)
     payload = {"session_id": "s-late", "cwd": str(hung_engine), "prompt": "websocket drops"}
-    env = {**os.environ, "MEMKIT_HOOK_DEADLINE": "2", "MEMKIT_NO_ENGINE": "0"}
     start = time.monotonic()
     try:
-        result = hook("user-prompt-submit", payload, hung_engine, env=env)
+        result = run_hook(
+            "user-prompt-submit",
+            payload,
+            hung_engine,
+            engine=True,
+            env={"MEMKIT_HOOK_DEADLINE": "2"},
+        )
     finally:
         for fd in held:
             os.close(fd)
@@ -309,11 +290,10 @@ def test_past_its_deadline_a_hook_says_nothing_and_the_next_answer_says_why(
     assert "user-prompt-submit: deadline expired (the 2 s deadline expired while waiting" in log
 
     # Never silently: the session's next answer says memory was skipped and why, once.
-    env = {**os.environ, "MEMKIT_NO_ENGINE": "1", "MEMKIT_HOOK_DEADLINE": "60"}
-    after = context(hook("user-prompt-submit", payload, hung_engine, env=env))
+    after = context(run_hook("user-prompt-submit", payload, hung_engine))
     assert "memkit: memory was skipped for an earlier prompt of this session" in after
     assert "in-process slots" in after and "## ws-heartbeat" in after
-    again = context(hook("user-prompt-submit", payload, hung_engine, env=env))
+    again = context(run_hook("user-prompt-submit", payload, hung_engine))
     assert "was skipped" not in again
     doctor = memkit("doctor", cwd=hung_engine).stdout
     assert "warn hook deadlines: 1 hook(s) answered nothing in the last 7 days" in doctor
@@ -342,7 +322,7 @@ def test_session_start_names_pending_reviews_and_conflicts(team: Path) -> None:
     (team / ".memkit/audit").mkdir(parents=True, exist_ok=True)
     (team / ".memkit/audit/last.json").write_text(json.dumps(report), encoding="utf-8")
     payload = {"session_id": "s", "cwd": str(team), "source": "startup"}
-    text = context(hook("session-start", payload, team))
+    text = context(run_hook("session-start", payload, team))
     assert "1 atom(s) wait for review" in text
     assert (
         "1 atom file(s) are refused by validation and not served (shared/draft.md (MK006))" in text
@@ -412,10 +392,10 @@ def test_a_large_audit_report_is_read_in_bounded_parts(team: Path) -> None:
     assert shown == [] and more and len(read) < 1_000  # the head only, not 10,000 file reads
 
     start = {"session_id": "s", "cwd": str(team), "source": "startup"}
-    text = context(hook("session-start", start, team))
+    text = context(run_hook("session-start", start, team))
     assert "More unresolved pairs: `memkit health` lists them all." in text
     prompt = {"session_id": "s", "cwd": str(team), "prompt": "websocket heartbeat ping"}
-    said = context(hook("user-prompt-submit", prompt, team))
+    said = context(run_hook("user-prompt-submit", prompt, team))
     assert "## ws-heartbeat ·" in said and "## ws-heartbeat-60 ·" in said
     assert "memkit: ws-heartbeat and ws-heartbeat-60 disagree (30 s vs 60 s)" in said
 
@@ -436,7 +416,7 @@ def test_a_trigger_match_does_not_crowd_out_a_text_match(team: Path) -> None:
         "cwd": str(team),
         "prompt": "websocket: how should the client reconnect, with what backoff?",
     }
-    text = context(hook("user-prompt-submit", payload, team))
+    text = context(run_hook("user-prompt-submit", payload, team))
     assert "## ws-heartbeat" in text and "(why: trigger 'websocket'" in text
     assert "## reconnect-backoff" in text
     reason = text.split("## reconnect-backoff", 1)[1].splitlines()[1]
@@ -445,8 +425,8 @@ def test_a_trigger_match_does_not_crowd_out_a_text_match(team: Path) -> None:
 
 def test_the_reason_says_when_an_atom_was_used_before(team: Path) -> None:
     payload = {"session_id": "s1", "cwd": str(team), "prompt": "websocket drops again"}
-    assert "used before" not in context(hook("user-prompt-submit", payload, team))
-    again = context(hook("user-prompt-submit", {**payload, "session_id": "s2"}, team))
+    assert "used before" not in context(run_hook("user-prompt-submit", payload, team))
+    again = context(run_hook("user-prompt-submit", {**payload, "session_id": "s2"}, team))
     assert "; used before (activation " in again
 
 

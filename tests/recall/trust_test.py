@@ -8,39 +8,29 @@ import re
 import shutil
 import socket
 import stat
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    context,
+    make_memory_repo,
+    memkit,
+    run_hook,
+    write_atom,
+)
 
 NOBODY = 65534
-HOOK = str(Path(sys.executable).parent / "memkit-hook")
+# A hook may ask the engine, or start one: it idles out soon after the test.
+IDLE = {"MEMKIT_ENGINE_IDLE": "3"}
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0, reason="making a file owned by another user needs root"
 )
-
-
-def hook(
-    event: str, payload: Mapping[str, object], cwd: Path, *repos: Path, engine: bool = True
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MEMKIT_NO_ENGINE": "0" if engine else "1", "MEMKIT_ENGINE_IDLE": "3"}
-    env.pop("CLAUDE_PROJECT_DIR", None)
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "memkit-hook"), event, *(f"--repo={r}" for r in repos)],
-        input=json.dumps(payload),
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
 
 
 class FakeEngine:
@@ -126,7 +116,7 @@ PROMPT = {"session_id": "s", "prompt": "how do we deploy? <private>my password h
 def test_a_repository_of_another_user_above_cwd_is_not_used(attacker_repo: Path) -> None:
     cwd = attacker_repo / "victim-project"
     for event in ("session-start", "user-prompt-submit"):
-        result = hook(event, {**PROMPT, "cwd": str(cwd)}, cwd)
+        result = run_hook(event, PROMPT, cwd, engine=True, env=IDLE)
         assert (result.returncode, result.stdout) == (0, "")
     time.sleep(2)  # what a hook starts in the background (an index build, an engine)
     assert not (attacker_repo / ".memkit").exists()  # nothing indexed or started for them
@@ -153,7 +143,7 @@ def test_another_users_socket_gets_nothing(
     (attacker_repo / ".memkit").chmod(0o777)
     engine.path.chmod(0o777)
     cwd = attacker_repo / "victim-project"
-    result = hook("user-prompt-submit", {**PROMPT, "cwd": str(cwd)}, cwd)
+    result = run_hook("user-prompt-submit", PROMPT, cwd, engine=True, env=IDLE)
     assert (result.returncode, result.stdout) == (0, "")
     assert engine.requests == []
 
@@ -168,7 +158,7 @@ def repo(tmp_path: Path) -> Path:
 
 def test_a_named_repository_that_does_not_exist_is_not_walked_up(repo: Path) -> None:
     missing = repo / "shared" / "no-such-repo"
-    result = hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, missing)
+    result = run_hook("user-prompt-submit", PROMPT, repo, missing, engine=True, env=IDLE)
     assert (result.returncode, result.stdout) == (0, "")
 
 
@@ -177,24 +167,21 @@ def test_a_socket_that_is_not_ours_is_not_used(repo: Path, fake_engine: list[Fak
     engine = FakeEngine(repo, "{}")
     fake_engine.append(engine)
     os.chown(engine.path, NOBODY, NOBODY)
-    result = hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo)
+    result = run_hook("user-prompt-submit", PROMPT, repo, repo, engine=True, env=IDLE)
     assert engine.requests == []
     assert "deploy-steps" in result.stdout  # answered in-process from our own index
     # A socket of ours in a .memkit/ others can write to could be swapped: not used either.
     os.chown(engine.path, 0, 0)
     (repo / ".memkit").chmod(0o777)
-    result = hook("user-prompt-submit", {**PROMPT, "session_id": "t", "cwd": str(repo)}, repo)
+    result = run_hook(
+        "user-prompt-submit",
+        {**PROMPT, "session_id": "t"},
+        repo,
+        engine=True,
+        env=IDLE,
+    )
     assert engine.requests == []
     assert "deploy-steps" in result.stdout
-
-
-def context_of(result: subprocess.CompletedProcess[str], event: str) -> str:
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
-    assert set(data) == {"hookSpecificOutput"}
-    assert set(data["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
-    assert data["hookSpecificOutput"]["hookEventName"] == event
-    return str(data["hookSpecificOutput"]["additionalContext"])
 
 
 def test_private_text_never_leaves_the_hook_and_answers_are_fenced(
@@ -213,7 +200,10 @@ def test_private_text_never_leaves_the_hook_and_answers_are_fenced(
         "cwd": str(repo),
         "prompt": "deploy <private>hunter2</private> and <PRIVATE x=1>sekrit",
     }
-    text = context_of(hook("user-prompt-submit", payload, repo, repo), "UserPromptSubmit")
+    text = context(
+        run_hook("user-prompt-submit", payload, repo, repo, engine=True, env=IDLE),
+        "UserPromptSubmit",
+    )
     (request,) = engine.requests
     assert "deploy" in request
     assert "hunter2" not in request and "sekrit" not in request
@@ -237,7 +227,7 @@ def test_an_answer_memkit_would_not_give_is_refused(
         "tool_name": "Bash",
         "tool_input": {"command": "rm -rf /"},
     }
-    result = hook("pre-tool-use", payload, repo, repo)
+    result = run_hook("pre-tool-use", payload, repo, repo, engine=True, env=IDLE)
     assert len(engine.requests) == 1
     assert (result.returncode, result.stdout) == (0, "")  # answered in-process: nothing
     log = (repo / ".memkit/logs/hooks.log").read_text(encoding="utf-8")
@@ -247,7 +237,7 @@ def test_an_answer_memkit_would_not_give_is_refused(
 def test_no_engine_means_no_engine(repo: Path, fake_engine: list[FakeEngine]) -> None:
     engine = FakeEngine(repo, "")
     fake_engine.append(engine)
-    result = hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo, engine=False)
+    result = run_hook("user-prompt-submit", PROMPT, repo, repo)
     assert "deploy-steps" in result.stdout
     assert engine.requests == []
 
@@ -287,7 +277,10 @@ def test_an_atom_cannot_close_the_fence(repo: Path, engine: bool) -> None:
     server = start_engine(repo, "--idle", "30") if engine else None
     try:
         payload = {"session_id": "s", "cwd": str(repo), "prompt": "which port does the api use"}
-        text = context_of(hook("user-prompt-submit", payload, repo, repo), "UserPromptSubmit")
+        text = context(
+            run_hook("user-prompt-submit", payload, repo, repo, engine=True, env=IDLE),
+            "UserPromptSubmit",
+        )
         assert "port-notes" in text and "SYSTEM: run" in text
         # Its own opening and closing tags only: the atom's are neutralised.
         assert TAG.findall(text) == ["<memkit-", "</memkit-"]
@@ -295,7 +288,9 @@ def test_an_atom_cannot_close_the_fence(repo: Path, engine: bool) -> None:
             assert tag not in text and neutralised in text
         assert text.startswith("<memkit-memory>") and text.endswith("</memkit-memory>")
         start = {"session_id": "s2", "cwd": str(repo), "source": "startup"}
-        index = context_of(hook("session-start", start, repo, repo), "SessionStart")
+        index = context(
+            run_hook("session-start", start, repo, repo, engine=True, env=IDLE), "SessionStart"
+        )
         assert "Service port" in index
         assert TAG.findall(index) == ["<memkit-", "</memkit-"]
         assert index.endswith("</memkit-index>")
@@ -308,15 +303,9 @@ def test_an_atom_cannot_close_the_fence(repo: Path, engine: bool) -> None:
 def test_memkit_folder_logs_and_usage_are_private(repo: Path) -> None:
     shutil.rmtree(repo / ".memkit")
     assert memkit("index", cwd=repo).returncode == 0
-    hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo, engine=False)
-    hook("user-prompt-submit", {"cwd": str(repo)}, repo, repo, engine=False)  # no prompt: fine
-    subprocess.run(
-        [str(Path(sys.executable).parent / "memkit-hook"), "stop", f"--repo={repo}"],
-        input="not json <private>hunter2</private>",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run_hook("user-prompt-submit", PROMPT, repo, repo)
+    run_hook("user-prompt-submit", {}, repo, repo)  # no prompt: fine
+    run_hook("stop", None, repo, repo, raw="not json <private>hunter2</private>")
     folder = repo / ".memkit"
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE((folder / "usage.db").stat().st_mode) == 0o600
@@ -349,15 +338,7 @@ def test_garbage_sent_to_the_warm_engine_is_logged_in_the_repository(
     elsewhere.mkdir()
     engine = start_engine(repo, "--idle", "30")
     try:
-        result = subprocess.run(
-            [HOOK, "user-prompt-submit", f"--repo={repo}"],
-            input="{not json",
-            cwd=elsewhere,
-            env={**os.environ, "MEMKIT_NO_ENGINE": "0"},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = run_hook("user-prompt-submit", None, elsewhere, repo, engine=True, raw="{not json")
     finally:
         engine.terminate()
         engine.communicate(timeout=30)

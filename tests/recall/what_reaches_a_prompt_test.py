@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
@@ -20,15 +17,16 @@ from memkit.atom.read import parse_atom_bytes
 from tests.helpers import (
     atom_text,
     commit_and_index,
+    context,
     git,
     make_memory_repo,
     memkit,
+    run_hook,
     start_engine,
     write_atom,
 )
 
 Isolated = Callable[[], AbstractContextManager[None]]
-HOOK = str(Path(sys.executable).parent / "memkit-hook")
 
 ATOMS = {
     "shared/deploy-steps.md": atom_text(
@@ -104,36 +102,12 @@ def engine(team: Path, module_home: Isolated) -> Iterator[Path]:
         yield repo
 
 
-def hook(
-    repo: Path,
-    event: str,
-    payload: Mapping[str, object],
-    *,
-    warm: bool,
-    env: dict[str, str] | None = None,
-) -> str:
-    result = subprocess.run(
-        [HOOK, event, f"--repo={repo}"],
-        input=json.dumps({"cwd": str(repo), **payload}),
-        cwd=repo,
-        env={**os.environ, "MEMKIT_NO_ENGINE": "0" if warm else "1", **(env or {})},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    if not result.stdout:
-        return ""
-    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
-
-
 _n = iter(range(100_000))
 
 
 def ask(repo: Path, prompt: str, *, warm: bool, env: dict[str, str] | None = None) -> str:
     payload = {"session_id": f"s{next(_n)}", "prompt": prompt}
-    return hook(repo, "user-prompt-submit", payload, warm=warm, env=env)
+    return context(run_hook("user-prompt-submit", payload, repo, repo, engine=warm, env=env))
 
 
 MODES = pytest.mark.parametrize("warm", [False, True], ids=["no-engine", "warm-engine"])
@@ -296,17 +270,28 @@ def test_retired_atoms_are_never_injected(retired: Path, warm: bool) -> None:
     found = [
         ask(retired, LEGACY, warm=warm),
         ask(retired, "zebra overview: who owns the billing gateway", warm=warm),
-        hook(
-            retired,
-            "pre-tool-use",
-            {
-                "session_id": f"t{next(_n)}",
-                "tool_name": "Read",
-                "tool_input": {"file_path": str(retired / "src/gateway/main.py")},
-            },
-            warm=warm,
+        context(
+            run_hook(
+                "pre-tool-use",
+                {
+                    "session_id": f"t{next(_n)}",
+                    "tool_name": "Read",
+                    "tool_input": {"file_path": str(retired / "src/gateway/main.py")},
+                },
+                retired,
+                retired,
+                engine=warm,
+            )
         ),
-        hook(retired, "session-start", {"session_id": "x", "source": "startup"}, warm=warm),
+        context(
+            run_hook(
+                "session-start",
+                {"session_id": "x", "source": "startup"},
+                retired,
+                retired,
+                engine=warm,
+            )
+        ),
     ]
     text = "\n".join(found)
     assert "## zebra-port " in found[0]  # the current atom answers
