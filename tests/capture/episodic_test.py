@@ -6,9 +6,6 @@ team's atoms; searchable on request (`memkit search --episodes`, MCP `scope: epi
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,34 +14,22 @@ import pytest
 from tests.helpers import (
     atom_text,
     commit_and_index,
+    context,
     engine_running,
     git,
     heartbeat_repo,
     memkit,
+    run_hook,
     write_atom,
 )
 
-HOOK = str(Path(sys.executable).parent / "memkit-hook")
 ALICE = {"GIT_AUTHOR_NAME": "Alice", "GIT_AUTHOR_EMAIL": "alice@example.com"}
 BOB = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
 
 
 def warm(repo: Path, event: str, payload: dict[str, Any], who: dict[str, str]) -> str:
     """A hook as Claude Code runs it, answered by the warm engine, as `who`."""
-    result = subprocess.run(
-        [HOOK, event],
-        input=json.dumps({"cwd": str(repo), **payload}),
-        cwd=repo,
-        env={**os.environ, "MEMKIT_NO_ENGINE": "0", "MEMKIT_HOOK_DEADLINE": "60", **who},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=90,
-    )
-    assert result.returncode == 0, result.stderr
-    if not result.stdout.strip():
-        return ""
-    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
+    return context(run_hook(event, payload, repo, engine=True, env=who))
 
 
 def session(repo: Path, tmp_path: Path, name: str, prompt: str, who: dict[str, str]) -> None:
