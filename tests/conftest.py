@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import heartbeat_repo
+from tests.helpers import heartbeat_repo, make_memory_repo
 
 REAL_HOME = Path(os.environ.get("HOME", "~")).expanduser()
 # Places memkit, git, pre-commit or Claude Code could write to in a user's home.
@@ -110,6 +110,13 @@ def module_home(
             yield
 
     return isolated
+
+
+@pytest.fixture
+def memory_repo(tmp_path: Path) -> Path:
+    """A memory repository as `memkit init` leaves it (`helpers.make_memory_repo`): real git
+    with memkit's hooks, its first commit, no atoms yet."""
+    return make_memory_repo(tmp_path / "team")
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import commit_and_index, git, make_memory_repo, memkit, write_atom
-from tests.recall.trust_test import DEPLOY, NOBODY, PROMPT, chown_tree, hook, needs_root
+from tests.helpers import commit_and_index, git, make_memory_repo, memkit, run_hook, write_atom
+from tests.recall.trust_test import DEPLOY, IDLE, NOBODY, PROMPT, chown_tree, needs_root
 
 pytestmark = needs_root
 REFUSED = "refusing the memory repository"
@@ -81,7 +81,9 @@ def test_hooks_named_or_not_answer_nothing_and_log_why(planted: Path) -> None:
     cwd = planted / "victim-project"
     for repos in ((), (planted,)):
         for event in ("session-start", "user-prompt-submit"):
-            result = hook(event, {**PROMPT, "cwd": str(cwd)}, cwd, *repos)
+            result = run_hook(
+                event, {**PROMPT, "cwd": str(cwd)}, cwd, *repos, engine=True, env=IDLE
+            )
             assert (result.returncode, result.stdout) == (0, ""), result.stderr
     assert f"{REFUSED} {planted}" in logged(cwd)
 
@@ -96,12 +98,12 @@ def test_a_repository_of_mine_in_a_folder_others_can_write_is_refused(tmp_path: 
     open_folder.chmod(0o777)
     result = memkit("search", "deploy", cwd=repo)
     assert result.returncode == 1 and "which others can write to" in result.stderr
-    prompt = hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo, engine=False)
+    prompt = run_hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo)
     assert (prompt.returncode, prompt.stdout) == (0, "")
     # The sticky bit (as on /tmp) keeps others from renaming what is mine: trusted.
     open_folder.chmod(0o1777)
     assert "deploy-steps" in memkit("search", "deploy", cwd=repo).stdout
-    prompt = hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo, engine=False)
+    prompt = run_hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo)
     assert "deploy-steps" in prompt.stdout
     # A folder of another user above it: they may rename it, whatever its mode.
     open_folder.chmod(0o755)
@@ -117,7 +119,7 @@ def test_a_memkit_folder_of_another_user_is_refused(tmp_path: Path) -> None:
     chown_tree(repo / ".memkit", NOBODY)
     result = memkit("search", "deploy", cwd=repo)
     assert result.returncode == 1 and "its .memkit/ is not a folder of yours" in result.stderr
-    prompt = hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo, engine=False)
+    prompt = run_hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo)
     assert (prompt.returncode, prompt.stdout) == (0, "")
     # A symlink in its place, to a folder of mine, is not mine to trust either.
     shutil.rmtree(repo / ".memkit")
@@ -139,7 +141,7 @@ def test_the_warm_engine_serves_no_repository_of_another_user(
     try:
         # The hook names both (as `memkit install claude --repo A --repo B` writes them).
         payload = {**PROMPT, "cwd": str(mine)}
-        result = hook("user-prompt-submit", payload, mine, mine, planted)
+        result = run_hook("user-prompt-submit", payload, mine, mine, planted, engine=True, env=IDLE)
         assert result.returncode == 0
         assert "release-train" in result.stdout
         assert "deploy-steps" not in result.stdout and "blue-green" not in result.stdout

@@ -15,9 +15,8 @@ from memkit.capture import state as states
 from memkit.capture.hooks import worker_needed
 from memkit.capture.queue import Proposal
 from memkit.capture.settings import load
-from tests.capture.in_hooks_test import hook
 from tests.fake_models import FakeModels, serve
-from tests.helpers import make_memory_repo, wait_for
+from tests.helpers import run_hook, wait_for
 
 RULE = "From now on we deploy with Argo CD, never by hand."
 NOT_A_RULE = "Never mind the deploy, we never finish on time anyway."
@@ -49,11 +48,6 @@ def fake() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_memory_repo(tmp_path / "team", hooks=False)
-
-
 def configure(repo: Path, capture: str) -> None:
     (repo / "memkit.yaml").write_text(f"version: 1\ncapture:\n{capture}", encoding="utf-8")
 
@@ -75,109 +69,115 @@ def by_id(repo: Path) -> dict[str, queue.Candidate]:
     return {c.id: c for c in [*queue.pending(repo), *queue.settled(repo)]}
 
 
-def test_off_by_default(repo: Path, fake: str) -> None:
-    offer(repo, RULE)
-    assert load(repo).model == {}
-    assert not worker_needed(repo, load(repo))
-    assert worker.run(repo, 5) == {"refined": 0, "dropped": 0, "written": 0}
+def test_off_by_default(memory_repo: Path, fake: str) -> None:
+    offer(memory_repo, RULE)
+    assert load(memory_repo).model == {}
+    assert not worker_needed(memory_repo, load(memory_repo))
+    assert worker.run(memory_repo, 5) == {"refined": 0, "dropped": 0, "written": 0}
     assert _Model.seen == []
 
 
-def test_l1_filters_and_l2_extracts_through_ollama(repo: Path, fake: str) -> None:
-    configure(repo, model(fake))
-    rule, other = offer(repo, RULE), offer(repo, NOT_A_RULE)
-    assert worker_needed(repo, load(repo))
-    assert worker.run(repo, 30) == {"refined": 1, "dropped": 1, "written": 0}
-    found = by_id(repo)
+def test_l1_filters_and_l2_extracts_through_ollama(memory_repo: Path, fake: str) -> None:
+    configure(memory_repo, model(fake))
+    rule, other = offer(memory_repo, RULE), offer(memory_repo, NOT_A_RULE)
+    assert worker_needed(memory_repo, load(memory_repo))
+    assert worker.run(memory_repo, 30) == {"refined": 1, "dropped": 1, "written": 0}
+    found = by_id(memory_repo)
     assert found[other].status == queue.DROPPED and "L1" in found[other].reason
     refined = found[rule]
     assert refined.status == queue.PENDING_STATUS and refined.level == "L2"
     assert refined.statement == "Deployments go through Argo CD; nobody deploys by hand."
     assert refined.score == 0.93 and refined.triggers == ("argo cd", "deploy")
-    assert queue.read_stats(repo) == {"model": 1}
+    assert queue.read_stats(memory_repo) == {"model": 1}
     paths = [p for p, _, _ in _Model.seen]
     assert paths == ["/api/generate"] * 3  # two L1, one L2
     l1_body = _Model.seen[0][2]
     assert l1_body["model"] == "tiny" and l1_body["options"]["temperature"] == 0
     assert _Model.seen[2][2]["format"] == "json"  # L2 asks Ollama for JSON
     # Refined candidates are not sent again.
-    assert worker.run(repo, 30)["refined"] == 0 and len(_Model.seen) == 3
+    assert worker.run(memory_repo, 30)["refined"] == 0 and len(_Model.seen) == 3
 
 
 def test_openai_compatible_and_anthropic_endpoints(
-    repo: Path, fake: str, monkeypatch: pytest.MonkeyPatch
+    memory_repo: Path, fake: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LOCAL_LLM_KEY", "sk-local-test")
-    configure(repo, model(f"{fake}/v1", provider="openai", api_key_env="LOCAL_LLM_KEY"))
-    offer(repo, RULE)
-    assert worker.run(repo, 30)["refined"] == 1
+    configure(memory_repo, model(f"{fake}/v1", provider="openai", api_key_env="LOCAL_LLM_KEY"))
+    offer(memory_repo, RULE)
+    assert worker.run(memory_repo, 30)["refined"] == 1
     path, headers, body = _Model.seen[0]
     assert path == "/v1/chat/completions" and headers["authorization"] == "Bearer sk-local-test"
-    assert "sk-local" not in json.dumps(by_id(repo)[queue.candidate_id(RULE)].as_json())
+    assert "sk-local" not in json.dumps(by_id(memory_repo)[queue.candidate_id(RULE)].as_json())
 
     _Model.seen.clear()
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    configure(repo, model(fake, provider="anthropic"))
-    offer(repo, "Always squash-merge feature branches.", session="s2")
-    assert worker.run(repo, 30)["refined"] == 0 and _Model.seen == []  # no key: no model
+    configure(memory_repo, model(fake, provider="anthropic"))
+    offer(memory_repo, "Always squash-merge feature branches.", session="s2")
+    assert worker.run(memory_repo, 30)["refined"] == 0 and _Model.seen == []  # no key: no model
     monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-test")
-    assert worker.run(repo, 30)["refined"] == 1
+    assert worker.run(memory_repo, 30)["refined"] == 1
     path, headers, body = _Model.seen[0]
     assert path == "/v1/messages" and headers["x-api-key"] == "ak-test"
     assert headers["anthropic-version"] == "2023-06-01" and body["max_tokens"] <= 8
 
 
-def test_the_session_budget_counts_cjk_and_stops_the_model(repo: Path, fake: str) -> None:
+def test_the_session_budget_counts_cjk_and_stops_the_model(memory_repo: Path, fake: str) -> None:
     # 32 CJK characters cost ~1.5 tokens each (~49): with 105, one candidate gets L1 and L2
     # (~98), the next none (it would pass the budget).
-    configure(repo, model(fake, token_budget=105))
-    first = offer(repo, "記住以後部署一律用統一的流程走，不要再手動部署到正式環境裡面去了喔")
-    second = offer(repo, "以後所有的環境變數都要寫進範例檔案裡面，大家都要遵守這條規定才行喔")
-    worker.run(repo, 30)
-    found = by_id(repo)
+    configure(memory_repo, model(fake, token_budget=105))
+    first = offer(memory_repo, "記住以後部署一律用統一的流程走，不要再手動部署到正式環境裡面去了喔")
+    second = offer(
+        memory_repo, "以後所有的環境變數都要寫進範例檔案裡面，大家都要遵守這條規定才行喔"
+    )
+    worker.run(memory_repo, 30)
+    found = by_id(memory_repo)
     assert sorted([found[first].level, found[second].level]) == ["L0", "L2"]
     assert len(_Model.seen) == 2
-    assert 96 <= states.load(repo, "s1").tokens <= 105
+    assert 96 <= states.load(memory_repo, "s1").tokens <= 105
     # Past l1_only_above, L1 runs and L2 does not.
-    configure(repo, model(fake, token_budget=240, l1_only_above=10))
-    third = offer(repo, "Always run the migrations before the deploy job.", session="s3")
-    worker.run(repo, 30)
-    assert by_id(repo)[third].level == "L1" and by_id(repo)[third].why.endswith("L1: yes")
+    configure(memory_repo, model(fake, token_budget=240, l1_only_above=10))
+    third = offer(memory_repo, "Always run the migrations before the deploy job.", session="s3")
+    worker.run(memory_repo, 30)
+    refined = by_id(memory_repo)[third]
+    assert refined.level == "L1" and refined.why.endswith("L1: yes")
 
 
-def test_a_slow_model_costs_one_timeout_and_changes_nothing(repo: Path, fake: str) -> None:
-    configure(repo, model(fake, timeout=0.3))
+def test_a_slow_model_costs_one_timeout_and_changes_nothing(memory_repo: Path, fake: str) -> None:
+    configure(memory_repo, model(fake, timeout=0.3))
     _Model.delay = 2.0
-    ids = [offer(repo, RULE), offer(repo, "Always squash-merge feature branches.")]
+    ids = [offer(memory_repo, RULE), offer(memory_repo, "Always squash-merge feature branches.")]
     start = time.monotonic()
-    assert worker.run(repo, 30) == {"refined": 0, "dropped": 0, "written": 0}
+    assert worker.run(memory_repo, 30) == {"refined": 0, "dropped": 0, "written": 0}
     assert time.monotonic() - start < 1.5
     assert len(_Model.seen) == 1  # the first failure ends the asking
-    assert all(by_id(repo)[i].level == "L0" for i in ids)
+    assert all(by_id(memory_repo)[i].level == "L0" for i in ids)
 
 
-def test_the_upper_band_writes_to_the_user_s_own_folder_only_when_asked(repo: Path) -> None:
-    high, middle = offer(repo, RULE, score=0.95), offer(repo, "We use pnpm, not npm.", score=0.7)
-    assert worker.run(repo, 30)["written"] == 0  # write_personal is off by default
-    configure(repo, "  router:\n    upper: 0.9\n    write_personal: true\n")
-    assert worker_needed(repo, load(repo))
-    assert worker.run(repo, 30)["written"] == 1
-    found = by_id(repo)
+def test_the_upper_band_writes_to_the_user_s_own_folder_only_when_asked(memory_repo: Path) -> None:
+    high, middle = (
+        offer(memory_repo, RULE, score=0.95),
+        offer(memory_repo, "We use pnpm, not npm.", score=0.7),
+    )
+    assert worker.run(memory_repo, 30)["written"] == 0  # write_personal is off by default
+    configure(memory_repo, "  router:\n    upper: 0.9\n    write_personal: true\n")
+    assert worker_needed(memory_repo, load(memory_repo))
+    assert worker.run(memory_repo, 30)["written"] == 1
+    found = by_id(memory_repo)
     assert found[high].status == queue.WRITTEN and found[middle].status == queue.PENDING_STATUS
-    path = repo / found[high].atom["path"]
+    path = memory_repo / found[high].atom["path"]
     assert found[high].atom["path"].startswith("personal/alice-test/") and path.is_file()
     assert "confidence: tentative" in path.read_text(encoding="utf-8")
 
 
-def test_stop_starts_the_worker_and_never_waits_for_it(repo: Path, fake: str) -> None:
-    configure(repo, model(fake))
+def test_stop_starts_the_worker_and_never_waits_for_it(memory_repo: Path, fake: str) -> None:
+    configure(memory_repo, model(fake))
     _Model.delay = 0.5
-    transcript = repo.parent / "s1.jsonl"
+    transcript = memory_repo.parent / "s1.jsonl"
     entry = {"type": "user", "message": {"role": "user", "content": RULE}}
     transcript.write_text(json.dumps(entry) + "\n", encoding="utf-8")
     start = time.monotonic()
-    hook(repo, "stop", {"session_id": "s1", "transcript_path": str(transcript)})
+    run_hook("stop", {"session_id": "s1", "transcript_path": str(transcript)}, memory_repo)
     assert time.monotonic() - start < 5  # the hook did not wait for the model
     cid = queue.candidate_id(RULE)
-    wait_for(lambda: by_id(repo)[cid].level == "L2", 30)
-    assert by_id(repo)[cid].statement.startswith("Deployments go through Argo CD")
+    wait_for(lambda: by_id(memory_repo)[cid].level == "L2", 30)
+    assert by_id(memory_repo)[cid].statement.startswith("Deployments go through Argo CD")

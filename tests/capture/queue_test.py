@@ -29,46 +29,40 @@ def run(repo: Path, *args: str, email: str | None = None) -> subprocess.Complete
     return memkit(*args, cwd=repo, env=who)
 
 
-@pytest.fixture
-def hooked(tmp_path: Path) -> Path:
-    """A repository made by `memkit init`, its commit hooks installed; Alice is management."""
-    return make_memory_repo(tmp_path / "team")
-
-
-def test_accepting_writes_an_atom_that_passes_the_commit_hooks(hooked: Path) -> None:
-    cid = offer(hooked, RULE)
-    listed = run(hooked, "candidates")
+def test_accepting_writes_an_atom_that_passes_the_commit_hooks(memory_repo: Path) -> None:
+    cid = offer(memory_repo, RULE)
+    listed = run(memory_repo, "candidates")
     assert (
         listed.returncode == 0
         and f"{cid}  0.80  decision" in listed.stdout
         and RULE in listed.stdout
     )
-    data = json.loads(run(hooked, "candidates", "list", "--json").stdout)
+    data = json.loads(run(memory_repo, "candidates", "list", "--json").stdout)
     assert [c["id"] for c in data["candidates"]] == [cid]
 
-    done = run(hooked, "candidates", "accept", cid)
+    done = run(memory_repo, "candidates", "accept", cid)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "wrote shared/deploy-with-argo-cd-never-by-hand.md" in done.stdout
     assert "memkit undo deploy-with-argo-cd-never-by-hand" in done.stdout
     rel = "shared/deploy-with-argo-cd-never-by-hand.md"
-    text = (hooked / rel).read_text(encoding="utf-8")
+    text = (memory_repo / rel).read_text(encoding="utf-8")
     assert "type: decision" in text and "author: alice@example.com" in text and RULE in text
     assert 'triggers: ["argo cd", "deploy"]' in text
-    git(hooked, "add", rel)
-    commit = git(hooked, "commit", "-m", "memory: argo cd", check=False)
+    git(memory_repo, "add", rel)
+    commit = git(memory_repo, "commit", "-m", "memory: argo cd", check=False)
     assert commit.returncode == 0, commit.stdout + commit.stderr
     # Settled: listed with --all, not offered again, not accepted twice.
-    assert cid not in run(hooked, "candidates").stdout
-    assert f"{cid}  accepted -> {rel}" in run(hooked, "candidates", "list", "--all").stdout
-    again = run(hooked, "candidates", "accept", cid)
+    assert cid not in run(memory_repo, "candidates").stdout
+    assert f"{cid}  accepted -> {rel}" in run(memory_repo, "candidates", "list", "--all").stdout
+    again = run(memory_repo, "candidates", "accept", cid)
     assert again.returncode == 1 and "already accepted" in again.stderr
     source = {"session": "s9", "event": "prompt"}
     proposal = Proposal(RULE, "decision", "decision", "shared", 0.9, "again")
-    assert queue.offer(hooked, proposal, source, 0.5) == "known"
+    assert queue.offer(memory_repo, proposal, source, 0.5) == "known"
 
     # Taken back: the committed file goes, the reason stays.
     undone = run(
-        hooked,
+        memory_repo,
         "undo",
         "deploy-with-argo-cd-never-by-hand",
         "--reason",
@@ -76,31 +70,37 @@ def test_accepting_writes_an_atom_that_passes_the_commit_hooks(hooked: Path) -> 
     )
     assert undone.returncode == 0, undone.stderr
     assert f"removed {rel}" in undone.stdout and "commit its removal" in undone.stdout
-    assert not (hooked / rel).exists()
-    assert "(we use Flux)" in run(hooked, "candidates", "list", "--all").stdout
-    assert run(hooked, "undo", cid).returncode == 1  # nothing left to take back
-    assert "neither a capture candidate" in run(hooked, "undo", "ws-unknown").stderr
-    git(hooked, "commit", "-qam", "memory: undo argo cd")
+    assert not (memory_repo / rel).exists()
+    assert "(we use Flux)" in run(memory_repo, "candidates", "list", "--all").stdout
+    assert run(memory_repo, "undo", cid).returncode == 1  # nothing left to take back
+    assert "neither a capture candidate" in run(memory_repo, "undo", "ws-unknown").stderr
+    git(memory_repo, "commit", "-qam", "memory: undo argo cd")
 
 
-def test_a_decision_from_outside_management_waits_for_review(hooked: Path) -> None:
-    cid = offer(hooked, "We decided that every service exposes /healthz on port 8081.")
-    done = run(hooked, "candidates", "accept", cid, email="bob@example.com")
+def test_a_decision_from_outside_management_waits_for_review(memory_repo: Path) -> None:
+    cid = offer(memory_repo, "We decided that every service exposes /healthz on port 8081.")
+    done = run(memory_repo, "candidates", "accept", cid, email="bob@example.com")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "shared/_pending/" in done.stdout and "memkit review approve" in done.stdout
 
 
-def test_scope_type_and_text_can_be_changed_and_a_refusal_keeps_it_waiting(hooked: Path) -> None:
-    cid = offer(hooked, "I prefer tabs in every Makefile of the build tooling.", kind="preference")
-    done = run(hooked, "candidates", "accept", cid, "--scope", "personal", "--type", "preference")
+def test_scope_type_and_text_can_be_changed_and_a_refusal_keeps_it_waiting(
+    memory_repo: Path,
+) -> None:
+    cid = offer(
+        memory_repo, "I prefer tabs in every Makefile of the build tooling.", kind="preference"
+    )
+    done = run(
+        memory_repo, "candidates", "accept", cid, "--scope", "personal", "--type", "preference"
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "wrote personal/alice-test/" in done.stdout
-    junk = offer(hooked, "No, it's that.", kind="correction")
-    refused = run(hooked, "candidates", "accept", junk)
+    junk = offer(memory_repo, "No, it's that.", kind="correction")
+    refused = run(memory_repo, "candidates", "accept", junk)
     assert refused.returncode == 1 and "MK101" in refused.stdout and "still waits" in refused.stdout
-    assert junk in run(hooked, "candidates").stdout
+    assert junk in run(memory_repo, "candidates").stdout
     fixed = run(
-        hooked,
+        memory_repo,
         "candidates",
         "accept",
         junk,
@@ -110,21 +110,23 @@ def test_scope_type_and_text_can_be_changed_and_a_refusal_keeps_it_waiting(hooke
         "fact",
     )
     assert fixed.returncode == 0, fixed.stdout
-    rejected = offer(hooked, "Always name queues after their consumer service.")
-    assert run(hooked, "candidates", "reject", rejected, "--reason", "not ours").returncode == 0
-    assert rejected not in run(hooked, "candidates").stdout
+    rejected = offer(memory_repo, "Always name queues after their consumer service.")
+    assert (
+        run(memory_repo, "candidates", "reject", rejected, "--reason", "not ours").returncode == 0
+    )
+    assert rejected not in run(memory_repo, "candidates").stdout
 
 
-def test_undo_keeps_a_file_edited_since_unless_forced(hooked: Path) -> None:
-    cid = offer(hooked, "Always pin the Helm chart version in deploy/helmfile.yaml.")
-    done = run(hooked, "candidates", "accept", cid)
+def test_undo_keeps_a_file_edited_since_unless_forced(memory_repo: Path) -> None:
+    cid = offer(memory_repo, "Always pin the Helm chart version in deploy/helmfile.yaml.")
+    done = run(memory_repo, "candidates", "accept", cid)
     assert done.returncode == 0, done.stdout
-    (cand,) = [c for c in queue.settled(hooked) if c.id == cid]
-    path = hooked / cand.atom["path"]
+    (cand,) = [c for c in queue.settled(memory_repo) if c.id == cid]
+    path = memory_repo / cand.atom["path"]
     path.write_text(path.read_text(encoding="utf-8") + "- Edited by hand.\n", encoding="utf-8")
-    kept = run(hooked, "undo", cid)
+    kept = run(memory_repo, "undo", cid)
     assert kept.returncode == 1 and "was edited since" in kept.stderr and path.exists()
-    gone = run(hooked, "undo", cid, "--force", "--reason", "duplicate")
+    gone = run(memory_repo, "undo", cid, "--force", "--reason", "duplicate")
     assert gone.returncode == 0 and not path.exists()
     assert "duplicate" in gone.stdout
 
@@ -148,16 +150,18 @@ def test_an_unknown_candidate_is_a_clear_error(tmp_path: Path) -> None:
     ],
 )
 def test_an_accepted_candidate_is_found_by_a_plain_question(
-    hooked: Path, statement: str, question: str
+    memory_repo: Path, statement: str, question: str
 ) -> None:
-    from tests.capture.in_hooks_test import context, hook
+    from tests.helpers import context, run_hook
 
     proposal = Proposal(statement, "decision", "decision", "shared", 0.8, "a test")
-    assert queue.offer(hooked, proposal, {"session": "s1", "event": "prompt"}, 0.5) == "queued"
-    done = run(hooked, "candidates", "accept", queue.candidate_id(statement))
+    assert queue.offer(memory_repo, proposal, {"session": "s1", "event": "prompt"}, 0.5) == "queued"
+    done = run(memory_repo, "candidates", "accept", queue.candidate_id(statement))
     assert done.returncode == 0, done.stdout + done.stderr
     written = re.search(r"wrote (\S+?)[:;]", done.stdout).group(1)  # type: ignore[union-attr]
     atom_id = Path(written).stem
-    assert "triggers: [" in (hooked / written).read_text(encoding="utf-8")
-    answer = context(hook(hooked, "user-prompt-submit", {"session_id": "q1", "prompt": question}))
+    assert "triggers: [" in (memory_repo / written).read_text(encoding="utf-8")
+    answer = context(
+        run_hook("user-prompt-submit", {"session_id": "q1", "prompt": question}, memory_repo)
+    )
     assert f"## {atom_id} · decision" in answer

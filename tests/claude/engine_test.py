@@ -14,7 +14,6 @@ import pytest
 from tests.helpers import (
     atom_text,
     context,
-    heartbeat_repo,
     make_memory_repo,
     memkit,
     run_hook,
@@ -22,12 +21,6 @@ from tests.helpers import (
     wait_for,
     write_atom,
 )
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return heartbeat_repo(tmp_path / "team")
-
 
 KAFKA = atom_text(
     "kafka-offsets",
@@ -37,33 +30,37 @@ KAFKA = atom_text(
 )
 
 
-def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
-    sock = repo / ".memkit/engine.sock"
-    engine = start_engine(repo, "--idle", "4")
+def test_engine_serves_hooks_reloads_and_idles_out(heartbeat_team: Path) -> None:
+    sock = heartbeat_team / ".memkit/engine.sock"
+    engine = start_engine(heartbeat_team, "--idle", "4")
     try:
         assert stat.S_IMODE(sock.stat().st_mode) == 0o600
         second = subprocess.run(
             [sys.executable, "-m", "memkit", "serve", "--idle", "4"],
-            cwd=repo,
+            cwd=heartbeat_team,
             capture_output=True,
             timeout=30,
             check=False,
         )
         assert second.returncode == 0  # the lock: one engine per repository
 
-        payload = {"session_id": "s", "cwd": str(repo), "prompt": "websocket ping interval"}
-        text = context(run_hook("user-prompt-submit", payload, repo, engine=True))
+        payload = {
+            "session_id": "s",
+            "cwd": str(heartbeat_team),
+            "prompt": "websocket ping interval",
+        }
+        text = context(run_hook("user-prompt-submit", payload, heartbeat_team, engine=True))
         assert "ws-heartbeat-interval" in text
         assert "vector #" in text  # answered by the warm engine, which has the model loaded
 
         write_atom(
-            repo,
+            heartbeat_team,
             "shared/kafka-offsets.md",
             KAFKA,
         )
-        assert memkit("index", cwd=repo).returncode == 0
-        payload = {"session_id": "s2", "cwd": str(repo), "prompt": "kafka offsets"}
-        recalled = context(run_hook("user-prompt-submit", payload, repo, engine=True))
+        assert memkit("index", cwd=heartbeat_team).returncode == 0
+        payload = {"session_id": "s2", "cwd": str(heartbeat_team), "prompt": "kafka offsets"}
+        recalled = context(run_hook("user-prompt-submit", payload, heartbeat_team, engine=True))
         assert "kafka-offsets" in recalled  # new generation
     finally:
         engine.wait(timeout=30)  # idles out by itself
@@ -72,36 +69,39 @@ def test_engine_serves_hooks_reloads_and_idles_out(repo: Path) -> None:
     assert not sock.exists()
 
 
-def test_no_engine_the_hook_answers_and_starts_one(repo: Path) -> None:
-    payload = {"session_id": "s", "cwd": str(repo), "prompt": "websocket ping"}
-    out = run_hook("user-prompt-submit", payload, repo, engine=True).stdout
+def test_no_engine_the_hook_answers_and_starts_one(heartbeat_team: Path) -> None:
+    payload = {"session_id": "s", "cwd": str(heartbeat_team), "prompt": "websocket ping"}
+    out = run_hook("user-prompt-submit", payload, heartbeat_team, engine=True).stdout
     assert "ws-heartbeat-interval" in out  # answered in-process, BM25 and triggers
-    sock = repo / ".memkit/engine.sock"
+    sock = heartbeat_team / ".memkit/engine.sock"
     wait_for(sock.exists)
     # Stop it: a `memkit serve` started by a hook exits after its idle timeout by itself;
     # the test does not wait ten minutes.
-    pid = int((repo / ".memkit/engine.pid").read_text(encoding="utf-8"))
-    stopped = memkit("serve", "--stop", cwd=repo)
+    pid = int((heartbeat_team / ".memkit/engine.pid").read_text(encoding="utf-8"))
+    stopped = memkit("serve", "--stop", cwd=heartbeat_team)
     assert stopped.stdout.startswith("memkit: engine stopped (pid "), stopped.stderr
     wait_for(lambda: not sock.exists())
-    assert not (repo / ".memkit/engine.pid").exists()
+    assert not (heartbeat_team / ".memkit/engine.pid").exists()
     with pytest.raises(ProcessLookupError):
         for _ in range(100):
             os.kill(pid, 0)  # gone, not a zombie of ours: it was started detached
             time.sleep(0.05)
-    assert memkit("serve", "--stop", cwd=repo).stdout.strip() == "memkit: no engine was running"
+    assert (
+        memkit("serve", "--stop", cwd=heartbeat_team).stdout.strip()
+        == "memkit: no engine was running"
+    )
 
 
-def test_engine_leaves_when_its_repository_goes(repo: Path) -> None:
-    engine = start_engine(repo, "--idle", "600")
+def test_engine_leaves_when_its_repository_goes(heartbeat_team: Path) -> None:
+    engine = start_engine(heartbeat_team, "--idle", "600")
     try:
         import shutil
 
         # The engine may still be writing its first state (usage, a log line) as the socket
         # comes up: remove what it wrote meanwhile too, as a person's second `rm -rf` would.
         for _ in range(50):
-            shutil.rmtree(repo / ".memkit", ignore_errors=True)
-            if not (repo / ".memkit").exists():
+            shutil.rmtree(heartbeat_team / ".memkit", ignore_errors=True)
+            if not (heartbeat_team / ".memkit").exists():
                 break
             time.sleep(0.1)
         code = engine.wait(timeout=15)
@@ -133,14 +133,16 @@ def engine_indexes_a_new_atom(repo: Path, target: Path, *repos: Path) -> None:
     assert engine.returncode == 0
 
 
-def test_the_engine_indexes_an_atom_written_while_it_runs(repo: Path) -> None:
+def test_the_engine_indexes_an_atom_written_while_it_runs(heartbeat_team: Path) -> None:
     # No git hook fires on a plain edit or commit; the engine notices and refreshes.
-    engine_indexes_a_new_atom(repo, repo)
+    engine_indexes_a_new_atom(heartbeat_team, heartbeat_team)
 
 
-def test_the_engine_keeps_every_repository_it_serves_current(repo: Path, tmp_path: Path) -> None:
+def test_the_engine_keeps_every_repository_it_serves_current(
+    heartbeat_team: Path, tmp_path: Path
+) -> None:
     # A personal repository named next to the team's is served by the team's engine: an atom
     # written there is indexed too.
     personal = make_memory_repo(tmp_path / "mine")
     assert memkit("index", cwd=personal).returncode == 0
-    engine_indexes_a_new_atom(repo, personal, repo, personal)
+    engine_indexes_a_new_atom(heartbeat_team, personal, heartbeat_team, personal)

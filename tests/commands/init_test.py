@@ -2,8 +2,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
 
 HOOK_TYPES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
@@ -73,49 +71,44 @@ def test_join_outside_a_memory_repository_is_a_usage_error(tmp_path: Path) -> No
     assert "not a memory repository" in result.stderr
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_memory_repo(tmp_path / "team")
-
-
 def commit(repo: Path, message: str = "memory") -> tuple[int, str]:
     git(repo, "add", "-A")
     result = git(repo, "commit", "-m", message, check=False)
     return result.returncode, result.stdout + result.stderr
 
 
-def test_good_atom_commits_through_pre_commit(repo: Path) -> None:
-    write_atom(repo, "shared/ws-heartbeat.md", atom_text("ws-heartbeat"))
-    rc, out = commit(repo)
+def test_good_atom_commits_through_pre_commit(memory_repo: Path) -> None:
+    write_atom(memory_repo, "shared/ws-heartbeat.md", atom_text("ws-heartbeat"))
+    rc, out = commit(memory_repo)
     assert rc == 0, out
     assert "memkit validate" in out and "Passed" in out
 
 
-def test_bad_atom_is_refused_with_codes(repo: Path) -> None:
+def test_bad_atom_is_refused_with_codes(memory_repo: Path) -> None:
     write_atom(
-        repo,
+        memory_repo,
         "shared/ws-heartbeat.md",
         atom_text("ws-heartbeat-interval", extra="related: [nope]\n"),
     )
-    rc, out = commit(repo)
+    rc, out = commit(memory_repo)
     assert rc == 1
     assert "shared/ws-heartbeat.md:2:1: MK008 id `ws-heartbeat-interval` does not match" in out
     assert "shared/ws-heartbeat.md:6:1: MK010 `related` names `nope`" in out
-    assert git(repo, "log", "--format=%s").stdout.count("\n") == 1  # only the init commit
+    assert git(memory_repo, "log", "--format=%s").stdout.count("\n") == 1  # only the init commit
 
 
-def test_warnings_do_not_fail_the_commit(repo: Path) -> None:
-    write_atom(repo, "shared/a.md", atom_text("a", extra="colour: blue\n"))
-    rc, out = commit(repo)
+def test_warnings_do_not_fail_the_commit(memory_repo: Path) -> None:
+    write_atom(memory_repo, "shared/a.md", atom_text("a", extra="colour: blue\n"))
+    rc, out = commit(memory_repo)
     assert rc == 0, out
     assert "MK016" in out
 
 
-def test_post_hooks_run_and_pass(repo: Path) -> None:
-    git(repo, "checkout", "--quiet", "-b", "feature")
-    write_atom(repo, "shared/a.md", atom_text("a"))
-    assert commit(repo)[0] == 0
-    result = git(repo, "checkout", "main")
+def test_post_hooks_run_and_pass(memory_repo: Path) -> None:
+    git(memory_repo, "checkout", "--quiet", "-b", "feature")
+    write_atom(memory_repo, "shared/a.md", atom_text("a"))
+    assert commit(memory_repo)[0] == 0
+    result = git(memory_repo, "checkout", "main")
     assert "memkit index" in result.stdout + result.stderr
-    merge = git(repo, "merge", "--no-ff", "-m", "merge", "feature", check=False)
+    merge = git(memory_repo, "merge", "--no-ff", "-m", "merge", "feature", check=False)
     assert merge.returncode == 0, merge.stdout + merge.stderr

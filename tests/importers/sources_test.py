@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
-import pytest
-
 from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
 
 CLAUDE_MD = """\
@@ -110,15 +108,12 @@ def frontmatter(path: Path) -> str:
     return path.read_text(encoding="utf-8").split("\n---\n", 1)[0]
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_memory_repo(tmp_path / "memory", hooks=False)
-
-
-def test_claude_md_becomes_one_atom_per_rule_with_its_source(repo: Path, tmp_path: Path) -> None:
+def test_claude_md_becomes_one_atom_per_rule_with_its_source(
+    memory_repo: Path, tmp_path: Path
+) -> None:
     crlf = CLAUDE_MD.replace("\n", "\r\n")
     project = source_project(tmp_path, {"CLAUDE.md": crlf, ".claude/rules/api.md": RULES_API})
-    report = run_json(repo, "claude-md", str(project))
+    report = run_json(memory_repo, "claude-md", str(project))
     assert report["files"] == 2
     written = {o["source"]: o for o in outcomes(report) if o["action"] == "write"}
     lines = CLAUDE_MD.split("\n")
@@ -126,13 +121,15 @@ def test_claude_md_becomes_one_atom_per_rule_with_its_source(repo: Path, tmp_pat
         # Provenance: the file and the line the rule starts on, as a reader finds it.
         path, line = where.rsplit(":", 1)
         assert path in ("app/CLAUDE.md", "app/.claude/rules/api.md")
-        atom = (repo / out["path"]).read_text(encoding="utf-8")
+        atom = (memory_repo / out["path"]).read_text(encoding="utf-8")
         source = re.search(r'^source: "(.*)"$', atom, re.M)
         assert source is not None and source.group(1).startswith(f"{where} (claude-md ")
         if path == "app/CLAUDE.md":
             first_words = lines[int(line) - 1].lstrip("-1. ").split()[:3]
             assert " ".join(first_words) in atom
-    texts = {o["source"]: (repo / o["path"]).read_text(encoding="utf-8") for o in written.values()}
+    texts = {
+        o["source"]: (memory_repo / o["path"]).read_text(encoding="utf-8") for o in written.values()
+    }
     pytest_rule = texts["app/CLAUDE.md:7"]
     assert "Never mock" not in pytest_rule  # one rule per atom
     mock_rule = texts["app/CLAUDE.md:8"]
@@ -146,7 +143,7 @@ def test_claude_md_becomes_one_atom_per_rule_with_its_source(repo: Path, tmp_pat
     everything = "\n".join(texts.values())
     assert "Never import this comment" not in everything
     assert "\r" not in everything
-    check = memkit("validate", cwd=repo)
+    check = memkit("validate", cwd=memory_repo)
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -160,16 +157,16 @@ def test_the_imported_atoms_pass_the_commit_hooks(tmp_path: Path) -> None:
 
 
 def test_dry_run_writes_nothing_and_shows_what_the_real_run_does(
-    repo: Path, tmp_path: Path
+    memory_repo: Path, tmp_path: Path
 ) -> None:
     project = source_project(tmp_path, {"CLAUDE.md": CLAUDE_MD, ".claude/rules/api.md": RULES_API})
-    before = git(repo, "status", "--porcelain", "--untracked-files=all").stdout
-    dry = run_json(repo, "claude-md", str(project), "--dry-run")
-    assert git(repo, "status", "--porcelain", "--untracked-files=all").stdout == before
+    before = git(memory_repo, "status", "--porcelain", "--untracked-files=all").stdout
+    dry = run_json(memory_repo, "claude-md", str(project), "--dry-run")
+    assert git(memory_repo, "status", "--porcelain", "--untracked-files=all").stdout == before
     assert dry["dry_run"] is True and dry["written"] == 4
-    text = memkit("import", "claude-md", str(project), "--dry-run", cwd=repo).stdout
+    text = memkit("import", "claude-md", str(project), "--dry-run", cwd=memory_repo).stdout
     assert "would write: shared/" in text and "<- app/CLAUDE.md:7" in text
-    real = run_json(repo, "claude-md", str(project))
+    real = run_json(memory_repo, "claude-md", str(project))
 
     def plan(report: ImportJSON) -> list[tuple[str, str, str, str]]:
         return [
@@ -180,25 +177,32 @@ def test_dry_run_writes_nothing_and_shows_what_the_real_run_does(
     assert plan(dry) == plan(real)
 
 
-def test_a_second_import_writes_nothing_new(repo: Path, tmp_path: Path) -> None:
+def test_a_second_import_writes_nothing_new(memory_repo: Path, tmp_path: Path) -> None:
     project = source_project(tmp_path, {"CLAUDE.md": CLAUDE_MD})
-    first = run_json(repo, "claude-md", str(project))
+    first = run_json(memory_repo, "claude-md", str(project))
     assert first["written"] == 3
-    files = sorted(p.relative_to(repo).as_posix() for p in (repo / "shared").rglob("*.md"))
+    files = sorted(
+        p.relative_to(memory_repo).as_posix() for p in (memory_repo / "shared").rglob("*.md")
+    )
     # A person improves one imported atom before committing: importing again must not
     # bring the original back.
-    improved = next(repo / o["path"] for o in outcomes(first) if o["action"] == "write")
+    improved = next(memory_repo / o["path"] for o in outcomes(first) if o["action"] == "write")
     improved.write_text(improved.read_text(encoding="utf-8") + "\nSee also the runbook.\n")
     # The file moved lines down (a new intro): the same rules, new line numbers.
     (project / "CLAUDE.md").write_text("Intro line.\n\n" + CLAUDE_MD, encoding="utf-8")
-    second = run_json(repo, "claude-md", str(project))
+    second = run_json(memory_repo, "claude-md", str(project))
     assert second["written"] == 0
     assert second["skipped"].get("already-imported", 0) == first["written"]
-    assert sorted(p.relative_to(repo).as_posix() for p in (repo / "shared").rglob("*.md")) == files
+    assert (
+        sorted(
+            p.relative_to(memory_repo).as_posix() for p in (memory_repo / "shared").rglob("*.md")
+        )
+        == files
+    )
 
 
 def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
-    repo: Path, tmp_path: Path
+    memory_repo: Path, tmp_path: Path
 ) -> None:
     rule = (
         "- Always pin the postgres image to 16.2 in docker-compose.yml; "
@@ -206,7 +210,7 @@ def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
     )
     reworded = rule.replace("to 16.2", "to version 16.2")
     write_atom(
-        repo,
+        memory_repo,
         "shared/redis-eviction.md",
         atom_text(
             "redis-eviction",
@@ -219,11 +223,11 @@ def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
         "more workers deadlock the ledger.\n"
     )
     write_atom(
-        repo,
+        memory_repo,
         "shared/billing-workers.md",
         atom_text("billing-workers", body=changed.replace("to 8", "to 4").lstrip("- ")),
     )
-    commit_and_index(repo)
+    commit_and_index(memory_repo)
     existing = (
         "- Set maxmemory-policy allkeys-lru in config/redis.conf for the cache cluster; "
         "noeviction makes writes fail when memory is full.\n"
@@ -236,7 +240,7 @@ def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
             "services/api/CLAUDE.md": reworded,
         },
     )
-    report = run_json(repo, "claude-md", str(project))
+    report = run_json(memory_repo, "claude-md", str(project))
     by_source = {o["source"]: o for o in outcomes(report)}
     assert by_source["app/CLAUDE.md:1"]["action"] == "write"
     assert by_source["app/services/db/CLAUDE.md:1"]["reason"] == "duplicate-in-import"
@@ -253,7 +257,7 @@ def test_duplicates_within_the_import_and_of_existing_atoms_are_refused(
 
 
 def test_secrets_and_private_text_in_imported_files_are_refused_unprinted(
-    repo: Path, tmp_path: Path
+    memory_repo: Path, tmp_path: Path
 ) -> None:
     key = "AKIA" + "Q3EXAMPLE7KEY4ZB"
     text = (
@@ -265,15 +269,15 @@ def test_secrets_and_private_text_in_imported_files_are_refused_unprinted(
     )
     project = source_project(tmp_path, {"CLAUDE.md": text})
     for args in (("--dry-run",), ()):
-        result = memkit("import", "claude-md", str(project), *args, cwd=repo)
+        result = memkit("import", "claude-md", str(project), *args, cwd=memory_repo)
         assert result.returncode == 0, result.stderr
         shown = result.stdout + result.stderr
         assert key not in shown and "Elm Street" not in shown
         assert "refused: app/CLAUDE.md:1: MK110" in shown
         assert "refused: app/CLAUDE.md:2: MK111" in shown
-    report = run_json(repo, "claude-md", str(project))
+    report = run_json(memory_repo, "claude-md", str(project))
     assert key not in json.dumps(report) and "Elm Street" not in json.dumps(report)
-    on_disk = "\n".join(p.read_text(encoding="utf-8") for p in repo.rglob("*.md"))
+    on_disk = "\n".join(p.read_text(encoding="utf-8") for p in memory_repo.rglob("*.md"))
     assert key not in on_disk and "Elm Street" not in on_disk
     assert "make lint" in on_disk  # the clean rule of the same file was imported
 
@@ -310,7 +314,7 @@ e.g. `BIL-142: fix rounding`.
 """
 
 
-def test_cursor_rules_map_globs_and_descriptions(repo: Path, tmp_path: Path) -> None:
+def test_cursor_rules_map_globs_and_descriptions(memory_repo: Path, tmp_path: Path) -> None:
     project = source_project(
         tmp_path,
         {
@@ -319,20 +323,20 @@ def test_cursor_rules_map_globs_and_descriptions(repo: Path, tmp_path: Path) -> 
             ".cursor/rules/commits.mdc": MDC_ALWAYS,
         },
     )
-    report = run_json(repo, "cursor-rules", str(project))
+    report = run_json(memory_repo, "cursor-rules", str(project))
     assert report["files"] == 3
     by_source = {o["source"]: o for o in outcomes(report)}
-    ts = repo / by_source["app/.cursor/rules/typescript.mdc:6"]["path"]
+    ts = memory_repo / by_source["app/.cursor/rules/typescript.mdc:6"]["path"]
     assert 'paths: ["**/*.ts", "src/**/*.tsx", "src/**/*.jsx"]' in frontmatter(ts)
     assert "# TypeScript conventions" in ts.read_text(encoding="utf-8")
-    commits = repo / by_source["app/.cursor/rules/commits.mdc:6"]["path"]
+    commits = memory_repo / by_source["app/.cursor/rules/commits.mdc:6"]["path"]
     assert "paths:" not in frontmatter(commits)  # alwaysApply: everywhere
-    hooks = repo / by_source["app/.cursorrules:4"]["path"]
+    hooks = memory_repo / by_source["app/.cursorrules:4"]["path"]
     assert "class components are not allowed" in hooks.read_text(encoding="utf-8")
     assert "app/.cursorrules:5" in by_source
     # Labels that introduce nothing ("Documentation Style:") are not rules.
     assert not any(":8" in s or ":10" in s for s in by_source if s.startswith("app/.cursorrules"))
-    assert memkit("validate", cwd=repo).returncode == 0
+    assert memkit("validate", cwd=memory_repo).returncode == 0
 
 
 ADRS = {
@@ -433,14 +437,14 @@ def adr_atoms(repo: Path, report: ImportJSON) -> dict[str, str]:
     }
 
 
-def test_adrs_map_status_date_and_supersession(repo: Path, tmp_path: Path) -> None:
+def test_adrs_map_status_date_and_supersession(memory_repo: Path, tmp_path: Path) -> None:
     project = source_project(tmp_path, ADRS)
-    report = run_json(repo, "adr", str(project / "docs/adr"))
+    report = run_json(memory_repo, "adr", str(project / "docs/adr"))
     assert {u["source"].split("/")[-1] for u in report["unimported"]} == {
         "README.md",
         "template.md",
     }
-    atoms = adr_atoms(repo, report)
+    atoms = adr_atoms(memory_repo, report)
     assert len(atoms) == 5
     first = atoms["0001-record-architecture-decisions.md"]
     assert "type: decision" in first and "created: 2021-03-04" in first
@@ -458,47 +462,49 @@ def test_adrs_map_status_date_and_supersession(repo: Path, tmp_path: Path) -> No
     assert "confidence: tentative" in madr and "created: 2024-01-15" in madr
     assert "orders.v1" in madr
     assert "status: archived" in atoms["0005-graphql.md"]  # rejected: kept, never recalled
-    check = memkit("validate", cwd=repo)
+    check = memkit("validate", cwd=memory_repo)
     assert check.returncode == 0, check.stdout + check.stderr
     # The order the records were written in lets `supersedes` name an existing atom; a
     # second run writes nothing.
-    assert run_json(repo, "adr", str(project / "docs/adr"))["written"] == 0
+    assert run_json(memory_repo, "adr", str(project / "docs/adr"))["written"] == 0
 
 
-def test_imports_from_outside_management_follow_the_roles(repo: Path, tmp_path: Path) -> None:
-    git(repo, "config", "user.email", "bob@example.com")
+def test_imports_from_outside_management_follow_the_roles(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    git(memory_repo, "config", "user.email", "bob@example.com")
     project = source_project(tmp_path, {k: v for k, v in ADRS.items() if "0001" in k})
-    report = run_json(repo, "adr", str(project / "docs/adr"))
+    report = run_json(memory_repo, "adr", str(project / "docs/adr"))
     (out,) = outcomes(report)
     assert out["action"] == "review" and out["path"].startswith("shared/_pending/")
     assert report["for_review"] == 1
     # Bob has no role `art`: an import into its folder is refused as his commit would be.
     rules = source_project(tmp_path / "more", {"CLAUDE.md": CLAUDE_MD})
-    art = run_json(repo, "claude-md", str(rules), "--scope", "role:art")
+    art = run_json(memory_repo, "claude-md", str(rules), "--scope", "role:art")
     assert art["written"] == 0 and set(art["refused"]) == {"MK201"}
 
 
-def test_a_new_adr_supersedes_one_imported_before(repo: Path, tmp_path: Path) -> None:
+def test_a_new_adr_supersedes_one_imported_before(memory_repo: Path, tmp_path: Path) -> None:
     first = {k: v for k, v in ADRS.items() if "0002" in k}
     first["docs/adr/0002-use-mysql.md"] = first["docs/adr/0002-use-mysql.md"].replace(
         "Superseded by [3. Use PostgreSQL](0003-use-postgresql.md)", "Accepted"
     )
     project = source_project(tmp_path, first)
-    report = run_json(repo, "adr", str(project / "docs/adr"))
+    report = run_json(memory_repo, "adr", str(project / "docs/adr"))
     (old,) = outcomes(report)
-    commit_and_index(repo)
+    commit_and_index(memory_repo)
     # Later the team replaces the decision: the old record's status changes, a new one comes.
     for rel in ("docs/adr/0002-use-mysql.md", "docs/adr/0003-use-postgresql.md"):
         (project / rel).write_text(ADRS[rel], encoding="utf-8")
-    again = run_json(repo, "adr", str(project / "docs/adr"))
+    again = run_json(memory_repo, "adr", str(project / "docs/adr"))
     by_file = {o["source"].split("/")[-1].split(":")[0]: o for o in outcomes(again)}
     assert by_file["0002-use-mysql.md"]["reason"] == "changed-since-import"
-    new = (repo / by_file["0003-use-postgresql.md"]["path"]).read_text(encoding="utf-8")
+    new = (memory_repo / by_file["0003-use-postgresql.md"]["path"]).read_text(encoding="utf-8")
     assert f'supersedes: ["{old["id"]}"]' in new
-    assert memkit("validate", cwd=repo).returncode == 0
+    assert memkit("validate", cwd=memory_repo).returncode == 0
 
 
-def test_messy_files_import_or_say_why(repo: Path, tmp_path: Path) -> None:
+def test_messy_files_import_or_say_why(memory_repo: Path, tmp_path: Path) -> None:
     latin = "- Always encode the café menu export as UTF-8 in src/export/menu.py before upload.\n"
     index_rule = "- Every foreign key column in the orders schema needs a btree index.\n"
     ruff_rule = "- Use `ruff format` on every Python file in src/.\n"
@@ -518,7 +524,7 @@ def test_messy_files_import_or_say_why(repo: Path, tmp_path: Path) -> None:
             "g/CLAUDE.md": "# Guides\n\n@docs/testing.md\n@docs/style.md\n",
         },
     )
-    result = memkit("import", "claude-md", str(project), cwd=repo)
+    result = memkit("import", "claude-md", str(project), cwd=memory_repo)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert (
@@ -532,17 +538,19 @@ def test_messy_files_import_or_say_why(repo: Path, tmp_path: Path) -> None:
     assert "not imported: app/f/.claude/rules/x.md: frontmatter" in out
     assert "refused: app/g/CLAUDE.md:3: reference only names another file (`@path`)" in out
     latin_file = project / "a/CLAUDE.md"
-    named = memkit("import", "claude-md", str(latin_file), "--encoding", "latin-1", cwd=repo)
+    named = memkit("import", "claude-md", str(latin_file), "--encoding", "latin-1", cwd=memory_repo)
     assert "<- app/a/CLAUDE.md:1" in named.stdout, named.stdout + named.stderr
-    assert "café" in "".join(p.read_text(encoding="utf-8") for p in (repo / "shared").glob("*.md"))
+    assert "café" in "".join(
+        p.read_text(encoding="utf-8") for p in (memory_repo / "shared").glob("*.md")
+    )
     # Nothing half-written: every file is a whole atom, no temporary file is left behind.
-    assert memkit("validate", cwd=repo).returncode == 0
-    assert not list(repo.rglob("*.tmp"))
-    missing = memkit("import", "adr", str(tmp_path / "nowhere"), cwd=repo)
+    assert memkit("validate", cwd=memory_repo).returncode == 0
+    assert not list(memory_repo.rglob("*.tmp"))
+    missing = memkit("import", "adr", str(tmp_path / "nowhere"), cwd=memory_repo)
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr
 
 
-def test_auto_memory_topic_files_and_personal_notes(repo: Path, tmp_path: Path) -> None:
+def test_auto_memory_topic_files_and_personal_notes(memory_repo: Path, tmp_path: Path) -> None:
     memory = tmp_path / "claude-home/projects/-app/memory"
     memory.mkdir(parents=True)
     (memory / "MEMORY.md").write_text("- [Feedback: no summaries](feedback_summaries.md)\n")
@@ -552,14 +560,14 @@ def test_auto_memory_topic_files_and_personal_notes(repo: Path, tmp_path: Path) 
         "the diff already shows it. Always stop after the last code block.\n",
         encoding="utf-8",
     )
-    report = run_json(repo, "claude-md", str(memory))
+    report = run_json(memory_repo, "claude-md", str(memory))
     (out,) = outcomes(report)
-    atom = (repo / out["path"]).read_text(encoding="utf-8")
+    atom = (memory_repo / out["path"]).read_text(encoding="utf-8")
     assert "type: preference" in atom and "# Do not end replies with a summary" in atom
     project = source_project(
         tmp_path, {"CLAUDE.local.md": "- My editor is vim with 2-space tabs.\n"}
     )
-    skipped = run_json(repo, "claude-md", str(project))
+    skipped = run_json(memory_repo, "claude-md", str(project))
     assert skipped["unimported"][0]["reason"] == "personal"
 
 
@@ -584,16 +592,20 @@ LONG_B = (
 
 
 def test_long_unrelated_atoms_are_not_duplicates_however_close_their_vectors(
-    repo: Path,
+    memory_repo: Path,
 ) -> None:
     """Static embeddings put long texts near one mean (these two: cosine 0.94); the gate
     asks long texts to share their words before it calls them duplicates (MK103)."""
-    write_atom(repo, "shared/orders-db.md", atom_text("orders-db", type_="fact", body=LONG_A))
-    commit_and_index(repo)
-    added = memkit("add", LONG_B, "--type", "fact", "--json", cwd=repo)
+    write_atom(
+        memory_repo, "shared/orders-db.md", atom_text("orders-db", type_="fact", body=LONG_A)
+    )
+    commit_and_index(memory_repo)
+    added = memkit("add", LONG_B, "--type", "fact", "--json", cwd=memory_repo)
     assert added.returncode == 0, added.stdout + added.stderr
     outcome = json.loads(added.stdout)
     assert outcome["similar"] and outcome["similar"][0]["similarity"] >= 0.92
     assert not any("MK103" in f for f in outcome["findings"])
-    copy = memkit("add", LONG_A.replace("thirty five", "35"), "--dry-run", "--json", cwd=repo)
+    copy = memkit(
+        "add", LONG_A.replace("thirty five", "35"), "--dry-run", "--json", cwd=memory_repo
+    )
     assert any("MK103" in f for f in json.loads(copy.stdout)["findings"])

@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 
-from tests.claude.hooks_test import context, hook
 from tests.helpers import (
     atom_text,
+    context,
     copy_made,
     git,
     join_clone,
     make_memory_repo,
     memkit,
+    run_hook,
     write_atom,
 )
 
@@ -121,7 +122,7 @@ def prompt(repo: Path, session: str, text: str) -> str:
         "hook_event_name": "UserPromptSubmit",
         "prompt": text,
     }
-    done = hook("user-prompt-submit", payload, repo)
+    done = run_hook("user-prompt-submit", payload, repo)
     return context(done, "UserPromptSubmit") if done.stdout else ""
 
 
@@ -188,7 +189,9 @@ def test_a_member_changes_a_decision_and_management_approves_it_in_one_step(
         text = prompt(repo, f"{repo.name}-2", "how do production deploys work, helm?")
         assert "## deploy-with-helm" not in text
         index = context(
-            hook("session-start", {"session_id": "s", "cwd": str(repo), "source": "startup"}, repo),
+            run_hook(
+                "session-start", {"session_id": "s", "cwd": str(repo), "source": "startup"}, repo
+            ),
             "SessionStart",
         )
         assert "- use-pnpm ·" not in index and "- deploy-with-helm ·" not in index
