@@ -14,7 +14,6 @@ The two state tests take ~15 s each: they run every command and hook a user or C
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -32,12 +31,12 @@ from tests.helpers import (
     join_clone,
     make_memory_repo,
     memkit,
+    run_hook,
     wait_for,
     write_atom,
 )
 
 Isolated = Callable[[], AbstractContextManager[None]]
-HOOK = str(Path(sys.executable).parent / "memkit-hook")
 KEY = "AKIAQWERTYUIOPASDFGH"
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789AB"
 PEM = "MIIEowIBAAKCAQEAqv7xQuokkaPemBody"
@@ -161,13 +160,12 @@ def pulled_repo(tmp_path_factory: pytest.TempPathFactory, module_home: Isolated)
     return alice
 
 
-def run(argv: list[str], cwd: Path, stdin: str = "", engine: bool = False) -> str:
-    env = {**os.environ, "MEMKIT_NO_ENGINE": "0" if engine else "1"}
+def run(argv: list[str], cwd: Path) -> str:
+    """A command's whole output (stdout and stderr: refused text must reach neither)."""
     result = subprocess.run(
         argv,
-        input=stdin,
+        input="",
         cwd=cwd,
-        env=env,
         capture_output=True,
         text=True,
         check=False,
@@ -178,7 +176,7 @@ def run(argv: list[str], cwd: Path, stdin: str = "", engine: bool = False) -> st
 
 def hook_outputs(repo: Path, *, engine: bool, tag: str) -> dict[str, str]:
     base = {"cwd": str(repo)}
-    payloads = {
+    payloads: dict[str, dict[str, object]] = {
         "session-start": {**base, "session_id": f"{tag}1", "source": "startup"},
         "user-prompt-submit": {**base, "session_id": f"{tag}2", "prompt": PROMPT},
         "pre-tool-use": {
@@ -188,10 +186,10 @@ def hook_outputs(repo: Path, *, engine: bool, tag: str) -> dict[str, str]:
             "tool_input": {"file_path": str(repo / "src/app.py")},
         },
     }
-    out = {
-        event: run([HOOK, event, f"--repo={repo}"], repo, json.dumps(payload), engine)
-        for event, payload in payloads.items()
-    }
+    out: dict[str, str] = {}
+    for event, payload in payloads.items():
+        answered = run_hook(event, payload, repo, repo, engine=engine)
+        out[event] = answered.stdout + answered.stderr
     for atom_id in REFUSED:  # Claude wrote it: blocked, with the findings
         payload = {
             **base,
@@ -199,9 +197,8 @@ def hook_outputs(repo: Path, *, engine: bool, tag: str) -> dict[str, str]:
             "tool_name": "Write",
             "tool_input": {"file_path": str(repo / f"shared/{atom_id}.md")},
         }
-        out[f"post-tool-use {atom_id}"] = run(
-            [HOOK, "post-tool-use", f"--repo={repo}"], repo, json.dumps(payload), engine
-        )
+        blocked = run_hook("post-tool-use", payload, repo, repo, engine=engine)
+        out[f"post-tool-use {atom_id}"] = blocked.stdout + blocked.stderr
     return out
 
 
@@ -391,9 +388,8 @@ def test_a_fifo_is_reported_never_opened(committer: Path, fifo: Path) -> None:
     assert "zebra-guide" in run([*mk, "search", "zebra"], committer)
     assert "refused by validation" in run([*mk, "show", "pipe"], committer)
     start = {"cwd": str(committer), "session_id": "f", "source": "startup"}
-    assert "zebra-guide" in run(
-        [HOOK, "session-start", f"--repo={committer}"], committer, json.dumps(start)
-    )
+    started_session = run_hook("session-start", start, committer, committer)
+    assert "zebra-guide" in started_session.stdout + started_session.stderr
     # A commit next to it (its supersede check reads every atom) neither hangs nor fails.
     path = "shared/zebra-next.md"
     write_atom(
@@ -424,8 +420,8 @@ def test_the_engine_refreshes_past_a_fifo(committer: Path, fifo: Path) -> None:
             def recalled() -> bool:
                 payload = {"cwd": str(committer), "session_id": f"k{next(prompts)}"}
                 payload["prompt"] = "when do we commit zebra kafka offsets"
-                out = run([HOOK, "user-prompt-submit"], committer, json.dumps(payload), True)
-                return "zebra-kafka" in out
+                out = run_hook("user-prompt-submit", payload, committer, engine=True)
+                return "zebra-kafka" in out.stdout + out.stderr
 
             wait_for(recalled)
     finally:
