@@ -221,3 +221,25 @@ def test_readers_never_see_half_a_refresh(repo: Path) -> None:
     assert not errors, errors[0]
     assert "5" in seen and len(seen) > 1, seen
     assert generation(repo).name != "gen-000001"
+
+
+def test_a_kept_atom_refused_for_another_file_and_back(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fact-5 sits in the first part; a second file taking its id refuses both (MK009), so
+    the refresh's part removes it from the first; deleting that file brings it back."""
+    monkeypatch.setattr(parts, "SHARE", 10.0)
+    write_atom(repo, "roles/art/fact-5.md", fact(5, 1))
+    refresh(repo)
+    rows, _, refused = table(repo)
+    assert "shared/fact-5.md" not in rows and "MK009" in refused["shared/fact-5.md"]
+    assert [p[1:] for p in store.read_meta(generation(repo))["parts"]] == [[24, 0], [0, 1]]
+    same_as_a_full_build(repo)
+    (repo / "roles/art/fact-5.md").unlink()
+    for n in (6, 7):  # and only deletions in the same refresh: a part of no rows
+        (repo / f"shared/fact-{n}.md").unlink()
+    refresh(repo)
+    rows, _, refused = table(repo)
+    assert rows["shared/fact-5.md"]["title"] == "Fact 5 round 0" and not refused
+    assert "shared/fact-6.md" not in rows and len(rows) == 22
+    same_as_a_full_build(repo)
