@@ -389,6 +389,26 @@ def _link_tantivy(previous: Path, gen: Path) -> dict[str, list[int]]:
     return linked
 
 
+def _still_linked(
+    previous: Path, gen: Path, linked: dict[str, list[int]], known: dict[str, list[int]]
+) -> dict[str, list[int]]:
+    """The linked files' seal entries that still hold: the file is still the previous
+    generation's (the same inode). tantivy replaces its `meta.json` and `.managed.json` on
+    commit (a new file, renamed over the link), often at the same size: the old checksum,
+    taken by size alone, sealed a generation that every full check then found damaged."""
+    out = {}
+    for rel, entry in linked.items():
+        if rel in known:
+            continue
+        try:
+            same = (gen / rel).stat().st_ino == (previous / rel).stat().st_ino
+        except OSError:
+            same = False
+        if same:
+            out[rel] = entry
+    return out
+
+
 def _writer_heap(atoms: int) -> int:
     """Memory for tantivy's writer (a budget, taken as needed). A thread that runs out of
     its share writes a segment and starts another: a full build of 50,000 atoms with two
@@ -429,11 +449,12 @@ def _write(
 
     manifest, kept, removed, todo, skipped, refused = plan
     known: dict[str, list[int]] = {}
+    linked: dict[str, list[int]] = {}  # seal entries of files linked from `previous`
     before: list[Part] = []
     if previous is not None:
-        known.update(_link_tantivy(previous.gen, gen))
+        linked.update(_link_tantivy(previous.gen, gen))
         before = previous.parts
-        known.update(link_parts(previous.gen, gen, before, previous.seal))
+        linked.update(link_parts(previous.gen, gen, before, previous.seal))
         index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=True)
     else:
         (gen / "tantivy").mkdir()
@@ -513,6 +534,8 @@ def _write(
     store.write_bytes_atomic(gen / "meta.json", data)
     store.write_text_atomic(gen / DIGEST, stamp)
     _write_info(gen, model, count, skipped, refused)
+    if previous is not None:
+        known.update(_still_linked(previous.gen, gen, linked, known))
     store.write_checksums(gen, known=known)  # last: a generation without it is not finished
     return count, len(entries)
 

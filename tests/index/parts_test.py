@@ -4,6 +4,8 @@ reader sees whole generations."""
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,17 @@ from memkit.index import open_index, parts, refresh, store
 from memkit.index.lite import open_light
 from memkit.index.opening import DAMAGED, open_checked
 from memkit.index.store import current_generation
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    engine_hook,
+    engine_running,
+    git,
+    heartbeat_repo,
+    make_memory_repo,
+    memkit,
+    wait_for,
+    write_atom,
+)
 
 TOPICS = [
     "Redis evicts keys with the allkeys-lru policy once maxmemory is reached",
@@ -243,3 +255,60 @@ def test_a_kept_atom_refused_for_another_file_and_back(
     assert rows["shared/fact-5.md"]["title"] == "Fact 5 round 0" and not refused
     assert "shared/fact-6.md" not in rows and len(rows) == 22
     same_as_a_full_build(repo)
+
+
+def zebra(n: int, round_: int) -> str:
+    return atom_text(
+        f"zebra-{n}",
+        title=f"Zebra crossing {n} round {round_}",
+        body=f"- Zebra crossing rule {n}: stop for walkers (round {round_}).",
+        extra="triggers: [zebra]\n",
+    )
+
+
+def test_the_warm_engine_serves_whole_refreshes(tmp_path: Path) -> None:
+    """Three atoms change together in each refresh, written by `memkit index` beside a running
+    engine: every answer shows the three of one round, with their vectors."""
+    repo = heartbeat_repo(tmp_path / "team")
+    for n in range(3):
+        write_atom(repo, f"shared/zebra-{n}.md", zebra(n, 0))
+    for n in range(100):  # enough rows that four refreshes stay parts (no compaction)
+        write_atom(repo, f"shared/fact-{n}.md", fact(n))
+    assert memkit("index", cwd=repo).returncode == 0
+    rounds_seen: list[set[str]] = []
+
+    def ask(session: str) -> str:
+        payload = {"session_id": session, "cwd": str(repo), "prompt": "zebra crossing rules"}
+        text = json.loads(engine_hook(repo, "user-prompt-submit", payload))
+        context: str = text["hookSpecificOutput"]["additionalContext"]
+        found: dict[str, str] = dict(
+            re.findall(r"^## (zebra-\d) · .* round (\d+)$", context, re.MULTILINE)
+        )
+        assert sorted(found) == ["zebra-0", "zebra-1", "zebra-2"], context
+        assert len(set(found.values())) == 1, context  # never half a refresh
+        assert "vector #" in context  # the vectors answer, one row per atom
+        rounds_seen.append(set(found.values()))
+        return next(iter(found.values()))
+
+    with engine_running(repo, "--idle", "60"):
+        assert ask("s0") == "0"
+        for round_ in range(1, 5):
+            for n in range(3):
+                write_atom(repo, f"shared/zebra-{n}.md", zebra(n, round_))
+            ask(f"s{round_}a")  # the engine may still have the last round, or refresh itself
+            result = memkit("index", "--quiet", cwd=repo)
+            assert result.returncode == 0, result.stderr
+            ask(f"s{round_}b")
+        wait_for(lambda: ask(f"s-last-{len(rounds_seen)}") == "4", 30)
+    assert len(rounds_seen) >= 9
+    assert len(store.read_meta(generation(repo))["parts"]) > 2  # it did read parts
+
+
+def test_every_refresh_seals_what_it_wrote(repo: Path) -> None:
+    """tantivy rewrites its meta.json on commit, often at the same size as the one linked
+    from the previous generation: the seal must hold the new file's checksum, or the next
+    full check (the engine's, `memkit index`, doctor) finds a fresh generation damaged."""
+    for round_ in range(1, 6):
+        write_atom(repo, f"shared/fact-{round_}.md", fact(round_, round_))
+        assert not refresh(repo).full
+        assert store.verify(generation(repo), deep=True) == {}, round_
