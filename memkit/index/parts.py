@@ -22,6 +22,8 @@ appended. So the rows come grouped by part, each part's vectors in its own order
 from __future__ import annotations
 
 import io
+import os
+import shutil
 import sys
 import zlib
 from collections.abc import Iterable, Sequence
@@ -144,9 +146,6 @@ def link_parts(
 ) -> dict[str, list[int]]:
     """The previous generation's parts, hard-linked into `gen` (a copy where the file system
     has no hard links); returns their seal entries, whose checksums need not be computed."""
-    import os  # noqa: PLC0415
-    import shutil  # noqa: PLC0415
-
     linked: dict[str, list[int]] = {}
     for part in parts:
         for rel in files_of(part.seq):
