@@ -48,6 +48,9 @@ class _Repo:
         self._verdicts: dict[str, Verdict] = {}
         self._summaries: dict[str, Summary | None] = {}
         self.graph: dict[str, set[str]] | None = None
+        # Verdicts are kept only where `.memkit/` exists: in a fresh clone (CI's checkout)
+        # there are none to read nor anywhere to keep them, and no manifest is needed.
+        kept = kept and (root / ".memkit").is_dir()
         # A symlink's blob is its target's name, not the text read through it: judged anew.
         self.blobs = current_manifest(root) if kept else {}
         self.kept = Verdicts(root, config) if kept else None

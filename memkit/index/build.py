@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import gc
-import io
 import json
 import logging
 import os
@@ -12,7 +11,7 @@ import re
 import shutil
 import time
 import zlib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +23,17 @@ from memkit.config import load_config
 from memkit.embedding.locate import resolve_model
 from memkit.index import store
 from memkit.index.manifest import DIGEST, Running, config_digest, current_manifest, digest
+from memkit.index.parts import (
+    Keys,
+    Part,
+    compacted,
+    link_of,
+    link_parts,
+    merge,
+    parts_of,
+    read_keys,
+    write_part,
+)
 
 if TYPE_CHECKING:
     from memkit.index.prepare import Prepared
@@ -41,7 +51,6 @@ __lazy_modules__ = {
     "numpy",
     "tantivy",
 }
-
 
 log = logging.getLogger(__name__)
 WRITER_HEAP = 64_000_000  # tantivy's indexing memory, at the least; split between its threads
@@ -109,7 +118,7 @@ def _verify(gen: Path, seal: dict[str, Any], deep: bool) -> dict[str, str]:
 
 def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | None:
     """The live generation's stats when it was built from exactly these files with this
-    model and is intact: no parsing of its meta.json (7 MB at 10,000 atoms)."""
+    model and is intact: no reading of its atom table."""
     started = time.perf_counter()
     gen = store.current_generation(root)
     if gen is None:
@@ -124,6 +133,7 @@ def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | N
         built_from != stamp
         or not isinstance(info, dict)
         or info.get("model") != model
+        or info.get("format") != store.FORMAT  # built by another memkit: read in full below
         or seal is None
         or _verify(gen, seal, deep)
     ):
@@ -143,12 +153,22 @@ def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | N
     )
 
 
-def _open_previous(
-    root: Path, model: str, deep: bool, config: str
-) -> tuple[Path, dict[str, Any]] | None:
+@dataclass(frozen=True)
+class _Previous:
+    """The live generation a refresh builds on: its header, parts, seal and keys."""
+
+    gen: Path
+    header: dict[str, Any]
+    parts: list[Part]
+    seal: dict[str, Any]
+    keys: Keys
+
+
+def _open_previous(root: Path, model: str, deep: bool, config: str) -> _Previous | None:
     """The live generation to build on, when it can be trusted: sealed, every file intact
-    (an incremental build links its tantivy files, and would carry damage along), and built
-    under the same memkit.yaml (what it admitted was judged by it)."""
+    (an incremental build links its tantivy files and parts, and would carry damage along),
+    and built under the same memkit.yaml (what it admitted was judged by it). Only its
+    header and keys are read (not its atom table nor its vectors)."""
     gen = store.current_generation(root)
     if gen is None:
         return None
@@ -172,21 +192,19 @@ def _open_previous(
         )
         return None
     try:
-        with _no_gc():
-            meta = store.read_meta(gen)
-        import numpy as np
-
-        vectors = np.load(gen / "vectors.npy")
-        if vectors.shape[0] != len(meta["atoms"]) or meta.get("model") != model:
+        header = store.read_meta(gen)
+        if header.get("model") != model:
             return None
+        parts = parts_of(header)
+        with _no_gc():
+            keys = read_keys(gen, parts)
     except store.OutdatedIndex:
         log.info("index generation %s was built by another memkit version; rebuilding", gen)
         return None
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, TypeError):
         log.warning("index generation %s is unreadable; rebuilding from scratch", gen)
         return None
-    meta["seal"] = seal
-    return gen, meta
+    return _Previous(gen, header, parts, seal, keys)
 
 
 def refresh(
@@ -232,7 +250,7 @@ def _build(
     root: Path,
     manifest: dict[str, str],
     *,
-    previous: tuple[Path, dict[str, Any]] | None,
+    previous: _Previous | None,
     config: Any,
     model_path: str,
     settings: str,
@@ -242,20 +260,20 @@ def _build(
 ) -> BuildStats:
     from memkit.index.progress import progress_bar
 
-    old_atoms: dict[str, dict[str, Any]] = {}
+    old_blobs: dict[str, str] = {}
     old_skipped: dict[str, str] = {}
     old_refused: dict[str, list[str]] = {}
     old_held: set[str] = set()
     if previous is not None:
-        old_atoms = {a["path"]: a for a in previous[1]["atoms"]}
-        old_skipped = previous[1].get("skipped", {})
-        old_refused = previous[1].get("refused", {})
-        old_held = set(previous[1].get("held", ()))
-    kept = {p for p in manifest if p in old_atoms and old_atoms[p]["blob"] == manifest[p]}
+        old_blobs = previous.keys.blobs
+        old_skipped = previous.header.get("skipped", {})
+        old_refused = previous.header.get("refused", {})
+        old_held = set(previous.header.get("held", ()))
+    kept = {p for p, blob in manifest.items() if old_blobs.get(p) == blob}
     # Invalid atoms are remembered by blob too, so an unchanged bad file is not re-read
     # and does not make every refresh publish a new generation.
     skipped = {p: b for p, b in manifest.items() if old_skipped.get(p) == b}
-    removed = [p for p in old_atoms if p not in kept]
+    removed = [p for p in old_blobs if p not in kept]
     if (
         previous is not None
         and len(kept) + len(skipped) == len(manifest)
@@ -264,7 +282,7 @@ def _build(
     ):
         refused = {p: list(old_refused.get(p, ())) for p in skipped}
         return _same_again(
-            previous[0],
+            previous.gen,
             stamp,
             model_path=model_path,
             settings=settings,
@@ -355,6 +373,7 @@ def _write_info(
 ) -> None:
     """`model`: the model's path and the digest of memkit.yaml the atoms were judged by."""
     info = {
+        "format": store.FORMAT,
         "model": model[0],
         "config": model[1],
         "atoms": atoms,
@@ -386,6 +405,26 @@ def _link_tantivy(previous: Path, gen: Path) -> dict[str, list[int]]:
     return linked
 
 
+def _still_linked(
+    previous: Path, gen: Path, linked: dict[str, list[int]], known: dict[str, list[int]]
+) -> dict[str, list[int]]:
+    """The linked files' seal entries that still hold: the file is still the previous
+    generation's (the same inode). tantivy replaces its `meta.json` and `.managed.json` on
+    commit (a new file, renamed over the link), often at the same size: the old checksum,
+    taken by size alone, sealed a generation that every full check then found damaged."""
+    out = {}
+    for rel, entry in linked.items():
+        if rel in known:
+            continue
+        try:
+            same = (gen / rel).stat().st_ino == (previous / rel).stat().st_ino
+        except OSError:
+            same = False
+        if same:
+            out[rel] = entry
+    return out
+
+
 def _writer_heap(atoms: int) -> int:
     """Memory for tantivy's writer (a budget, taken as needed). A thread that runs out of
     its share writes a segment and starts another: a full build of 50,000 atoms with two
@@ -397,25 +436,6 @@ def _writer_heap(atoms: int) -> int:
     return max(WRITER_HEAP, min(WRITER_HEAP_MAX, atoms * WRITER_HEAP_PER_ATOM))
 
 
-def _save_npy(path: Path, array: Any, known: dict[str, list[int]], rel: str) -> None:
-    """np.save, with the checksum taken from the bytes as they are written (not read back,
-    nor copied: 33 MB of vectors at 10,000 atoms)."""
-    import numpy as np
-
-    array = np.ascontiguousarray(array)
-    header = io.BytesIO()
-    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
-    head = header.getvalue()
-    body = memoryview(array).cast("B") if array.size else memoryview(b"")
-    known[rel] = [len(head) + len(body), zlib.crc32(body, zlib.crc32(head))]
-
-    def write(fh: Any) -> None:
-        fh.write(head)
-        fh.write(body)
-
-    store.write_atomic_with(path, write)
-
-
 def _write(
     root: Path,
     gen: Path,
@@ -423,16 +443,16 @@ def _write(
     plan: tuple[
         dict[str, str], set[str], list[str], list[str], dict[str, str], dict[str, list[str]]
     ],
-    previous: tuple[Path, dict[str, Any]] | None,
+    previous: _Previous | None,
     config: Any,
     model: tuple[str, str],
     stamp: str,
     bar: Callable[[int], None],
 ) -> tuple[int, int]:
-    """Fill `gen`: tantivy, vectors, meta, digest, build info, seal. `plan`: the manifest,
-    the paths kept from `previous`, those removed, those to index, those left out and the
-    codes that refuse them (both filled in here too). Returns the atom count and how many
-    were indexed now."""
+    """Fill `gen`: tantivy, the parts (`memkit.index.parts`), the header, digest, build
+    info, seal. `plan`: the manifest, the paths kept from `previous`, those removed, those
+    to index, those left out and the codes that refuse them (both filled in here too).
+    Returns the atom count and how many were indexed now."""
     import numpy as np
     import tantivy
 
@@ -445,8 +465,12 @@ def _write(
 
     manifest, kept, removed, todo, skipped, refused = plan
     known: dict[str, list[int]] = {}
+    linked: dict[str, list[int]] = {}  # seal entries of files linked from `previous`
+    before: list[Part] = []
     if previous is not None:
-        known.update(_link_tantivy(previous[0], gen))
+        linked.update(_link_tantivy(previous.gen, gen))
+        before = previous.parts
+        linked.update(link_parts(previous.gen, gen, before, previous.seal))
         index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=True)
     else:
         (gen / "tantivy").mkdir()
@@ -481,10 +505,12 @@ def _write(
     for path in done.skipped:
         skipped[path] = manifest[path]
         refused[path] = done.refused.get(path, [])
-    entries: list[dict[str, Any]] = []
-    if previous is not None:
-        entries = [e for e in previous[1]["atoms"] if e["path"] in kept]
-    held = _refused_across([*entries, *done.entries], manifest)
+    links = {p: link for p, link in previous.keys.links.items() if p in kept} if previous else {}
+    for e in done.entries:
+        if (link := link_of(e)) is not None:
+            links[e["path"]] = link
+    new_paths = {e["path"] for e in done.entries}
+    held = _refused_across(links, kept | new_paths, manifest)
     for path, codes in held.items():
         skipped[path] = manifest[path]
         refused[path] = codes
@@ -492,27 +518,29 @@ def _write(
     writer.commit()
     writer.wait_merging_threads()
 
-    dim = encoder().dim
-    empty = np.zeros((0, dim), dtype=np.float32)
-    new = np.concatenate([empty, *done.vectors])
-    if previous is not None:
-        old_vecs = np.load(previous[0] / "vectors.npy")
-        old_rows = [i for i, e in enumerate(previous[1]["atoms"]) if e["path"] in kept]
-        vectors = np.concatenate([np.asarray(old_vecs[old_rows]), new])
-    else:
-        vectors = new
-    entries += done.entries
+    dim = int(previous.header["dim"]) if previous is not None else encoder().dim
+    vectors = np.concatenate([np.zeros((0, dim), dtype=np.float32), *done.vectors])
+    entries = done.entries
     if held:
         live = [i for i, e in enumerate(entries) if e["path"] not in held]
         entries = [entries[i] for i in live]
         vectors = vectors[live]
-    _save_npy(gen / "vectors.npy", vectors, known, "vectors.npy")
+    gone = [*removed, *(p for p in held if p in kept)]
+    now = list(before)
+    seq = max((part.seq for part in before), default=0) + 1
+    if entries or gone or not now:
+        now.append(write_part(gen, seq, entries, gone, vectors, known=known))
+        start = compacted(now)
+        if start is not None:
+            now = merge(gen, now, start, (seq + 1, dim), known)
+    count = len(kept) - sum(1 for p in held if p in kept) + len(entries)
     meta = {
         "format": store.FORMAT,
         "model": model[0],
         "dim": dim,
         "built": time.time(),
-        "atoms": entries,
+        "parts": [part.to_json() for part in now],
+        "atoms": count,
         "skipped": skipped,
         "refused": {p: refused.get(p, []) for p in skipped},  # path -> the codes
         "held": sorted(held),  # refused for what another file says
@@ -521,14 +549,16 @@ def _write(
     known["meta.json"] = [len(data), zlib.crc32(data)]
     store.write_bytes_atomic(gen / "meta.json", data)
     store.write_text_atomic(gen / DIGEST, stamp)
-    _write_info(gen, model, len(entries), skipped, refused)
+    _write_info(gen, model, count, skipped, refused)
+    if previous is not None:
+        known.update(_still_linked(previous.gen, gen, linked, known))
     store.write_checksums(gen, known=known)  # last: a generation without it is not finished
-    return len(entries), len(done.entries) - len(held.keys() & {e["path"] for e in done.entries})
+    return count, len(entries)
 
 
 @dataclass(frozen=True)
 class _Indexed:
-    """An atom's meta entry, as the reference checks read it."""
+    """An indexed atom, as the reference checks read it."""
 
     path: str
     id: str
@@ -542,29 +572,32 @@ class _Indexed:
 
 
 def _refused_across(
-    entries: list[dict[str, Any]], manifest: Mapping[str, str]
+    links: Mapping[str, list[Any]], indexed: set[str], manifest: Mapping[str, str]
 ) -> dict[str, list[str]]:
     """Atoms that `memkit validate` refuses for what other files say (MK009-MK011), among
-    those the index would keep: path -> codes. Ids come from every atom file's name, as
-    validate takes them; supersede cycles are looked for among the atoms admitted so far."""
+    those the index would keep (`indexed`; `links`: the references of those that name
+    others): path -> codes. Ids come from every atom file's name, as validate takes them;
+    supersede cycles are looked for among the atoms admitted so far."""
 
     from memkit.admission.decide import refused_across
 
-    named = Counter(id_from_path(path) for path in manifest)
+    names = [id_from_path(path) for path in manifest]
+    shared = {name for name, n in Counter(names).items() if n > 1}
     # Only an atom that names others, or whose id another file's name takes too, can be
     # refused here: the rest (nearly all) are not looked at one by one on every refresh.
-    linked = [
-        _Indexed(
-            e["path"],
-            e["id"],
-            tuple(e["related"]),
-            tuple(e["supersedes"]),
-            tuple(e["superseded_by"]),
-        )
-        for e in entries
-        if e["related"]
-        or e["supersedes"]
-        or e["superseded_by"]
-        or named[e["id"]] != 1  # an indexed atom's id is its file's name (MK008)
+    # An indexed atom's id is its file's name (MK008).
+    linked = [_Indexed(p, i, tuple(r), tuple(s), tuple(b)) for p, (i, r, s, b) in links.items()]
+    linked += [
+        _Indexed(path, name, (), (), ())
+        for name, path in zip(names, manifest, strict=True)
+        if name in shared and path in indexed and path not in links
     ]
-    return refused_across(linked, manifest)
+    # The files of the ids they hold or name: all that the checks look up.
+    wanted = {a.id for a in linked} | {
+        ref for a in linked for ref in (*a.related, *a.supersedes, *a.superseded_by)
+    }
+    paths_of: dict[str, list[str]] = defaultdict(list)
+    for name, path in zip(names, manifest, strict=True):
+        if name in wanted:
+            paths_of[name].append(path)
+    return refused_across(linked, [p for paths in paths_of.values() for p in paths])

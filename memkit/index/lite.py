@@ -1,7 +1,7 @@
 """The index as a short-lived process opens it (a hook without the warm engine, `memkit
 search`): tantivy plus a compact column cache.
 
-A generation's meta.json describes every atom in full (5 MB at 10,000 atoms, ~70 ms to parse),
+A generation's atom table describes every atom in full (5 MB at 10,000 atoms, ~70 ms to parse),
 which is most of what a fresh hook process would spend. What recall needs of it is kept
 beside the index in `.memkit/columns/<build id>.<python>.marshal`, written the first time a
 generation is opened in full, and read back in a few milliseconds. Rows become dicts only
@@ -23,6 +23,7 @@ from typing import Any
 
 from memkit.files import memkit_dir, write_atomic
 from memkit.index import IndexReader, open_index
+from memkit.index.parts import is_table
 from memkit.index.search import IndexDamaged
 from memkit.index.store import (
     CHECKSUMS,
@@ -89,7 +90,7 @@ class LightReader(IndexReader):
         self.seal = seal
         self.build = seal["build"]
         self.problems = verify(gen, deep="changed", seal=seal)
-        if "meta.json" in self.problems or CHECKSUMS in self.problems:
+        if CHECKSUMS in self.problems or any(map(is_table, self.problems)):
             raise IndexDamaged(f"{gen}: {describe(self.problems)}")
         self.meta = {
             "model": columns["model"],
@@ -97,6 +98,7 @@ class LightReader(IndexReader):
             "skipped": columns["skipped"],
             "refused": columns.get("refused", {}),
             "dim": columns.get("dim"),
+            "picks": columns["picks"],
         }
         self.columns = columns
         self.atoms = Atoms(columns)  # type: ignore[assignment]
@@ -133,6 +135,7 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
         columns[name] = {row: list(a[name]) for row, a in enumerate(atoms) if a.get(name)}
     columns["model"] = reader.meta["model"]
     columns["dim"] = reader.meta.get("dim")
+    columns["picks"] = reader.meta["picks"]  # which rows of each part's vectors
     columns["skipped"] = reader.skipped
     columns["refused"] = reader.refusals
     columns["build"] = reader.build
@@ -158,6 +161,7 @@ def open_light(root: Path) -> IndexReader:
                     columns.get("build") == seal["build"]
                     and columns.get("format") == FORMAT
                     and "trigger_index" in columns
+                    and "picks" in columns
                 ):
                     return LightReader(root, gen, columns, seal)
         except (OSError, ValueError, EOFError, TypeError, KeyError, AttributeError):

@@ -22,7 +22,7 @@ Heal = Callable[[Path, str, str], Any]
 def open_checked(root: Path, *, deep: bool) -> tuple[Any, str, str]:
     """(reader or None, "" or MISSING or DAMAGED, what was found). `deep`: every file's
     checksum verified now (a long-lived process, once per build; bit rot too); else the light
-    reader, which skips parsing the full meta.json (5 MB at 10,000 atoms). A reader that opened
+    reader, which skips parsing the atom table (5 MB at 10,000 atoms). A reader that opened
     but found damage on the way is returned with DAMAGED: it still answers from what works."""
 
     try:

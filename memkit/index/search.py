@@ -1,7 +1,7 @@
 """Searching the index: BM25, vectors, exact triggers, and their fusion.
 
 The query path imports tantivy, numpy and tokenizers only (no gitpython, ruamel, mistune):
-everything it needs about atoms is in the generation's meta.json.
+everything it needs about atoms is in the generation's atom table (`memkit.index.parts`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import tantivy
 
 from memkit.errors import MemkitError
-from memkit.index import store
+from memkit.index import parts, store
 from memkit.index.analysis import cjk_grams, query_words, register
 from memkit.index.fusion import POOL, FusionParams, fuse
 from memkit.index.schema import BOOSTS, TEXT_FIELDS
@@ -32,7 +32,6 @@ __lazy_modules__ = {
     "numpy",
     "tempfile",
 }
-
 
 MODES = ("hybrid", "bm25", "vector")
 STEM_CACHE = 4_096  # atoms whose stems a reader keeps (~0.5 MB per 1,000 short atoms)
@@ -84,10 +83,11 @@ class IndexReader:
         self.seal = store.read_checksums(gen)
         self.build = self.seal["build"] if self.seal else ""
         self.problems = store.verify(gen, deep=deep or "changed", seal=self.seal)
-        if "meta.json" in self.problems or store.CHECKSUMS in self.problems:
+        if store.CHECKSUMS in self.problems or any(map(parts.is_table, self.problems)):
             raise IndexDamaged(f"{gen}: {store.describe(self.problems)}")
         self.meta = store.read_meta(gen)
-        self.atoms: list[dict[str, Any]] = self.meta["atoms"]
+        self.atoms: list[dict[str, Any]]
+        self.atoms, self.meta["picks"] = parts.read_table(gen, parts.parts_of(self.meta))
         self.row_of = {a["path"]: i for i, a in enumerate(self.atoms)}
         self._open_rest()
         self._triggers = [
@@ -177,11 +177,13 @@ class IndexReader:
             import numpy as np
 
             try:
-                if "vectors.npy" in self.problems:
-                    raise ValueError(store.describe({"vectors.npy": self.problems["vectors.npy"]}))
-                vectors = np.load(self.gen / "vectors.npy")
-                if vectors.ndim != 2 or vectors.shape[0] != len(self.atoms):
-                    raise ValueError(f"vectors.npy has shape {vectors.shape}")
+                broken = {rel: why for rel, why in self.problems.items() if parts.is_vectors(rel)}
+                if broken:
+                    raise ValueError(store.describe(broken))
+                dim = int(self.meta.get("dim") or 1)
+                vectors = parts.load_vectors(self.gen, self.meta["picks"], dim)
+                if vectors.shape[0] != len(self.atoms):
+                    raise ValueError(f"{vectors.shape[0]} vectors for {len(self.atoms)} atoms")
             except (OSError, ValueError, EOFError) as exc:
                 self._damaged(f"vectors damaged ({exc})")
                 vectors = np.zeros((0, int(self.meta.get("dim") or 1)), dtype=np.float32)
@@ -367,7 +369,7 @@ def body_from_file(root: Path, relpath: str) -> str:
     """An atom's body read from its file (after the frontmatter): when the index cannot
     give it, what is on disk now is the truth anyway, once validation admits it (the file
     may have changed since it was indexed: a secret pasted into it is not served)."""
-    from memkit.admission.decide import read_admitted
+    from memkit.admission.decide import read_admitted  # damaged index only
     from memkit.config import load_config
 
     try:

@@ -1,9 +1,10 @@
 """Where the index lives and how generations are published.
 
-`.memkit/index/CURRENT` names the live generation folder (`gen-000042/`: tantivy files,
-vectors, meta.json). A build writes a new generation and then replaces CURRENT with an atomic
-rename, so a reader sees either the old generation or the new one, never half of one. One
-writer at a time holds `.memkit/index/write.lock` (flock); readers take no lock.
+`.memkit/index/CURRENT` names the live generation folder (`gen-000042/`: tantivy files, the
+header meta.json and the parts of the atom table and vectors it names, `memkit.index.parts`).
+A build writes a new generation and then replaces CURRENT with an atomic rename, so a reader
+sees either the old generation or the new one, never half of one. One writer at a time holds
+`.memkit/index/write.lock` (flock); readers take no lock.
 
 Each generation ends with `checksums.json`: a build id (unique to this build, which caches
 are keyed by: a rebuilt `gen-000001` is not the old one) and every file's size and CRC-32. A
@@ -27,7 +28,6 @@ import hmac
 import json
 import os
 import shutil
-import sys
 import uuid
 import zlib
 from collections.abc import Callable, Iterator
@@ -44,7 +44,8 @@ __lazy_modules__ = {"orjson"}
 # another format is rebuilt, never read: an older memkit indexed what validation now refuses.
 # 3: prompt injection (MK112) refuses by default (issue 28): a generation built before it may
 # hold text aimed at the agent.
-FORMAT = 3
+# 4: the atom table and vectors in parts (`memkit.index.parts`; issue 33), meta.json a header.
+FORMAT = 4
 CHECKSUMS = "checksums.json"
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
 
@@ -237,15 +238,11 @@ class OutdatedIndex(ValueError):
 
 
 def read_meta(gen: Path) -> dict[str, Any]:
+    """The generation's header (model, dim, what was left out, its parts); the atom table
+    is read by `memkit.index.parts.read_table`."""
     data: dict[str, Any] = json_load(gen / "meta.json")
     if data.get("format") != FORMAT:
         raise OutdatedIndex(f"{gen}: index format {data.get('format')}, expected {FORMAT}")
-    # A few distinct values each, one object apiece (~25 MB less at 100,000 atoms).
-    for entry in data.get("atoms") or ():
-        for key in ("type", "scope", "status", "confidence", "created"):
-            value = entry.get(key)
-            if isinstance(value, str):
-                entry[key] = sys.intern(value)
     return data
 
 
