@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import gc
 import json
 import logging
 import os
@@ -12,8 +11,7 @@ import shutil
 import time
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,16 +22,14 @@ from memkit.embedding.locate import resolve_model
 from memkit.index import store
 from memkit.index.manifest import DIGEST, Running, config_digest, current_manifest, digest
 from memkit.index.parts import (
-    Keys,
     Part,
     compacted,
     link_of,
     link_parts,
     merge,
-    parts_of,
-    read_keys,
     write_part,
 )
+from memkit.index.previous import BUILD_INFO, Previous, open_previous, verify_since_seal
 
 if TYPE_CHECKING:
     from memkit.index.prepare import Prepared
@@ -57,7 +53,6 @@ WRITER_HEAP = 64_000_000  # tantivy's indexing memory, at the least; split betwe
 WRITER_HEAP_PER_ATOM = 8_000  # ~4 KB an atom: each thread's share fits in one segment
 WRITER_HEAP_MAX = 256_000_000
 WRITER_THREADS = 2
-BUILD_INFO = "build.json"  # in each generation: model, atom count, files left out
 
 
 @dataclass(frozen=True)
@@ -96,26 +91,6 @@ def _os_error(exc: ValueError, folder: Path) -> OSError | None:
     return OSError(errno.EIO, f"the index writer failed ({exc})")
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Reading or building a table of 10,000 dicts: the cyclic collector, run every few
-    hundred allocations, would take half the time finding no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _verify(gen: Path, seal: dict[str, Any], deep: bool) -> dict[str, str]:
-    """Every checksum (`deep`: `memkit index` run by a person), or the sizes and the
-    checksums of files written since the seal (git hooks and the engine, which checks
-    every checksum itself when it opens a build)."""
-    return store.verify(gen, deep=True if deep else "changed", seal=seal)
-
-
 def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | None:
     """The live generation's stats when it was built from exactly these files with this
     model and is intact: no reading of its atom table."""
@@ -135,7 +110,7 @@ def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | N
         or info.get("model") != model
         or info.get("format") != store.FORMAT  # built by another memkit: read in full below
         or seal is None
-        or _verify(gen, seal, deep)
+        or verify_since_seal(gen, seal, deep)
     ):
         return None
     skipped = tuple(info.get("skipped") or ())
@@ -153,60 +128,6 @@ def _unchanged(root: Path, stamp: str, model: str, deep: bool) -> BuildStats | N
     )
 
 
-@dataclass(frozen=True)
-class _Previous:
-    """The live generation a refresh builds on: its header, parts, seal and keys."""
-
-    gen: Path
-    header: dict[str, Any]
-    parts: list[Part]
-    seal: dict[str, Any]
-    keys: Keys
-
-
-def _open_previous(root: Path, model: str, deep: bool, config: str) -> _Previous | None:
-    """The live generation to build on, when it can be trusted: sealed, every file intact
-    (an incremental build links its tantivy files and parts, and would carry damage along),
-    and built under the same memkit.yaml (what it admitted was judged by it). Only its
-    header and keys are read (not its atom table nor its vectors)."""
-    gen = store.current_generation(root)
-    if gen is None:
-        return None
-    try:
-        built_under = json.loads((gen / BUILD_INFO).read_text(encoding="utf-8")).get("config")
-    except (OSError, ValueError, AttributeError):
-        built_under = None
-    if built_under != config:
-        log.info("memkit.yaml changed since %s was built: every atom is checked again", gen)
-        return None
-    seal = store.read_checksums(gen)
-    if seal is None:
-        log.info("index generation %s has no checksums (an older build); rebuilding", gen)
-        return None
-    problems = _verify(gen, seal, deep)
-    if problems:
-        log.warning(
-            "index generation %s is damaged (%s); rebuilding from scratch",
-            gen,
-            store.describe(problems),
-        )
-        return None
-    try:
-        header = store.read_meta(gen)
-        if header.get("model") != model:
-            return None
-        parts = parts_of(header)
-        with _no_gc():
-            keys = read_keys(gen, parts)
-    except store.OutdatedIndex:
-        log.info("index generation %s was built by another memkit version; rebuilding", gen)
-        return None
-    except (OSError, ValueError, KeyError, TypeError):
-        log.warning("index generation %s is unreadable; rebuilding from scratch", gen)
-        return None
-    return _Previous(gen, header, parts, seal, keys)
-
-
 def refresh(
     root: Path,
     *,
@@ -217,7 +138,7 @@ def refresh(
 ) -> BuildStats:
     """Bring `<root>/.memkit/index/` up to date with the working tree. `quiet` (git hooks,
     the engine): no output, and the live generation's checksums are trusted unless a file
-    changed since its seal (see `_verify`). Without `wait`, raises store.Busy when another
+    changed since its seal (see `verify_since_seal`). Without `wait`, raises store.Busy when another
     process is building. `running`: the manifest's git commands, started by the caller
     (manifest.start_git) to run while it imported what it needs."""
 
@@ -232,7 +153,7 @@ def refresh(
             same = _unchanged(root, stamp, model_path, not quiet)
             if same is not None:
                 return same
-        previous = None if full else _open_previous(root, model_path, not quiet, settings)
+        previous = None if full else open_previous(root, model_path, not quiet, settings)
         return _build(
             root,
             manifest,
@@ -250,7 +171,7 @@ def _build(
     root: Path,
     manifest: dict[str, str],
     *,
-    previous: _Previous | None,
+    previous: Previous | None,
     config: Any,
     model_path: str,
     settings: str,
@@ -443,7 +364,7 @@ def _write(
     plan: tuple[
         dict[str, str], set[str], list[str], list[str], dict[str, str], dict[str, list[str]]
     ],
-    previous: _Previous | None,
+    previous: Previous | None,
     config: Any,
     model: tuple[str, str],
     stamp: str,
