@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from memkit.index.store import current_generation, verify
+from memkit.index.store import verify
 from tests.helpers import (
     HOOK_SCRIPT,
     atom_text,
     commit_and_index,
     context,
+    generation,
     git,
     make_memory_repo,
     memkit,
@@ -54,12 +55,6 @@ def repo(tmp_path: Path) -> Path:
         )
     commit_and_index(repo)
     return repo
-
-
-def generation(repo: Path) -> Path:
-    gen = current_generation(repo)
-    assert gen is not None
-    return gen
 
 
 def damage(path: Path, how: str) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memkit.index.store import current_generation
 from memkit.onboard import create
 
 if TYPE_CHECKING:
@@ -299,3 +300,10 @@ def engine_running(repo: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
         memkit("serve", "--stop", cwd=repo)
         engine.wait(timeout=30)
         engine.communicate()
+
+
+def generation(repo: Path) -> Path:
+    """The live index generation of `repo` (there must be one)."""
+    gen = current_generation(repo)
+    assert gen is not None
+    return gen

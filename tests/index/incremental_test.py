@@ -12,7 +12,7 @@ import pytest
 
 from memkit.index import open_index, refresh
 from memkit.index.store import current_generation
-from tests.helpers import atom_text, git, make_memory_repo, memkit, write_atom
+from tests.helpers import atom_text, generation, git, make_memory_repo, memkit, write_atom
 
 ATOMS = {
     "shared/ws-heartbeat-interval.md": atom_text(
@@ -314,9 +314,7 @@ def test_search_refreshes_a_stale_index_first(repo: Path) -> None:
 
 
 def _segments(root: Path) -> int:
-    gen = current_generation(root)
-    assert gen is not None
-    meta = json.loads((gen / "tantivy" / "meta.json").read_text(encoding="utf-8"))
+    meta = json.loads((generation(root) / "tantivy" / "meta.json").read_text(encoding="utf-8"))
     return len(meta["segments"])
 
 

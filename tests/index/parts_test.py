@@ -15,10 +15,10 @@ import pytest
 from memkit.index import open_index, parts, refresh, store
 from memkit.index.lite import open_light
 from memkit.index.opening import DAMAGED, open_checked
-from memkit.index.store import current_generation
 from tests.helpers import (
     atom_text,
     engine_running,
+    generation,
     git,
     heartbeat_repo,
     make_memory_repo,
@@ -53,12 +53,6 @@ def repo(tmp_path: Path) -> Path:
     git(repo, "commit", "-q", "--no-verify", "-m", "atoms")
     refresh(repo)
     return repo
-
-
-def generation(repo: Path) -> Path:
-    gen = current_generation(repo)
-    assert gen is not None
-    return gen
 
 
 def table(repo: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, list[str]]]:
