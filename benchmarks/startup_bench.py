@@ -20,10 +20,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import ROOT
+from _common import ROOT, commit_all, side_by_side
 
 # (row, the statement a fresh process runs)
 ENTRY_POINTS = (
@@ -62,21 +61,21 @@ COMMANDS = (
 HEAVY = ("git", "ruamel", "mistune", "frontmatter", "numpy", "tantivy", "model2vec", "tokenizers")
 
 
-def _run(package: Path, statement: str, folder: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(package)}
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", statement], cwd=folder, env=env, check=True)
-    return (time.perf_counter() - start) * 1000
+def _argv(package: Path, *args: str) -> list[str]:
+    """A fresh Python of this venv with `package` first on its path and no engine to ask."""
+    return ["env", f"PYTHONPATH={package}", "MEMKIT_NO_ENGINE=1", sys.executable, *args]
+
+
+def _p50s(runs: int, this: list[str], before: list[str], cwd: Path) -> tuple[float, float]:
+    """Both commands, alternating (the same moment for both): their p50s in ms."""
+    times = side_by_side(runs, {"this": this, "before": before}, cwd)
+    return statistics.median(times["this"]), statistics.median(times["before"])
 
 
 def _small_memory(folder: Path) -> Path:
     """`memkit init` and 30 committed atoms, indexed: what a commit's hooks see."""
     repo = folder / "memory"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMKIT_NO_ENGINE": "1"}
-    memkit = [sys.executable, "-m", "memkit"]
-    subprocess.run(
-        [*memkit, "init", str(repo)], cwd=folder, env=env, check=True, capture_output=True
-    )
+    subprocess.run(_argv(ROOT, "-m", "memkit", "init", str(repo)), check=True, capture_output=True)
     for n in range(30):
         (repo / "shared" / f"atom-{n}.md").write_text(
             f"---\nid: atom-{n}\ntype: fact\nconfidence: observed\ncreated: 2026-01-01\n"
@@ -84,20 +83,9 @@ def _small_memory(folder: Path) -> Path:
             f" is {n + 10} s.\n",
             encoding="utf-8",
         )
-    git = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com"]
-    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
-    subprocess.run([*git, "commit", "-qm", "atoms", "--no-verify"], cwd=repo, check=True)
-    subprocess.run([*memkit, "index"], cwd=repo, env=env, check=True, capture_output=True)
+    commit_all(repo)
+    subprocess.run(_argv(ROOT, "-m", "memkit", "index"), cwd=repo, check=True, capture_output=True)
     return repo
-
-
-def _command(package: Path, argv: list[str], repo: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(package), "MEMKIT_NO_ENGINE": "1"}
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "memkit", *argv], cwd=repo, env=env, capture_output=True, check=True
-    )
-    return (time.perf_counter() - start) * 1000
 
 
 def _loaded(package: Path, statement: str, folder: Path) -> tuple[int, str]:
@@ -107,14 +95,8 @@ def _loaded(package: Path, statement: str, folder: Path) -> tuple[int, str]:
         "print(sum(1 for m in sys.modules if m.startswith('memkit')),"
         f" ','.join(m for m in {HEAVY!r} if m in sys.modules) or '-')"
     )
-    env = {**os.environ, "PYTHONPATH": str(package)}
     out = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=folder,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
+        _argv(package, "-c", probe), cwd=folder, check=True, capture_output=True, text=True
     ).stdout.split()
     return int(out[0]), out[1]
 
@@ -129,18 +111,15 @@ def main() -> int:
         compileall.compile_dir(package / "memkit", quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        base = [_run(this, "pass", folder) for _ in range(args.runs)]
-        print(
-            f"python -c pass: {statistics.median(base):.1f} ms p50, load {os.getloadavg()[0]:.1f}"
-        )
+        base = side_by_side(args.runs, {"pass": _argv(this, "-c", "pass")}, folder)["pass"]
+        load = os.getloadavg()[0]
+        print(f"python -c pass: {statistics.median(base):.1f} ms p50, load {load:.1f}")
         print("| entry point | this: ms p50 | before: ms p50 | ratio | memkit modules | heavy |")
         print("|---|---|---|---|---|---|")
         for row, statement in ENTRY_POINTS:
-            times: dict[Path, list[float]] = {this: [], before: []}
-            for _ in range(args.runs):
-                for package in (this, before):  # alternating: the same moment for both
-                    times[package].append(_run(package, statement, folder))
-            now, then = statistics.median(times[this]), statistics.median(times[before])
+            now, then = _p50s(
+                args.runs, _argv(this, "-c", statement), _argv(before, "-c", statement), folder
+            )
             (n_now, heavy_now), (n_then, heavy_then) = (
                 _loaded(this, statement, folder),
                 _loaded(before, statement, folder),
@@ -154,11 +133,12 @@ def main() -> int:
         print("| whole command, 30 atoms | this: ms p50 | before: ms p50 | ratio |")
         print("|---|---|---|---|")
         for row, argv in COMMANDS:
-            times = {this: [], before: []}
-            for _ in range(args.runs):
-                for package in (this, before):
-                    times[package].append(_command(package, argv, repo))
-            now, then = statistics.median(times[this]), statistics.median(times[before])
+            now, then = _p50s(
+                args.runs,
+                _argv(this, "-m", "memkit", *argv),
+                _argv(before, "-m", "memkit", *argv),
+                repo,
+            )
             print(f"| {row} | {now:.1f} | {then:.1f} | {now / then:.2f} |")
         print(f"load at the end {os.getloadavg()[0]:.1f}")
     return 0

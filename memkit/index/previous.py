@@ -21,7 +21,7 @@ BUILD_INFO = "build.json"  # in each generation: model, atom count, files left o
 
 
 @contextmanager
-def no_gc() -> Iterator[None]:
+def _no_gc() -> Iterator[None]:
     """Reading or building a table of 10,000 dicts: the cyclic collector, run every few
     hundred allocations, would take half the time finding no cycles."""
     enabled = gc.isenabled()
@@ -83,7 +83,7 @@ def open_previous(root: Path, model: str, deep: bool, config: str) -> Previous |
         if header.get("model") != model:
             return None
         parts = parts_of(header)
-        with no_gc():
+        with _no_gc():
             keys = read_keys(gen, parts)
     except store.OutdatedIndex:
         log.info("index generation %s was built by another memkit version; rebuilding", gen)

@@ -170,9 +170,7 @@ def test_search_takes_several_words_without_quotes(repo: Path) -> None:
 
 
 def test_a_corrupt_index_is_rebuilt(repo: Path) -> None:
-    gen = current_generation(repo)
-    assert gen is not None
-    next(gen.glob("vectors-*.npy")).write_bytes(b"garbage")
+    next(generation(repo).glob("vectors-*.npy")).write_bytes(b"garbage")
     stats = refresh(repo)
     assert stats.full and stats.changed
     assert ids(repo, "websocket", limit=1) == ["ws-heartbeat-interval"]
