@@ -43,20 +43,13 @@ __lazy_modules__ = {
     "memkit.index.prepare",
     "memkit.index.progress",
     "memkit.index.schema",
+    "memkit.index.segments",
     "memkit.index.verdicts",
     "numpy",
     "tantivy",
 }
 
 log = logging.getLogger(__name__)
-WRITER_HEAP = 64_000_000  # tantivy's indexing memory, at the least; split between its threads
-WRITER_HEAP_PER_ATOM = 8_000  # ~4 KB an atom: each thread's share fits in one segment
-WRITER_HEAP_MAX = 256_000_000
-WRITER_THREADS = 2
-# A refresh of fewer atoms writes them with one thread: each thread that got documents leaves
-# a segment, and tantivy merges every eighth small segment together with the build's own
-# (~0.5 s at 10,000 atoms): two segments a refresh made that every fourth refresh.
-ONE_THREAD_BELOW = 1_000
 
 
 @dataclass(frozen=True)
@@ -350,17 +343,6 @@ def _still_linked(
     return out
 
 
-def _writer_heap(atoms: int) -> int:
-    """Memory for tantivy's writer (a budget, taken as needed). A thread that runs out of
-    its share writes a segment and starts another: a full build of 50,000 atoms with two
-    threads on 64 MB left six segments of 3,000-11,500 atoms, and tantivy's merge policy (8
-    segments at the level of 10,000 atoms or fewer) merged all of them into one, 50,000 atoms
-    rewritten during the incremental refresh that added the eighth (~2 s). With room for each
-    thread's share, a build leaves one segment a thread, and refreshes merge only their own
-    small segments."""
-    return max(WRITER_HEAP, min(WRITER_HEAP_MAX, atoms * WRITER_HEAP_PER_ATOM))
-
-
 def _write(
     root: Path,
     gen: Path,
@@ -383,6 +365,7 @@ def _write(
 
     from memkit.embedding import load_encoder
     from memkit.embedding.usercache import model_cache_dir
+    from memkit.index import segments
     from memkit.index.analysis import register
     from memkit.index.prepare import prepare
     from memkit.index.schema import build_schema
@@ -392,15 +375,19 @@ def _write(
     known: dict[str, list[int]] = {}
     linked: dict[str, list[int]] = {}  # seal entries of files linked from `previous`
     before: list[Part] = []
+    roll = segments.RollUp([], [], 0)
     if previous is not None:
         linked.update(_link_tantivy(previous.gen, gen))
         before = previous.parts
         linked.update(link_parts(previous.gen, gen, before, previous.seal))
         index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=True)
+        live = segments.live_documents(gen / "tantivy")
+        roll = segments.plan(previous.header.get("refreshed") or [], set(removed), len(todo), live)
     else:
         (gen / "tantivy").mkdir()
         index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=False)
     register(index)
+    again = segments.stored(index.searcher(), index.schema, roll.paths)
 
     def encoder() -> Any:
         return load_encoder(model[0], cache_dir=model_cache_dir(root))
@@ -412,10 +399,12 @@ def _write(
         # second process's share, which comes last, takes both cores.
         nonlocal writer
         if writer is None:
-            threads = WRITER_THREADS if len(todo) >= ONE_THREAD_BELOW else 1
-            writer = index.writer(_writer_heap(len(todo)), threads)
+            writer = segments.writer(index, len(todo) + len(again))
             for path in removed:
                 writer.delete_documents_by_term("path", path)
+            for fields in again:  # deleted and added again: their segments are emptied
+                writer.delete_documents_by_term("path", fields["path"])
+                writer.add_document(tantivy.Document(**fields))
         for fields in share.fields:
             writer.add_document(tantivy.Document(**fields))
         share.fields = []
@@ -443,6 +432,9 @@ def _write(
         writer.delete_documents_by_term("path", path)  # added above, or kept from before
     writer.commit()
     writer.wait_merging_threads()
+    added = [e["path"] for e in done.entries]
+    now_live = segments.live_documents(gen / "tantivy")
+    refreshed = segments.after(roll, added, held, now_live) if previous is not None else []
 
     dim = int(previous.header["dim"]) if previous is not None else encoder().dim
     vectors = np.concatenate([np.zeros((0, dim), dtype=np.float32), *done.vectors])
@@ -470,6 +462,7 @@ def _write(
         "skipped": skipped,
         "refused": {p: refused.get(p, []) for p in skipped},  # path -> the codes
         "held": sorted(held),  # refused for what another file says
+        "refreshed": refreshed,  # the paths of each refresh segment (memkit.index.segments)
     }
     data = store.json_bytes(meta)
     known["meta.json"] = [len(data), zlib.crc32(data)]

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memkit.atom.read import read_atom
-from memkit.index.analysis import cjk_text
 from memkit.index.embed import embed
+from memkit.index.schema import with_cjk
 from memkit.index.verdicts import Verdict, Verdicts, judge
 from memkit.parallel import in_halves
 
@@ -75,19 +75,20 @@ def entry(atom: Atom, blob: str) -> dict[str, Any]:
 
 
 def document_fields(atom: Atom) -> dict[str, str]:
-    return {
-        "id": atom.id,
-        "path": atom.path,
-        "title": atom.title,
-        "triggers": " ".join(atom.triggers),
-        "tags": " ".join(atom.tags),
-        "body": atom.body,
-        "cjk": cjk_text(" ".join((atom.title, *atom.triggers, *atom.tags, atom.body))),
-        "scope": atom.scope,
-        "type": atom.type,
-        "status": atom.status,
-        "confidence": atom.confidence,
-    }
+    return with_cjk(
+        {
+            "id": atom.id,
+            "path": atom.path,
+            "title": atom.title,
+            "triggers": " ".join(atom.triggers),
+            "tags": " ".join(atom.tags),
+            "body": atom.body,
+            "scope": atom.scope,
+            "type": atom.type,
+            "status": atom.status,
+            "confidence": atom.confidence,
+        }
+    )
 
 
 def _prepare(

@@ -6,7 +6,7 @@ from typing import Any
 
 import tantivy
 
-from memkit.index.analysis import CJK_ANALYZER
+from memkit.index.analysis import CJK_ANALYZER, cjk_text
 
 TEXT_FIELDS = ("title", "triggers", "tags", "body")
 # The body already holds the title (its `# heading`): the title field adds a little on top.
@@ -18,12 +18,19 @@ BOOSTS = {"triggers": 3.0, "title": 0.25, "tags": 1.0, "body": 1.0}
 def build_schema() -> Any:
 
     builder = tantivy.SchemaBuilder()
+    # Every field but `cjk` is stored: recall injects the body without reading files, and a
+    # refresh re-adds documents as they were (memkit.index.segments); `cjk` is derived.
     builder.add_text_field("id", stored=True, tokenizer_name="raw")
     builder.add_text_field("path", stored=True, tokenizer_name="raw")
     for name in TEXT_FIELDS:
-        # The body is stored so that recall can inject it without reading files.
-        builder.add_text_field(name, stored=name == "body", tokenizer_name="en_stem")
+        builder.add_text_field(name, stored=True, tokenizer_name="en_stem")
     builder.add_text_field("cjk", stored=False, tokenizer_name=CJK_ANALYZER)
     for name in ("scope", "type", "status", "confidence"):
-        builder.add_text_field(name, stored=False, tokenizer_name="raw")
+        builder.add_text_field(name, stored=True, tokenizer_name="raw")
     return builder.build()
+
+
+def with_cjk(fields: dict[str, str]) -> dict[str, str]:
+    """A document's fields with its `cjk` field: the CJK runs of its text fields."""
+    text = " ".join(fields.get(name) or "" for name in TEXT_FIELDS)
+    return {**fields, "cjk": cjk_text(text)}

@@ -45,7 +45,9 @@ __lazy_modules__ = {"orjson"}
 # 3: prompt injection (MK112) refuses by default (issue 28): a generation built before it may
 # hold text aimed at the agent.
 # 4: the atom table and vectors in parts (`memkit.index.parts`; issue 33), meta.json a header.
-FORMAT = 4
+# 5: every tantivy field but `cjk` stored, so that a refresh can re-add a document as it was
+# (`memkit.index.segments`).
+FORMAT = 5
 CHECKSUMS = "checksums.json"
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
 

@@ -309,29 +309,3 @@ def test_search_refreshes_a_stale_index_first(repo: Path) -> None:
     (repo / "shared" / "kafka-offsets.md").unlink()
     out = memkit("search", "kafka offsets", "--json", cwd=repo)
     assert "kafka-offsets" not in out.stdout
-
-
-def _segments(root: Path) -> int:
-    meta = json.loads((generation(root) / "tantivy" / "meta.json").read_text(encoding="utf-8"))
-    return len(meta["segments"])
-
-
-def test_a_small_refresh_adds_one_segment(tmp_path: Path) -> None:
-    """Each tantivy writer thread that gets documents leaves a segment, and tantivy merges
-    every eighth small segment with the build's own (the whole index rewritten): a refresh of
-    a few atoms writes with one thread, so that merge comes half as often. (With two threads
-    a refresh of ten real-size atoms left two segments about one time in three here.)"""
-    root = tmp_path / "memory"
-    root.mkdir()
-    (root / "memkit.yaml").write_text("version: 1\n", encoding="utf-8")
-    for n in range(400):  # ten changed stay a small share: no compaction of the parts
-        write_atom(root, f"shared/fact-{n}.md", atom_text(f"fact-{n}", body=f"- Fact {n}."))
-    refresh(root, full=True)
-    before = _segments(root)
-    long = " ".join(f"word{w}" for w in range(200))  # atoms of real size: both threads get some
-    for round_ in range(5):
-        for n in range(round_ * 10, round_ * 10 + 10):  # others each time: no segment emptied
-            body = f"- Fact {n}, round {round_}: {long}."
-            write_atom(root, f"shared/fact-{n}.md", atom_text(f"fact-{n}", body=body))
-        refresh(root)
-    assert _segments(root) == before + 5  # one a refresh, and no merge yet
