@@ -164,3 +164,33 @@ def test_changed_and_removed_paths_leave_their_segment() -> None:
     new = segments.plan(refreshed, set(), 2, [5_000, 3, 1])
     assert new.keep == [] and new.paths == [*group("a", 3), "b0"]
     assert segments.after(new, ["x", "y"], {"y"}, [5_000, 5]) == [[*group("a", 3), "b0", "x"]]
+
+
+def simulate(refreshes: int, build: list[int], adding: int = 10) -> tuple[list[int], list[int]]:
+    """`refreshes` refreshes of `adding` other atoms each, planned by `segments` against
+    tantivy's rule (eight segments in the lowest level are merged into one): the refreshes at
+    which tantivy merged, and how many documents each refresh re-added."""
+    base, refreshed = list(build), list[list[str]]()
+    merges, rolled = [], []
+    for n in range(refreshes):
+        live = base + [len(group) for group in refreshed]
+        roll = segments.plan(refreshed, set(), adding, live)
+        rolled.append(len(roll.paths))
+        now = base + [len(group) for group in roll.keep if group] + [len(roll.paths) + adding]
+        if sum(1 for docs in now if docs < segments.LOW_LEVEL) >= segments.MERGE_AT:
+            merges.append(n)
+            now = [sum(now)]
+        refreshed = segments.after(roll, [f"r{n}-{k}" for k in range(adding)], set(), now)
+        base = now[: len(now) - len(refreshed)]
+    return merges, rolled
+
+
+@pytest.mark.parametrize("build", [[5_000, 5_000], [400]])
+def test_over_many_refreshes_tantivy_merges_rarely_and_a_roll_up_stays_small(
+    build: list[int],
+) -> None:
+    merges, rolled = simulate(1_000, build)
+    assert max(rolled) <= segments.ROLL_UP_MAX
+    assert sum(rolled) / len(rolled) < 150  # ~15 ms a refresh, on average
+    assert 1 <= len(merges) <= 3, merges  # what it was every seventh refresh
+    assert min(b - a for a, b in zip([-1, *merges], merges, strict=False)) >= 300, merges
