@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import time
 import zlib
 from collections import Counter, defaultdict
@@ -301,28 +300,6 @@ def _write_info(
     store.write_text_atomic(gen / BUILD_INFO, json.dumps(info, ensure_ascii=False))
 
 
-def _link_tantivy(previous: Path, gen: Path) -> dict[str, list[int]]:
-    """The previous generation's tantivy files, hard-linked (tantivy never changes a file it
-    wrote: new segments, deletions and its meta.json are new files). Returns the seal
-    entries of what was linked, whose checksums need not be computed again."""
-    source, target = previous / "tantivy", gen / "tantivy"
-    target.mkdir()
-    seal = store.read_checksums(previous) or {"files": {}}
-    linked: dict[str, list[int]] = {}
-    for path in source.iterdir():
-        name = path.name
-        if name.endswith(".lock"):
-            continue
-        try:
-            os.link(path, target / name)
-            rel = f"tantivy/{name}"
-            if rel in seal["files"]:
-                linked[rel] = seal["files"][rel]
-        except OSError:  # a file system without hard links
-            shutil.copy2(path, target / name)
-    return linked
-
-
 def _still_linked(
     previous: Path, gen: Path, linked: dict[str, list[int]], known: dict[str, list[int]]
 ) -> dict[str, list[int]]:
@@ -377,7 +354,7 @@ def _write(
     before: list[Part] = []
     roll = segments.RollUp([], [], 0)
     if previous is not None:
-        linked.update(_link_tantivy(previous.gen, gen))
+        linked.update(segments.link(previous.gen, gen))
         before = previous.parts
         linked.update(link_parts(previous.gen, gen, before, previous.seal))
         index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=True)
@@ -387,7 +364,7 @@ def _write(
         (gen / "tantivy").mkdir()
         index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=False)
     register(index)
-    again = segments.stored(index.searcher(), index.schema, roll.paths)
+    again = segments.stored(index.searcher(), index.schema, roll.paths) if roll.paths else []
 
     def encoder() -> Any:
         return load_encoder(model[0], cache_dir=model_cache_dir(root))

@@ -4,33 +4,18 @@ parts' keys, never its atom table nor its vectors)."""
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memkit.index import store
 from memkit.index.parts import Keys, Part, parts_of, read_keys
+from memkit.parallel import no_cyclic_gc
 
 log = logging.getLogger(__name__)
 BUILD_INFO = "build.json"  # in each generation: model, atom count, files left out
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Reading or building a table of 10,000 dicts: the cyclic collector, run every few
-    hundred allocations, would take half the time finding no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def verify_since_seal(gen: Path, seal: dict[str, Any], deep: bool) -> dict[str, str]:
@@ -83,7 +68,7 @@ def open_previous(root: Path, model: str, deep: bool, config: str) -> Previous |
         if header.get("model") != model:
             return None
         parts = parts_of(header)
-        with _no_gc():
+        with no_cyclic_gc():
             keys = read_keys(gen, parts)
     except store.OutdatedIndex:
         log.info("index generation %s was built by another memkit version; rebuilding", gen)

@@ -1,4 +1,5 @@
-"""tantivy's segments across refreshes: what a refresh re-adds so that tantivy never merges.
+"""tantivy's files across refreshes: the previous generation's, linked, and what a refresh
+re-adds so that tantivy never merges the build's segments.
 
 Each refresh commits one small segment. tantivy's merge policy (LogMergePolicy, which
 tantivy-py cannot change) merges the segments of a level once it holds eight, and every
@@ -23,6 +24,8 @@ re-adds by path), so a list that went stale costs time, not correctness.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ from typing import Any
 
 import tantivy
 
+from memkit.index import store
 from memkit.index.schema import with_cjk
 
 WRITER_HEAP = 64_000_000  # tantivy's indexing memory, at the least; split between its threads
@@ -53,6 +57,28 @@ class RollUp:
     keep: list[list[str]]  # refresh segments left as they are, oldest first: their paths
     paths: list[str]  # paths whose documents this refresh re-adds with its own
     base: int  # segments before the refresh that are not refresh segments
+
+
+def link(previous: Path, gen: Path) -> dict[str, list[int]]:
+    """The previous generation's tantivy files, hard-linked (tantivy never changes a file it
+    wrote: new segments, deletions and its meta.json are new files). Returns the seal
+    entries of what was linked, whose checksums need not be computed again."""
+    source, target = previous / "tantivy", gen / "tantivy"
+    target.mkdir()
+    seal = store.read_checksums(previous) or {"files": {}}
+    linked: dict[str, list[int]] = {}
+    for path in source.iterdir():
+        name = path.name
+        if name.endswith(".lock"):
+            continue
+        try:
+            os.link(path, target / name)
+            rel = f"tantivy/{name}"
+            if rel in seal["files"]:
+                linked[rel] = seal["files"][rel]
+        except OSError:  # a file system without hard links
+            shutil.copy2(path, target / name)
+    return linked
 
 
 def writer(index: Any, documents: int) -> Any:

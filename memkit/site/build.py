@@ -10,7 +10,6 @@ a folder holding anything else is refused.
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import hashlib
 import json
 import logging
@@ -29,7 +28,7 @@ from memkit.gate.score import GateSettings, score_atom
 from memkit.index.manifest import current_manifest
 from memkit.lifecycle.health import build_health
 from memkit.lifecycle.team import read_team_usage
-from memkit.parallel import in_halves
+from memkit.parallel import in_halves, no_cyclic_gc
 from memkit.site.atompage import atom_page, body_markdown, page_inputs
 from memkit.site.cache import Entry
 from memkit.site.cache import load as load_cache
@@ -171,15 +170,8 @@ def build_site(
     today: dt.date | None = None,
 ) -> SiteStats:
     """Build the site of the memory at `root` into `out`."""
-    # Tens of thousands of small records (atoms, postings) and no cycles among them: the
-    # cyclic collector, run every few hundred allocations, would take most of the time.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with no_cyclic_gc():  # tens of thousands of small records: atoms, postings
         return _build(root, out, config, memory=memory, today=today)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _build(
