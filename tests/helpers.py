@@ -14,9 +14,10 @@ import textwrap
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from memkit.index.store import current_generation
+from memkit.index import refresh
+from memkit.index.store import current_generation, read_meta
 from memkit.onboard import create
 
 if TYPE_CHECKING:
@@ -307,3 +308,16 @@ def generation(repo: Path) -> Path:
     gen = current_generation(repo)
     assert gen is not None
     return gen
+
+
+def headers_after(
+    repo: Path, rounds: range, change: Callable[[Path, int], None]
+) -> list[dict[str, Any]]:
+    """The live generation's header (`meta.json`) after each round: `change(repo, round)`,
+    then a refresh."""
+    out = []
+    for round_ in rounds:
+        change(repo, round_)
+        refresh(repo)
+        out.append(read_meta(generation(repo)))
+    return out

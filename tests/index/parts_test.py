@@ -20,6 +20,7 @@ from tests.helpers import (
     engine_running,
     generation,
     git,
+    headers_after,
     heartbeat_repo,
     make_memory_repo,
     memkit,
@@ -132,11 +133,7 @@ def test_parts_are_merged_and_still_give_what_a_full_build_gives(
         monkeypatch.setattr(parts, "SHARE", 10.0)
     else:  # 24 atoms, ~5 changed a round: the second or third round passes the share
         monkeypatch.setattr(parts, "SHARE", 0.5)
-    seen = []
-    for round_ in range(1, 7):
-        change_some(repo, round_)
-        refresh(repo)
-        seen.append(len(store.read_meta(generation(repo))["parts"]))
+    seen = [len(header["parts"]) for header in headers_after(repo, range(1, 7), change_some)]
     if how == "count":
         assert max(seen) == 3 and seen[-1] <= 3, seen  # merged after the first part
     else:

@@ -12,7 +12,7 @@ import pytest
 import tantivy
 
 from memkit.index import open_index, refresh, segments, store
-from tests.helpers import atom_text, generation, write_atom
+from tests.helpers import atom_text, generation, headers_after, write_atom
 
 TOPICS = [
     "Kafka consumers commit offsets only after the batch is processed",
@@ -112,11 +112,7 @@ def test_past_the_roll_up_limit_tantivy_merges_and_the_index_stays_whole(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(segments, "ROLL_UP_MAX", 25)
-    seen = []
-    for round_ in range(1, 16):
-        change(root, round_)
-        refresh(root)
-        seen.append(len(store.read_meta(generation(root))["refreshed"]))
+    seen = [len(header["refreshed"]) for header in headers_after(root, range(1, 16), change)]
     assert max(seen) >= 3 and 0 in seen[3:], seen  # tantivy merged, and that was noticed
     same_as_a_full_build(root)
 
