@@ -33,6 +33,7 @@ from memkit.index.store import (
     read_checksums,
     verify,
 )
+from memkit.parallel import no_cyclic_gc
 
 SCALARS = (
     "id",
@@ -149,6 +150,13 @@ def columns_of(reader: IndexReader) -> dict[str, Any]:
 def open_light(root: Path) -> IndexReader:
     """The current generation, from the column cache when there is one; else in full, and
     the cache is written for the next hook. Raises IndexUnavailable like open_index."""
+    # The columns are ~10 objects an atom and no cycle: the cyclic collector would look
+    # through them all again and again (100,000 atoms: 0.15 s instead of 0.11 s).
+    with no_cyclic_gc():
+        return _open_light(root)
+
+
+def _open_light(root: Path) -> IndexReader:
     gen = current_generation(root)
     seal = read_checksums(gen) if gen is not None else None
     if gen is not None and seal is not None:

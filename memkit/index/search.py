@@ -20,6 +20,7 @@ from memkit.index import parts, store
 from memkit.index.analysis import cjk_grams, query_words, register
 from memkit.index.fusion import POOL, FusionParams, fuse
 from memkit.index.schema import BOOSTS, TEXT_FIELDS
+from memkit.parallel import no_cyclic_gc
 from memkit.safety.text import has_cjk
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -87,12 +88,16 @@ class IndexReader:
             raise IndexDamaged(f"{gen}: {store.describe(self.problems)}")
         self.meta = store.read_meta(gen)
         self.atoms: list[dict[str, Any]]
-        self.atoms, self.meta["picks"] = parts.read_table(gen, parts.parts_of(self.meta))
-        self.row_of = {a["path"]: i for i, a in enumerate(self.atoms)}
+        # Hundreds of thousands of small objects and no cycle among them: with the cyclic
+        # collector on, opening 100,000 atoms took 1.7 s instead of 0.9 s.
+        with no_cyclic_gc():
+            self.atoms, self.meta["picks"] = parts.read_table(gen, parts.parts_of(self.meta))
+            self.row_of = {a["path"]: i for i, a in enumerate(self.atoms)}
+            self._triggers = [
+                (i, [t.lower() for t in a["triggers"] if t.strip()])
+                for i, a in enumerate(self.atoms)
+            ]
         self._open_rest()
-        self._triggers = [
-            (i, [t.lower() for t in a["triggers"] if t.strip()]) for i, a in enumerate(self.atoms)
-        ]
 
     def _open_rest(self) -> None:
         """What both readers share after their atom table: tantivy, lazily the vectors."""
