@@ -17,7 +17,8 @@ Measured: `memkit index --full` with the model cache warm, a fresh clone's first
 index` (no .memkit; once also with the per-user model cache empty) (10k; 50k and 100k
 once), an incremental
 refresh after 10 changed atoms and a no-op refresh (`memkit index --quiet`, as the git hooks
-run it), whole-repository `memkit validate` (10k), fresh `memkit search` (50k), the
+run it), whole-repository `memkit validate` (10k), fresh `memkit search` (50k),
+the index opened in a fresh process, in full and from the column cache, the
 UserPromptSubmit hook through the warm engine and the engine's memory (100k). Fresh-process
 times are interleaved with `python -c pass` and `python -c "import numpy, tantivy,
 tokenizers"` (the imports a refresh needs).
@@ -356,6 +357,7 @@ def engine_100k(
     n = SIZES[2]
     base = base_repo(work, n, corpus)
     repos = {v.name: built(v, base, work, n, corpus) for v in variants}
+    opened = opens(args, variants, {v.name: repos[v.name][0] for v in variants}, work)
     engines = {}
     for v in variants:
         repo = repos[v.name][0]
@@ -401,6 +403,14 @@ def engine_100k(
     }
     rows = [
         ("full `memkit index` (one run)", [f"{repos[v.name][1]:.1f} s" for v in variants]),
+        (
+            f"the index opened in full (`open_index`, fresh process), p50 / p95 of {args.runs * 5}",
+            [ms(opened[v.name][0]) for v in variants],
+        ),
+        (
+            "the same from the column cache (`open_light`: a hook without the engine)",
+            [ms(opened[v.name][1]) for v in variants],
+        ),
         ("UserPromptSubmit hook, warm engine, p50 / p95", [ms(times[v.name]) for v in variants]),
         (
             "ratio to `python -c pass` p50 / p95",
@@ -414,6 +424,39 @@ def engine_100k(
     ]
     head = [f"{n:,} atoms: {(base / '.bench-ready').read_text(encoding='utf-8')}", ""]
     return head + table(f"{n:,} {corpus.label} atoms", variants, rows)
+
+
+OPEN = """
+import sys, time
+from pathlib import Path
+from memkit.index.lite import open_light
+from memkit.index.search import open_index
+repo = Path(sys.argv[1])
+started = time.perf_counter()
+open_index(repo)
+middle = time.perf_counter()
+open_light(repo)
+print(middle - started, time.perf_counter() - middle)
+"""
+
+
+def opens(
+    args: argparse.Namespace, variants: list[Variant], repos: dict[str, Path], work: Path
+) -> dict[str, tuple[list[float], list[float]]]:
+    """Seconds to open the index in a fresh process, in full and from the column cache
+    (written by a first open), interleaved."""
+    out: dict[str, tuple[list[float], list[float]]] = {v.name: ([], []) for v in variants}
+    for run in range(args.runs * 5 + 1):
+        for v in variants:
+            argv = [PYTHON, "-c", OPEN, str(repos[v.name])]
+            done = subprocess.run(
+                argv, cwd=work, env=v.env, capture_output=True, text=True, check=True
+            )
+            if run:  # the first writes the column cache
+                full, light = map(float, done.stdout.split())
+                out[v.name][0].append(full)
+                out[v.name][1].append(light)
+    return out
 
 
 def main() -> int:
