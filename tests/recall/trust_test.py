@@ -8,10 +8,9 @@ import re
 import shutil
 import socket
 import stat
-import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,15 +31,6 @@ IDLE = {"MEMKIT_ENGINE_IDLE": "3"}
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0, reason="making a file owned by another user needs root"
 )
-
-
-def hook(
-    event: str, payload: Mapping[str, object], cwd: Path, *repos: Path, engine: bool = True
-) -> subprocess.CompletedProcess[str]:
-    """Only for tests/index/planted_generation_test.py, which imports it and belongs to another
-    slice of this work: `helpers.run_hook` with this file's idle engine. Remove it once that
-    file calls run_hook itself."""
-    return run_hook(event, payload, cwd, *repos, engine=engine, env=IDLE if engine else None)
 
 
 class FakeEngine:
