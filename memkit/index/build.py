@@ -354,7 +354,7 @@ def _write(
     before: list[Part] = []
     roll = segments.RollUp([], [], 0)
     if previous is not None:
-        linked.update(segments.link(previous.gen, gen))
+        linked.update(segments.link(previous.gen, gen, previous.seal))
         before = previous.parts
         linked.update(link_parts(previous.gen, gen, before, previous.seal))
         index = tantivy.Index(build_schema(), str(gen / "tantivy"), reuse=True)

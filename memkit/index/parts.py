@@ -22,8 +22,6 @@ appended. So the rows come grouped by part, each part's vectors in its own order
 from __future__ import annotations
 
 import io
-import os
-import shutil
 import sys
 import zlib
 from collections.abc import Iterable, Sequence
@@ -149,16 +147,7 @@ def link_parts(
 ) -> dict[str, list[int]]:
     """The previous generation's parts, hard-linked into `gen` (a copy where the file system
     has no hard links); returns their seal entries, whose checksums need not be computed."""
-    linked: dict[str, list[int]] = {}
-    for part in parts:
-        for rel in files_of(part.seq):
-            try:
-                os.link(previous / rel, gen / rel)
-            except OSError:
-                shutil.copy2(previous / rel, gen / rel)
-            if rel in seal["files"]:
-                linked[rel] = seal["files"][rel]
-    return linked
+    return store.link_files(previous, gen, [r for p in parts for r in files_of(p.seq)], seal)
 
 
 def read_keys(gen: Path, parts: Sequence[Part]) -> Keys:

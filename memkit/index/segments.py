@@ -24,8 +24,6 @@ re-adds by path), so a list that went stale costs time, not correctness.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,26 +57,13 @@ class RollUp:
     base: int  # segments before the refresh that are not refresh segments
 
 
-def link(previous: Path, gen: Path) -> dict[str, list[int]]:
+def link(previous: Path, gen: Path, seal: dict[str, Any]) -> dict[str, list[int]]:
     """The previous generation's tantivy files, hard-linked (tantivy never changes a file it
-    wrote: new segments, deletions and its meta.json are new files). Returns the seal
-    entries of what was linked, whose checksums need not be computed again."""
-    source, target = previous / "tantivy", gen / "tantivy"
-    target.mkdir()
-    seal = store.read_checksums(previous) or {"files": {}}
-    linked: dict[str, list[int]] = {}
-    for path in source.iterdir():
-        name = path.name
-        if name.endswith(".lock"):
-            continue
-        try:
-            os.link(path, target / name)
-            rel = f"tantivy/{name}"
-            if rel in seal["files"]:
-                linked[rel] = seal["files"][rel]
-        except OSError:  # a file system without hard links
-            shutil.copy2(path, target / name)
-    return linked
+    wrote: new segments, deletions and its meta.json are new files). Returns their entries in
+    `seal`, the previous generation's, whose checksums need not be computed again."""
+    (gen / "tantivy").mkdir()
+    names = [p.name for p in (previous / "tantivy").iterdir() if not p.name.endswith(".lock")]
+    return store.link_files(previous, gen, [f"tantivy/{name}" for name in names], seal)
 
 
 def writer(index: Any, documents: int) -> Any:

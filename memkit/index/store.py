@@ -30,7 +30,7 @@ import os
 import shutil
 import uuid
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -200,6 +200,23 @@ def verify(
         elif changed and _crc(path) != crc:
             problems[rel] = "content changed (checksum)"
     return problems
+
+
+def link_files(
+    previous: Path, gen: Path, rels: Iterable[str], seal: dict[str, Any]
+) -> dict[str, list[int]]:
+    """Files of the previous generation, hard-linked into `gen` at the same relative paths
+    (a copy where the file system has no hard links); returns their entries in `seal`, the
+    previous generation's, whose checksums need not be computed again."""
+    linked: dict[str, list[int]] = {}
+    for rel in rels:
+        try:
+            os.link(previous / rel, gen / rel)
+        except OSError:
+            shutil.copy2(previous / rel, gen / rel)
+        if rel in seal["files"]:
+            linked[rel] = seal["files"][rel]
+    return linked
 
 
 def describe(problems: dict[str, str]) -> str:
