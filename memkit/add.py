@@ -147,7 +147,6 @@ def id_base(title: str, text: str, atom_type: str) -> str:
 def without_secrets(text: str) -> str:
     """`text` with every secret the gate would find replaced by `…`: ids, file names and
     titles are printed and committed, and must never carry one."""
-
     lines = text.split("\n")
     for hit in sorted(find_secrets(text), key=lambda h: (h.line, h.col), reverse=True):
         line = lines[hit.line - 1]
@@ -182,7 +181,6 @@ def folder_of(scope: str, root: Path, user: str | None = None) -> str:
 def needs_review(root: Path, config: Config, atom_type: str) -> bool:
     """Whether the commit would refuse this atom in shared/ (MK204): sensitive types from
     anyone but management go to shared/_pending/ for review, so write it there at once."""
-
     return atom_type in sensitive_kinds(config) and not identify(root).is_management
 
 
@@ -205,7 +203,6 @@ class _Batch:
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Batch:
-
         return cls(
             root,
             config,
@@ -368,7 +365,6 @@ def write_outcome(root: Path, outcome: AddOutcome) -> None:
 def _earns_observed(text: str, atom_type: str, verdict: str) -> bool:
     """The pitfall fast path at write time (Atomic Memory V4.1): a failure mode that passes
     the gate starts as observed, not tentative; it is the memory most worth trusting early."""
-
     return verdict == "pass" and is_pitfall(text, atom_type)
 
 

@@ -34,7 +34,6 @@ HOOK_TYPES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
 
 
 def _hooks_dir(root: Path) -> Path | None:
-
     found = output(root, "rev-parse", "--git-path", "hooks")
     if found is None:
         return None
@@ -89,7 +88,6 @@ def check_model(root: Path, model: str) -> Check:
 
 
 def check_identity(root: Path) -> Check:
-
     who = identify(root)
     roles = ", ".join(sorted(who.roles)) or "none"
     detail = f"{who.user} <{who.email or 'no git email'}>, roles: {roles}"
@@ -131,7 +129,6 @@ def check_claude(project: Path) -> Check:
 
 
 def diagnose(root: Path, project: Path) -> list[Check]:
-
     try:
         config = load_config(root)
     except MemkitError as exc:

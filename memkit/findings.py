@@ -42,7 +42,6 @@ class Finding:
 def describe_refused(refused: Mapping[str, Sequence[str]], limit: int = 3) -> str:
     """`shared/a.md (MK110), shared/b.md (MK003), …`: files validation refuses, named by path
     and codes only, never by what they say (a secret in a file name is masked)."""
-
     shown = [
         f"{redact_secrets(path)} ({', '.join(codes) or 'invalid'})"
         for path, codes in sorted(refused.items())

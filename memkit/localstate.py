@@ -28,7 +28,6 @@ LOW_SPACE = 20 * 1024 * 1024  # bytes: below this an index build or a log write 
 
 def check_index(root: Path) -> Iterator[Check]:
     """The live generation, every file's checksum verified, opened as the engine opens it."""
-
     reader, problem, detail = open_checked(root, deep=True)
     if reader is None:
         yield Check(
@@ -152,7 +151,6 @@ def check_folder(root: Path) -> Iterator[Check]:
 
 
 def check_engine(root: Path) -> Check:
-
     folder = root / ".memkit"
     sock = folder / SOCKET
     if sock.exists() and engine_socket(str(root), SOCKET) is None:

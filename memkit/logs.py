@@ -22,7 +22,6 @@ MAX_LOG = 1_000_000  # bytes; one older file is kept beside it
 
 
 def mask(text: str) -> str:
-
     return redact_secrets(strip_private(text, "<private>…</private>"))
 
 

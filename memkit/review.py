@@ -75,7 +75,6 @@ def concerns(root: Path, atom: Atom, config: Config) -> list[Concern]:
 
     The one place review asks the write checks (`memkit.audit.write.conflicts`, the same call
     the gate and `memkit add` make, and `memkit.checks.gate.gate_atoms`)."""
-
     placed = replace(atom, path="shared/" + atom.path.removeprefix(PENDING), pending=False)
     out = [
         Concern(
@@ -184,7 +183,6 @@ def _need_management(who: Identity, action: str) -> None:
 
 
 def _admitted(root: Path, relpath: str, config: Config) -> Atom:
-
     parsed, codes = read_admitted(root, relpath, config)
     if parsed.atom is None or codes:
         raise MemkitError(
@@ -204,7 +202,6 @@ def _flow(ids: Sequence[str]) -> object:
 
 
 def _set_list(path: Path, key: str, ids: Sequence[str], status: str | None = None) -> None:
-
     changes: dict[str, object] = {key: _flow(ids)}
     if status:
         changes["status"] = status
@@ -213,7 +210,6 @@ def _set_list(path: Path, key: str, ids: Sequence[str], status: str | None = Non
 
 def reject(root: Path, atom_id: str, who: Identity, reason: str) -> tuple[str, str]:
     """Move a pending atom into archive/rejected/ with the reason, who and when."""
-
     _need_management(who, "reject")
     source = pending_path(root, atom_id)
     if source is None:
@@ -309,7 +305,6 @@ def _listed(value: object) -> list[str]:
 
 def _next_id(root: Path, atom_id: str) -> str:
     """`use-pnpm` → `use-pnpm-2` (`use-pnpm-2` → `use-pnpm-3`), the first id not taken."""
-
     taken = {id_from_path(p) for p in list_atom_files(root)}
     m = re.fullmatch(r"(.*)-(\d+)", atom_id)
     base, n = (m.group(1), int(m.group(2)) + 1) if m else (atom_id, 2)

@@ -131,7 +131,6 @@ def _exchange(argv: list[str], project: Path) -> tuple[list[dict[str, object]], 
 
 
 def _readline(proc: subprocess.Popen[bytes], deadline: float) -> bytes:
-
     assert proc.stdout is not None  # noqa: S101
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ)
@@ -180,7 +179,6 @@ def check_mcp(project: Path) -> Check:
 
 def check_engine_answers(root: Path) -> Check | None:
     """A running engine asked one search (None when none runs: the hooks start it)."""
-
     if engine_socket(str(root), SOCKET) is None:
         return None
     query = json.dumps({"text": "memkit doctor", "limit": 1})

@@ -71,7 +71,6 @@ def run_content_checks(
 
 
 def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
-
     del config
     for hit in find_secrets(atom.path):
         yield Finding(

@@ -76,7 +76,6 @@ def remember(root: Path, found: Sequence[Conflict]) -> None:
     """Keep the contradictions that were let in live (MK105) beside the pull audit's report,
     so that recall says so when both atoms reach one prompt in this clone too. Pairs that no
     longer stand (superseded, archived, gone) are dropped as the file is rewritten."""
-
     new = [
         {
             "incoming": c.atom.id,

@@ -134,7 +134,6 @@ def undo(root: Path, ident: str, reason: str, *, force: bool = False) -> tuple[C
 
 def refresh_index(root: Path) -> None:
     """The next prompt, with or without the warm engine, finds (or no longer finds) the atom."""
-
     try:
         refresh(root, quiet=True)
     except (IndexUnavailable, OSError) as exc:

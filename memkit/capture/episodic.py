@@ -93,7 +93,6 @@ def project_name(root: Path, project: str) -> str:
 def email_of(root: Path) -> str:
     """The git author email of the person asking, in `root` (cached for a minute per
     identity: the engine answers many hooks, of any git identity of this account)."""
-
     key = (root, identity_key())
     cached = _EMAILS.get(key)
     if cached is not None and time.monotonic() - cached[0] < EMAIL_TTL:

@@ -70,7 +70,6 @@ def _project(payload: dict[str, Any]) -> str:
 
 
 def prompt_key(text: str) -> str:
-
     return digest(text, 12)
 
 
@@ -94,7 +93,6 @@ def proposal_of(text: str, lower: float) -> Proposal | None:
 
 def _waiting(outcome: str, proposal: Proposal) -> str:
     """The candidate's id when it waits in the queue after the offer, else ""."""
-
     return candidate_id(proposal.statement) if outcome in ("queued", "seen") else ""
 
 
@@ -243,7 +241,6 @@ def _read_transcript(
 
 def answer_proposal(heard: dict[str, Any]) -> Proposal:
     """A statement of the agent's answer that the user did not dispute, as a proposal."""
-
     return Proposal(
         statement=str(heard.get("statement", "")),
         kind=str(heard.get("kind", "")),
@@ -256,7 +253,6 @@ def answer_proposal(heard: dict[str, Any]) -> Proposal:
 
 
 def _keep_given(root: Path, state: SessionState) -> None:
-
     with usage_log(root) as usage:
         for atom in sorted(usage.given(state.session)):
             state.note("given", atom)
@@ -279,7 +275,6 @@ def worker_needed(root: Path, settings: CaptureSettings) -> bool:
 def start_worker(root: Path) -> None:
     """`python -m memkit.capture.worker` for `root`, in a session of its own: it outlives the
     hook, and Claude Code never waits for it."""
-
     subprocess.Popen(
         [sys.executable, "-m", "memkit.capture.worker", "--repo", str(root)],
         stdin=subprocess.DEVNULL,
@@ -291,7 +286,6 @@ def start_worker(root: Path) -> None:
 
 def pending_note(root: Path) -> list[str]:
     """SessionStart's line about waiting candidates (none when there are none)."""
-
     try:
         n = pending_count(root)
     except Exception:  # a count is not worth a failed session start

@@ -79,7 +79,6 @@ def load_queries(text: str) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def recall_at_k(root: Path, queries: Sequence[tuple[str, tuple[str, ...]]]) -> list[float]:
-
     refresh(root, full=True, quiet=True)
     reader = open_index(root)
     scores = []

@@ -43,7 +43,6 @@ MAX_REQUEST = 4_000_000
 
 
 def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
-
     event, repo_line, payload = raw.decode("utf-8").split("\n", 2)
     if event not in HANDLERS:
         return b""
@@ -72,7 +71,6 @@ def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
 def _asker_of(payload: str) -> tuple[str, dict[str, str] | None]:
     """The payload without the identity the hook added (`client.with_asker`), and that
     identity; None when it carries none (a hook of an older memkit)."""
-
     try:
         data = json.loads(payload)
     except ValueError:
@@ -142,7 +140,6 @@ class _Freshness:
         self.worker.start()
 
     def _check(self, roots: list[Path]) -> None:
-
         for root in roots:
             child = self.children.get(root)
             if child is not None and child.poll() is None:
@@ -173,7 +170,6 @@ class _Freshness:
 def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SECONDS) -> int:
     """Run the engine for `root` until it has been idle for `idle` seconds; every
     `check_every` seconds between requests, refresh the index if the atoms changed."""
-
     folder = memkit_dir(root)
     if not private_folder(str(root)):
         # Its socket would be someone else's to replace, its requests theirs to read.

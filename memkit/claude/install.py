@@ -149,7 +149,6 @@ def grant_tools(settings: dict[str, Any], *, grant: bool) -> None:
 def _keep_local(project: Path) -> None:
     """The local settings name paths of this machine: kept out of commits in this clone
     (`.git/info/exclude`, itself never committed) unless git already ignores them."""
-
     top = output(project, "rev-parse", "--show-toplevel")
     exclude = output(project, "rev-parse", "--git-path", "info/exclude")
     if top is None or exclude is None or ignored(project, LOCAL_SETTINGS):

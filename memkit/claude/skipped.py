@@ -94,7 +94,6 @@ def recent(root: Path, now: float | None = None) -> list[tuple[float, str, str]]
 
 
 def _trim(path: Path, keep: bytes) -> None:
-
     start = keep.find(b"\n") + 1
     with contextlib.suppress(OSError):
         write_atomic(path, keep[start:], durable=False, mode=0o600)

@@ -20,7 +20,6 @@ from memkit.git import tracked
 
 
 def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
-
     config = load_config(root)
     atom = read_atom(root, rel, config, fast=True).atom
     if atom is None:

@@ -42,7 +42,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     if args.reason is not None and not args.apply:
         raise UsageError("--reason goes with --apply")
     root = find_root(args.repo)

@@ -60,7 +60,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _accept(root: Path, args: argparse.Namespace) -> int:
-
     cand, outcome = accept(
         root, args.id, scope=args.scope, atom_type=args.type, text=args.text, dry_run=args.dry_run
     )
@@ -73,7 +72,6 @@ def _accept(root: Path, args: argparse.Namespace) -> int:
 
 
 def _list(root: Path, *, as_json: bool, everything: bool) -> int:
-
     waiting = queue.pending(root)
     settled = queue.settled(root) if everything else []
     stats = queue.read_stats(root)

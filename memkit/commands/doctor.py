@@ -41,7 +41,6 @@ def memory_root(repo: Path | None, project: Path) -> Path | None:
     """The repository to check: the one named, the one here, else the first one the
     project's Claude Code files name that exists (a teammate runs doctor in the project);
     None when there is none."""
-
     if repo is not None or nearest_repo(Path.cwd().resolve()) is not None:
         return find_root(repo)
     named, _ = named_repos(project)
@@ -50,7 +49,6 @@ def memory_root(repo: Path | None, project: Path) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     project = (args.project or Path.cwd()).resolve()
     here = Path.cwd().resolve()
     root = memory_root(args.repo, project)

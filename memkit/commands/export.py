@@ -56,7 +56,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     if not args.project.is_dir():
         raise UsageError(f"--project {args.project}: no such folder")
     budget = DEFAULT_BUDGET if args.budget is None else args.budget

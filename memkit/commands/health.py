@@ -30,7 +30,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     root = find_root(args.repo)
     health = build_health(root, load_config(root))
     if args.json:

@@ -22,5 +22,4 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     return main([args.event, *[x for r in args.repo for x in ("--repo", r)]])

@@ -83,7 +83,6 @@ def _collector(fmt: str) -> Callable[..., Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-
     missing = [p for p in args.paths if not p.exists()]
     if missing:
         raise UsageError(f"{missing[0]}: no such file or folder")

@@ -61,12 +61,10 @@ def _background_from() -> int:
 
 
 def _first_build_is_large(root: Path) -> bool:
-
     return current_generation(root) is None and len(list_atom_files(root)) >= _background_from()
 
 
 def run(args: argparse.Namespace) -> int:
-
     root = find_root(args.repo)
     running = start_git(root)  # git lists the atoms while the rest is imported
 

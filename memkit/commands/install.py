@@ -37,7 +37,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     project = args.project.resolve()
     if not project.is_dir():
         raise UsageError(f"{project} is not a folder")
@@ -86,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _say_where(project: Path, repos: list[Path]) -> None:
-
     for repo in repos:
         rel = relative_form(project, repo)
         if rel is not None:

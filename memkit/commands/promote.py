@@ -33,7 +33,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     root = find_root(args.repo)
     settings = lifecycle_settings(load_config(root))
     team = read_team_usage(root)

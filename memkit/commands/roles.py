@@ -51,7 +51,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     if args.action == "check":
         return run_check(args.repo, args.files, actor=args.actor, base=args.base)
     root = find_root(args.repo)
@@ -72,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(root: Path) -> int:
     """The whitelist as committed (what every check reads), one member a line."""
-
     members = parse_roles(show(root, "HEAD", ROLES_FILE) or "").members
     if not members:
         print(f"nobody is listed in {ROLES_FILE} at HEAD")

@@ -84,7 +84,6 @@ def _open(root: Path, *, refresh: Any) -> Any:
 
 
 def _rebuilt(root: Path, problem: str, refresh: Any, *, say: bool = True) -> Any:
-
     if say:
         print(f"memkit: rebuilding the index ({problem})", file=sys.stderr)
     try:
@@ -100,7 +99,6 @@ def above_floor(reader: Any, query: str, hits: list[Any], mode: str) -> list[Any
     """The hits recall would also call relevant (`memkit.recall.pipeline.relevant`): an atom
     that shares one common word with the query, or sits at a static vector's everyday cosine,
     is not an answer to it."""
-
     if not hits:
         return hits
     query = strip_private(query)
@@ -122,7 +120,6 @@ def above_floor(reader: Any, query: str, hits: list[Any], mode: str) -> list[Any
 
 
 def run(args: argparse.Namespace) -> int:
-
     args.query = " ".join(args.query) or None
     if (args.query is None) == (args.batch is None):
         raise UsageError("give a QUERY or --batch FILE")
@@ -193,7 +190,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _episodes(root: Path, query: str, limit: int, *, as_json: bool) -> int:
     """Your session summaries that hold the query's words (`memkit.capture.episodic`)."""
-
     found = search(root, query, limit)
     if as_json:
         rows = [

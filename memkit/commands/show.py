@@ -27,7 +27,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     root = find_root(args.repo)
     for relpath in list_atom_files(root):
         if id_from_path(relpath) == args.id:
@@ -44,7 +43,6 @@ def run(args: argparse.Namespace) -> int:
 def _note_read(root: Path, atom_id: str) -> None:
     """Read by the agent (a Claude Code session runs this): evidence for the lifecycle. It
     only counts usage, so it never fails the command."""
-
     try:
         note_read(root, atom_id)
     except Exception:

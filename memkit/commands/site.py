@@ -29,7 +29,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     root = find_root(args.repo)
     stats = build_site(root, args.out, load_config(root), memory=args.title)
     hidden = ", ".join(f"{n} {why}" for why, n in sorted(stats.hidden.items())) or "none"

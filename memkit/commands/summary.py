@@ -49,7 +49,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     root = find_root(args.repo)
     if args.stage and _partial_commit():
         return 0  # the next whole commit takes MEMORY.md along
@@ -82,7 +81,6 @@ def _partial_commit() -> bool:
     the hooks see it as GIT_INDEX_FILE (`.git/next-index-*.lock`). MEMORY.md staged there would
     stay behind in the person's own index, and written but not staged it would fail the hook:
     such a commit leaves MEMORY.md alone."""
-
     return Path(os.environ.get("GIT_INDEX_FILE", "")).name.startswith("next-index")
 
 
@@ -91,7 +89,6 @@ def _rows(root: Path, config: Any) -> list[Mapping[str, Any]]:
     incremental refresh is nearly free); else, or when it cannot be refreshed (a read-only
     or full disk), from the files' frontmatter: a commit hook must not be the one that pays
     for a first build, which a checkout sends to the background."""
-
     if current_generation(root) is not None:
         try:
             refresh(root, quiet=True)

@@ -27,7 +27,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     root = find_root(args.repo)
     cand, done = undo(root, args.id, args.reason.strip() or "no reason given", force=args.force)
     print(f"undone: {done} (candidate {cand.id}, reason: {cand.reason})")

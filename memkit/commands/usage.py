@@ -29,7 +29,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     if args.action != "export":
         raise UsageError(f"unknown action {args.action!r}")
     root = find_root(args.repo)

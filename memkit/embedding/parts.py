@@ -30,7 +30,6 @@ _CODE = ("bulk.py", "parts.py", "encoder.py")
 
 def table_file(cache_dir: Path, content: str) -> Path:
     """Where the table of the model whose files hash to `content` is kept."""
-
     here = Path(__file__).parent
     stamp = hashlib.sha1(memkit.__version__.encode())  # noqa: S324  (a cache key)
     for name in _CODE:

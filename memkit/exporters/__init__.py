@@ -86,7 +86,6 @@ def claude_block(repo: str, result: Plan) -> str:
 def project_name(project: Path) -> str:
     """How atoms name a code project (`project:`): its git work tree's folder name, as an
     import of its CLAUDE.md names it."""
-
     top = git_toplevel(project) if project.is_dir() else None
     return (top or project.resolve()).name
 

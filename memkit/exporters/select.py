@@ -73,7 +73,6 @@ def _scope_allowed(atom: Atom, scopes: Sequence[str], me: str) -> str:
 
 
 def _unsafe(atom: Atom) -> str:
-
     text = f"{atom.id}\n{atom.title}\n{atom.body}"
     if PRIVATE.search(text):
         return "private"
@@ -85,7 +84,6 @@ def _unsafe(atom: Atom) -> str:
 def uncommitted(root: Path) -> set[str]:
     """Atom files that differ from the last commit (new, changed, staged or not): drafts
     nobody has reviewed yet. Ignored files (a person's own atoms) are not among them."""
-
     out = output(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *SCOPE_DIRS)
     if not out:
         return set()

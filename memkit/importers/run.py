@@ -105,7 +105,6 @@ class _Existing:
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Existing:
-
         out = cls()
         for relpath in list_atom_files(root):
             atom = read_atom(root, relpath, config, fast=True).atom

@@ -53,7 +53,6 @@ def cjk_grams(text: str) -> list[str]:
 
 
 def register(index: Any) -> None:
-
     analyzer = (
         tantivy.TextAnalyzerBuilder(
             tantivy.Tokenizer.ngram(min_gram=1, max_gram=2, prefix_only=False)

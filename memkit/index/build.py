@@ -69,7 +69,6 @@ def _os_error(exc: ValueError, folder: Path) -> OSError | None:
     ("… (os error 28) …"): the same OSError as any other write, for one clear message. A
     write that failed in its indexing thread says only that the writer was killed ("io::Error
     most likely"): an OSError too, a full disk when `folder`'s file system has no room left."""
-
     # "… (os error 28) …", or Rust's debug form "Os { code: 28, kind: StorageFull, … }".
     found = re.search(r"\(os error (\d+)\)|\bOs \{ code: (\d+)", str(exc))
     if found is not None:

@@ -24,7 +24,6 @@ def open_checked(root: Path, *, deep: bool) -> tuple[Any, str, str]:
     checksum verified now (a long-lived process, once per build; bit rot too); else the light
     reader, which skips parsing the atom table (5 MB at 10,000 atoms). A reader that opened
     but found damage on the way is returned with DAMAGED: it still answers from what works."""
-
     try:
         reader = open_index(root, deep=True) if deep else open_light(root)
     except IndexDamaged as exc:

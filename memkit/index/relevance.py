@@ -86,7 +86,6 @@ def _stop_stems() -> frozenset[str]:
 
 
 def _grams(text: str) -> list[str]:
-
     out: dict[str, None] = {}
     for run in _CJK_RUN.findall(text):
         if len(run) == 1:

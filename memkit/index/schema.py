@@ -16,7 +16,6 @@ BOOSTS = {"triggers": 3.0, "title": 0.25, "tags": 1.0, "body": 1.0}
 
 
 def build_schema() -> Any:
-
     builder = tantivy.SchemaBuilder()
     # Every field but `cjk` is stored: recall injects the body without reading files, and a
     # refresh re-adds documents as they were (memkit.index.segments); `cjk` is derived.

@@ -218,7 +218,6 @@ class IndexReader:
             return []
 
     def _bm25(self, query: str, limit: int) -> list[tuple[int, float]]:
-
         parts = []
         text = query_words(query)
         if text.strip():
@@ -339,7 +338,6 @@ class IndexReader:
         return hits
 
     def body(self, path: str) -> str:
-
         if self.searcher is not None:
             try:
                 query = tantivy.Query.term_query(self.index.schema, "path", path)

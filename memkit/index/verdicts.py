@@ -140,7 +140,6 @@ def _from_json(path: str, raw: Any) -> Verdict | None:
 def _code_stamp() -> str:
     """memkit's version and the size and mtime of every source file of the package: a
     release, or an edit in a checkout, judges anew."""
-
     digest = hashlib.sha1(memkit.__version__.encode())  # noqa: S324  (a cache key)
     package = Path(memkit.__file__).parent
     for source in sorted(package.rglob("*.py")):
@@ -155,7 +154,6 @@ def _code_stamp() -> str:
 def stamp(config: Config) -> str:
     """What a verdict was reached under: the code, the content checks registered, and the
     settings (all of memkit.yaml: limits, the injection setting, allowed phrases, …)."""
-
     settings = json.dumps(
         {
             f.name: dict(getattr(config, f.name)) if f.name == "raw" else getattr(config, f.name)
@@ -238,7 +236,6 @@ class Verdicts:
         self._drop_other_stamps()
 
     def _drop_other_stamps(self) -> None:
-
         for other in self.folder.parent.iterdir():
             if other.name != self.folder.name and other.is_dir():
                 shutil.rmtree(other, ignore_errors=True)
@@ -263,7 +260,6 @@ def _dumps(data: Any) -> bytes:
 def judge(root: Path, relpath: str, config: Config) -> tuple[ParsedAtom, Verdict]:
     """Parse one file and run every check of it alone: the one parse serves the format
     checks, the secret and injection scans, and (the `ParsedAtom`) the index."""
-
     parsed = read_atom(root, relpath, config)
     atom = summary_of(parsed.atom) if parsed.atom is not None else None
     return parsed, Verdict(tuple(file_findings(parsed, config)), atom)

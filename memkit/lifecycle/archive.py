@@ -124,7 +124,6 @@ def _exclude(root: Path, line: str, *, add: bool) -> None:
 
 def archive_atom(root: Path, entry: Entry, reason: str) -> str:
     """Move one atom to the archive; returns its new path."""
-
     if entry.scope == "archive":
         raise MemkitError(f"`{entry.id}` is already archived ({entry.path})")
     if entry.pending:
@@ -144,7 +143,6 @@ def archive_atom(root: Path, entry: Entry, reason: str) -> str:
 
 def restore_atom(root: Path, entry: Entry) -> str:
     """Bring an archived atom back where it was; returns its path."""
-
     if entry.scope != "archive":
         raise MemkitError(f"`{entry.id}` is not archived ({entry.path})")
     target = entry.path.removeprefix(ARCHIVE)

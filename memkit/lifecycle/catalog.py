@@ -50,7 +50,6 @@ class Entry:
     @property
     def shown(self) -> tuple[str, str]:
         """(id, path) as they may be printed: a file named after a token must not print it."""
-
         return redact_secrets(self.id), redact_secrets(self.path)
 
     @property
@@ -156,7 +155,6 @@ def _save_cache(root: Path, files: dict[str, Any]) -> None:
 def refused_by_index(root: Path) -> list[str] | None:
     """The atom files the current index left out because validation refuses them (sorted);
     None when there is no readable index."""
-
     gen = current_generation(root)
     if gen is None:
         return None

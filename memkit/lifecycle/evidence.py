@@ -43,7 +43,6 @@ def agent_session() -> str:
 
 
 def _note(root: Path, session: str, atoms: Iterable[str], what: str) -> None:
-
     atoms = [a for a in atoms if a]
     if session and atoms:
         with usage_log(root) as usage:
@@ -57,7 +56,6 @@ def note_read(root: Path, atom_id: str) -> None:
 def note_written(root: Path, session: str, relpath: str) -> None:
     """An atom file written in a session: what it supersedes is contradicted, what it relates
     to is cited."""
-
     fields = _frontmatter(root / relpath)
     if not session or fields is None:
         return
@@ -89,7 +87,6 @@ def _own_words(text: str) -> dict[str, float]:
     """What a text says in its own words, each with its weight: values (numbers of two digits
     or more, code spans), names and words of five letters or more that are not stop words,
     Chinese two-character pieces."""
-
     out: dict[str, float] = {}
     for code, number, word, cjk in _TOKEN.findall(text):
         if code:

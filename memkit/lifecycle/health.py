@@ -93,7 +93,6 @@ def _counts(values: list[str]) -> dict[str, int]:
 
 def _index_line(root: Path) -> tuple[Line, list[str]]:
     """The index's freshness, and the files it refused (what `memkit validate` fails)."""
-
     if current_generation(root) is None:
         return Line("index", "search index", (), "memkit index", "none built yet"), []
     skipped = refused_by_index(root)
@@ -104,7 +103,6 @@ def _index_line(root: Path) -> tuple[Line, list[str]]:
 
 
 def _conflicts(root: Path, live: int) -> Line:
-
     label = "unresolved conflicts (last audit, and writes since)"
     fix = "add `supersedes: [OLD]` to the atom that holds, then `memkit validate --fix`"
     if not (root / REPORT).is_file() and not (root / WRITTEN).is_file():
@@ -119,7 +117,6 @@ def _conflicts(root: Path, live: int) -> Line:
 def _rules(root: Path) -> Line:
     """Pulls audit what they bring; after memkit's contradiction rules change, the memory
     already there is seen by the new rules only through one `memkit audit --all`."""
-
     label = "memory audited in full with today's contradiction rules"
     report = read_report(root)
     if report is None:

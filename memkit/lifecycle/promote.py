@@ -135,7 +135,6 @@ def promotions(
 
 def apply_promotion(root: Path, promotion: Promotion) -> None:
     """Edit `confidence:` in place (ruamel round trip: comments, order, quoting kept)."""
-
     entry = promotion.entry
     value = promotion.target
     if entry.confidence_raw in ("臨", "觀", "观"):

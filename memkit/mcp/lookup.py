@@ -127,7 +127,6 @@ def search_rows(
 def episode_rows(root: Any, query: Query) -> list[dict[str, Any]]:
     """`scope: episodic`: the asking person's own session summaries (`memkit.capture.episodic`,
     local to this machine), never anyone else's."""
-
     return [
         {
             "id": summary.id,

@@ -70,7 +70,6 @@ class Memory:
     def _fresh(self, root: Path, *, force: bool = False) -> None:
         """Refresh the index of `root` when it is missing or behind the working tree, at most
         every CHECK_SECONDS unless forced (after a save): `memkit search` does the same."""
-
         now = time.monotonic()
         if not force and now - self._checked.get(root, -CHECK_SECONDS) < CHECK_SECONDS:
             return
@@ -101,7 +100,6 @@ class Memory:
         return list(result["rows"]), "in-process"
 
     def _ask_engine(self, query: Query) -> list[dict[str, Any]] | None:
-
         try:
             raw = ask(
                 self.roots[0],
@@ -165,7 +163,6 @@ class Memory:
         return "\n\n".join(shown)
 
     def _unknown(self, atom_id: str, readers: list[tuple[Path, Any]]) -> str:
-
         for root, reader in readers:
             for path in reader.skipped:
                 if id_from_path(path) == atom_id:
@@ -256,7 +253,6 @@ class Memory:
     # -- capture candidates -------------------------------------------------------------
     def candidates(self) -> str:
         """What capture found in this user's sessions and keeps waiting (`memkit candidates`)."""
-
         waiting = queue.pending(self.roots[0])
         if not waiting:
             return "no capture candidates wait (capture keeps what this user's sessions stated)"
@@ -275,7 +271,6 @@ class Memory:
 
     def accept(self, cid: str, scope: str | None = None) -> Saved:
         """Write candidate `cid` through the path of `save` (`memkit.add.add_atom`)."""
-
         root = self.roots[0]
         try:
             cand = waiting(root, str(cid or "").strip())
@@ -300,7 +295,6 @@ def _refused_line(atom_id: str, path: str, codes: list[str]) -> str:
 
 
 def _atom_bytes(root: Path) -> int:
-
     return load_config(root).atom_bytes
 
 

@@ -63,7 +63,6 @@ def locate(readers: Sequence[tuple[Path, Any]], wanted: Sequence[str]) -> dict[s
 
 def refusals(root: Path, paths: Sequence[str]) -> dict[str, list[str]]:
     """The error codes validation gives each file as it is now (none: admitted)."""
-
     out: dict[str, list[str]] = {}
     for finding in validate(root, list(paths)):
         if finding.is_error:
@@ -91,7 +90,6 @@ def status_note(entry: dict[str, Any]) -> str:
 def pick_sections(body: str, wanted: Sequence[str]) -> tuple[str, list[str]]:
     """The sections of `body` whose heading contains one of `wanted` (case-insensitive), and
     the wanted names that matched none."""
-
     blocks = [(heading, text) for heading, text in _sections(body) if heading]
     keys = [w.strip().lower() for w in wanted if w.strip()]
     chosen = [text for heading, text in blocks if any(k in heading.lower() for k in keys)]

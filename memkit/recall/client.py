@@ -36,7 +36,6 @@ def with_asker(payload: str) -> str:
     """The hook's JSON with the identity variables added as its last key (NAME=VALUE pairs,
     NUL-separated). Inside the JSON, not beside it: an engine of an older memkit, still running
     after an upgrade, reads the payload as before and ignores the key."""
-
     body = payload.rstrip()
     if not body.endswith("}"):
         return payload  # not an object: sent as it is (the engine's parse says the rest)

@@ -17,7 +17,6 @@ from memkit.audit.status import Seen, pairs_among, unresolved_now
 def disagreement_lines(items: Iterable[Any]) -> list[str]:
     """Lines for each unresolved contradiction whose two atoms are both among `items`
     (anything with `.id` and `.repo`, the root of the repository it came from)."""
-
     by_repo: dict[str, set[str]] = {}
     for item in items:
         if item.repo:

@@ -16,7 +16,6 @@ from memkit.recall.trust import private_folder, trusted_root
 def log_dir(cwd: str | None) -> Path | None:
     """The repository's `.memkit/logs/` when this user may trust it, else this user's own log
     folder (never one another user can read)."""
-
     found = trusted_root([], cwd or os.getcwd())  # noqa: PTH109
     if found is not None and private_folder(found):
         return memkit_dir(Path(found)) / "logs"
@@ -27,7 +26,6 @@ def log_line(cwd: str | None, event: str, message: str, *, mine: bool = False) -
     """One line in hooks.log: something a user would want to know went wrong (`memkit doctor`
     points there), when nothing is printed into the session. `mine`: in this user's own log
     folder, not a repository's (a repository that was refused)."""
-
     try:
         folder = user_log_dir() if mine else log_dir(cwd)
         if folder is None:
@@ -41,5 +39,4 @@ def log_line(cwd: str | None, event: str, message: str, *, mine: bool = False) -
 def log_error(cwd: str | None, event: str) -> None:
     """Append the exception being handled to the repository's `.memkit/logs/hooks.log`; an
     exception's message may quote the prompt: private parts and secrets are masked."""
-
     log_line(cwd, event, "failed, answered nothing\n" + traceback.format_exc())

@@ -29,7 +29,6 @@ __lazy_modules__ = {
 def find_repos(payload: dict[str, Any], repos: Sequence[str]) -> list[Path]:
     """The repositories named with --repo that exist; with none named, the nearest one above
     the session's folder when this user may trust it (see `trust`)."""
-
     if repos:
         named = [found for r in repos if (found := named_repo(r)) is not None]
         return [Path(found).resolve() for found in named if trusted(found)]
@@ -88,7 +87,6 @@ class Readers:
     def scopes(self, root: Path) -> frozenset[str] | None:
         """The scopes the person asking may read. In the warm engine that is the person whose
         hook sent the request (`engine._as_asker`): cached per identity, never across two."""
-
         from memkit.recall.client import identity_key
         from memkit.roles import identify
 
@@ -147,7 +145,6 @@ def rebuild(root: Path, problem: str) -> None:
     one per hook: a mark in the index folder, naming the damaged generation, holds the next
     ones off for REBUILD_WAIT). Damage to another generation (the one the last rebuild made,
     however soon after) is rebuilt at once."""
-
     from memkit.index.store import current_generation
     from memkit.recall.hooklog import log_line
 

@@ -95,7 +95,6 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
 
 class UsageLog:
     def __init__(self, root: Path) -> None:
-
         self.root = root
         self.path = root / ".memkit" / "usage.db"
         self.db: sqlite3.Connection | None = None

@@ -26,7 +26,6 @@ def _strip_all(value: Any) -> Any:
 
 def strip_payload(raw: str) -> str:
     """The hook's JSON with every `<private>` block removed from every string in it."""
-
     try:
         data = json.loads(raw)
     except ValueError:

@@ -136,7 +136,6 @@ def _put(keys: _Keys, rel: str, text: str, stats: SiteStats) -> None:
 def _findings(model: Model, config: Config, conflicts: Sequence[Conflict]) -> dict[str, list[str]]:
     """atom id -> what its page and review say of it: for an atom waiting for review,
     validate's warnings and the write gate's score; for any atom, the conflicts it is in."""
-
     settings = GateSettings.from_config(config.section("gate"))
     out: dict[str, list[str]] = {}
     for shown in model.with_status(PENDING):
@@ -150,7 +149,6 @@ def _findings(model: Model, config: Config, conflicts: Sequence[Conflict]) -> di
 
 
 def _conflicts(root: Path, model: Model) -> list[Conflict] | None:
-
     if not (root / REPORT).is_file() and not (root / WRITTEN).is_file():
         return None
     found = []

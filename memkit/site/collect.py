@@ -135,7 +135,6 @@ def collect(
 def _more_keys(text: str) -> tuple[tuple[str, str], ...]:
     """The frontmatter keys a reader wants to see that `Atom` does not hold (when, by whom and
     why it was reviewed or retired), as strings; () when the block is not plain YAML."""
-
     lines = text.split("\n")
     end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
     meta = read_strings("\n".join(lines[1:end])) if end else None
