@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.index import store
+from memkit.parallel import no_cyclic_gc
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"numpy"}
@@ -150,6 +151,8 @@ def link_parts(
     return store.link_files(previous, gen, [r for p in parts for r in files_of(p.seq)], seal)
 
 
+# Many small records, no cycle among them: the cyclic collector would walk them for nothing.
+@no_cyclic_gc()
 def read_keys(gen: Path, parts: Sequence[Part]) -> Keys:
     blobs: dict[str, str] = {}
     links: dict[str, list[Any]] = {}
@@ -169,6 +172,7 @@ def read_keys(gen: Path, parts: Sequence[Part]) -> Keys:
 Pick = tuple[int, int, list[int]]
 
 
+@no_cyclic_gc()  # as read_keys: tens of thousands of dicts
 def read_table(gen: Path, parts: Sequence[Part]) -> tuple[list[dict[str, Any]], list[Pick]]:
     """The generation's atom entries, in row order, and which rows of each part they are.
     Walked from the last part back: a row stays unless a later part indexed its path again

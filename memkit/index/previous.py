@@ -12,7 +12,6 @@ from typing import Any
 
 from memkit.index import store
 from memkit.index.parts import Keys, Part, parts_of, read_keys
-from memkit.parallel import no_cyclic_gc
 
 log = logging.getLogger(__name__)
 BUILD_INFO = "build.json"  # in each generation: model, atom count, files left out
@@ -68,8 +67,7 @@ def open_previous(root: Path, model: str, deep: bool, config: str) -> Previous |
         if header.get("model") != model:
             return None
         parts = parts_of(header)
-        with no_cyclic_gc():
-            keys = read_keys(gen, parts)
+        keys = read_keys(gen, parts)
     except store.OutdatedIndex:
         log.info("index generation %s was built by another memkit version; rebuilding", gen)
         return None
