@@ -29,7 +29,8 @@ _loaded = False
 
 
 def _load_builtin() -> None:
-    """The write gate's checks, imported on first use to keep `memkit.admission` light."""
+    """The write gate's checks, registered on first use (the injection module imported then,
+    to keep `memkit.admission` light)."""
     global _loaded  # noqa: PLW0603  (one-time registration)
     if _loaded:
         return

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memkit.capture import queue
 from memkit.capture import state as states
@@ -35,10 +35,8 @@ from memkit.capture.queue import (
     pending_count,
 )
 from memkit.capture.settings import CaptureSettings, load
+from memkit.capture.state import SessionState
 from memkit.recall.usage import usage_log
-
-if TYPE_CHECKING:
-    from memkit.capture.state import SessionState
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {
@@ -49,9 +47,10 @@ __lazy_modules__ = {
 }
 
 
-# Only the settings are imported with this module: the rest when a hook needs it (a prompt
-# hook with capture off, or with nothing to keep, imports little; a hook process pays for
-# every module it loads before it answers).
+# The settings, the queue, the session state and the usage log come with this module (light,
+# and every hook with capture on reaches them); detection, the transcript pass and summaries
+# only when a hook needs them: a hook process pays for every module it loads before it
+# answers (tests/lazy_imports_test.py records what each hook loads).
 
 # Seconds the transcript pass may take: SessionEnd hooks are stopped by Claude Code after
 # 1.5 s, and the warm engine answers other sessions' hooks one at a time.
