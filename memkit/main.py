@@ -22,7 +22,7 @@ from memkit.errors import MemkitError
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"hashlib", "memkit.claude.main", "memkit.commands", "memkit.logs"}
 
-
+VERSION = f"memkit {__version__}"  # `memkit --version`
 log = logging.getLogger("memkit")
 
 
@@ -35,7 +35,7 @@ def main_parser(verb: str | None = None) -> argparse.ArgumentParser:
         prog="memkit",
         description="Shared, reviewed, searchable memory for AI coding agents, kept in git.",
     )
-    parser.add_argument("--version", action="version", version=f"memkit {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     parser.add_argument("-v", "--verbose", action="store_true", help="log what memkit does")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # Each verb is a module exposing add_parser(); a new verb is a new file, nothing else.
@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return hook_main(argv[1:])
     if argv == ["--version"]:  # every command's parser would be imported to print one line
-        print(f"memkit {__version__}")
+        print(VERSION)
         return 0
     parser = main_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)

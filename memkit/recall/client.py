@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import _json
+import _json  # the C encoder: the json package (and re) costs a hook ~7 ms
 import _socket  # the C module: `socket` pulls in enum and selectors, ~9 ms per hook
 import os
 
