@@ -71,14 +71,19 @@ def safe_name(session: str) -> str:
     return _SAFE.sub("_", session)[:100]
 
 
+def sessions_dir(root: Path) -> Path:
+    """`<root>/.memkit/capture/sessions/` (not made here)."""
+    return root / ".memkit" / "capture" / FOLDER
+
+
 def state_path(root: Path, session: str) -> Path:
-    return root / ".memkit" / "capture" / FOLDER / f"{safe_name(session)}.json"
+    return sessions_dir(root) / f"{safe_name(session)}.json"
 
 
 def mark_first(root: Path, session: str) -> bool:
     """True for the first call for `session`: an empty marker made once (O_EXCL), so the
     prompt hook knows a session's first prompt without writing its whole state."""
-    folder = private_dirs(root / ".memkit" / "capture" / FOLDER)
+    folder = private_dirs(sessions_dir(root))
     try:
         os.close(os.open(folder / f"{safe_name(session)}.first", _NEW, 0o600))
     except FileExistsError:
@@ -105,7 +110,8 @@ def save(root: Path, state: SessionState) -> None:
 @contextlib.contextmanager
 def session_lock(root: Path, session: str) -> Iterator[None]:
     """One hook at a time works on a session's state (Stop and SessionEnd can overlap)."""
-    folder = private_dirs(memkit_dir(root) / "capture" / FOLDER)
+    memkit_dir(root)  # made, or tightened, this user's alone
+    folder = private_dirs(sessions_dir(root))
     fd = os.open(folder / f"{safe_name(session)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -116,7 +122,7 @@ def session_lock(root: Path, session: str) -> Iterator[None]:
 
 def prune(root: Path, keep_days: float = KEEP_DAYS) -> None:
     """Remove the state of sessions not touched for `keep_days`."""
-    folder = root / ".memkit" / "capture" / FOLDER
+    folder = sessions_dir(root)
     cutoff = time.time() - keep_days * 86_400
     with contextlib.suppress(OSError):
         for entry in os.scandir(folder):
