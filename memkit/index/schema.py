@@ -33,3 +33,10 @@ def with_cjk(fields: dict[str, str]) -> dict[str, str]:
     """A document's fields with its `cjk` field: the CJK runs of its text fields."""
     text = " ".join(fields.get(name) or "" for name in TEXT_FIELDS)
     return {**fields, "cjk": cjk_text(text)}
+
+
+def document_of(searcher: Any, schema: Any, path: str) -> Any:
+    """The indexed tantivy document of the atom file `path`, or None."""
+    query = tantivy.Query.term_query(schema, "path", path)
+    hits = searcher.search(query, 1).hits
+    return searcher.doc(hits[0][1]) if hits else None

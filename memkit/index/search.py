@@ -19,7 +19,7 @@ from memkit.errors import MemkitError
 from memkit.index import parts, store
 from memkit.index.analysis import cjk_grams, query_words, register
 from memkit.index.fusion import POOL, FusionParams, fuse
-from memkit.index.schema import BOOSTS, TEXT_FIELDS
+from memkit.index.schema import BOOSTS, TEXT_FIELDS, document_of
 from memkit.parallel import no_cyclic_gc
 from memkit.safety.text import has_cjk
 
@@ -340,11 +340,8 @@ class IndexReader:
     def body(self, path: str) -> str:
         if self.searcher is not None:
             try:
-                query = tantivy.Query.term_query(self.index.schema, "path", path)
-                result = self.searcher.search(query, 1)
-                if not result.hits:
-                    return ""
-                return str(self.searcher.doc(result.hits[0][1]).get_first("body") or "")
+                doc = document_of(self.searcher, self.index.schema, path)
+                return str(doc.get_first("body") or "") if doc is not None else ""
             except (ValueError, OSError) as exc:
                 self._damaged(f"tantivy cannot read a stored body ({exc})")
         return body_from_file(self.root, path)

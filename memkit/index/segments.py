@@ -29,10 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tantivy
-
 from memkit.index import store
-from memkit.index.schema import with_cjk
+from memkit.index.schema import document_of, with_cjk
 
 WRITER_HEAP = 64_000_000  # tantivy's indexing memory, at the least; split between its threads
 WRITER_HEAP_PER_ATOM = 8_000  # ~4 KB an atom: each thread's share fits in one segment
@@ -128,9 +126,7 @@ def stored(searcher: Any, schema: Any, paths: Sequence[str]) -> list[dict[str, s
     `cjk` is derived from them again)."""
     out = []
     for path in paths:
-        hits = searcher.search(tantivy.Query.term_query(schema, "path", path), 1).hits
-        if not hits:
-            continue
-        fields = {name: values[0] for name, values in searcher.doc(hits[0][1]).to_dict().items()}
-        out.append(with_cjk(fields))
+        doc = document_of(searcher, schema, path)
+        if doc is not None:
+            out.append(with_cjk({name: values[0] for name, values in doc.to_dict().items()}))
     return out
