@@ -40,6 +40,26 @@ def slug(doc_id: str) -> str:
     return "d-" + re.sub(r"[^a-z0-9]+", "-", doc_id.lower()).strip("-")
 
 
+def load_beir(base: Path, name: str) -> tuple[list[tuple[str, str, str]], dict[str, str]]:
+    """A BEIR set's documents as (id, title, text) and its queries by id."""
+    docs = [
+        (d["_id"], d.get("title", ""), d["text"]) for d in read_jsonl(base / name / "corpus.jsonl")
+    ]
+    queries = {q["_id"]: q["text"] for q in read_jsonl(base / name / "queries.jsonl")}
+    return docs, queries
+
+
+def split(
+    queries: dict[str, str], qrels: dict[str, dict[str, int]]
+) -> list[tuple[str, dict[str, int]]]:
+    """Each judged query's text with its relevant documents as atom ids (`slug`) and grades."""
+    return [
+        (queries[q], {slug(d): g for d, g in rel.items()})
+        for q, rel in qrels.items()
+        if q in queries
+    ]
+
+
 def write_repo(root: Path, docs: Iterable[tuple[str, str, str]]) -> int:
     """A memory repository (no git needed) with one atom per (id, title, text)."""
     (root / "shared").mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ from _common import (
     ROOT,
     commit_all,
     data_dir,
+    load_beir,
     mrr_at_10,
     ndcg_at_10,
     p50_p95,
@@ -42,6 +43,7 @@ from _common import (
     recall_at,
     side_by_side,
     slug,
+    split,
     write_repo,
 )
 
@@ -136,24 +138,6 @@ def tune(
     scores = {w: evaluate(s, queries, metric, "hybrid", w) for w in WEIGHTS}
     best = max(scores, key=lambda w: (round(scores[w], 4), -w))
     return best, scores
-
-
-def load_beir(base: Path, name: str) -> tuple[list[tuple[str, str, str]], dict[str, str]]:
-    docs = [
-        (d["_id"], d.get("title", ""), d["text"]) for d in read_jsonl(base / name / "corpus.jsonl")
-    ]
-    queries = {q["_id"]: q["text"] for q in read_jsonl(base / name / "queries.jsonl")}
-    return docs, queries
-
-
-def split(
-    queries: dict[str, str], qrels: dict[str, dict[str, int]]
-) -> list[tuple[str, dict[str, int]]]:
-    return [
-        (queries[q], {slug(d): g for d, g in rel.items()})
-        for q, rel in qrels.items()
-        if q in queries
-    ]
 
 
 def quality(data: Path | None, workdir: Path) -> list[str]:

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import data_dir, ndcg_at_10, read_jsonl, read_qrels, slug, write_repo
+from _common import data_dir, load_beir, ndcg_at_10, read_qrels, split, write_repo
 
 from memkit.index import open_index, refresh
 from memkit.index.store import current_generation
@@ -63,15 +63,8 @@ def main() -> int:
     if data is None or not (data / "scifact").is_dir():
         print("SciFact not found (pass --data): nothing to measure", file=sys.stderr)
         return 1
-    docs = [
-        (d["_id"], d.get("title", ""), d["text"])
-        for d in read_jsonl(data / "scifact" / "corpus.jsonl")
-    ]
-    texts = {q["_id"]: q["text"] for q in read_jsonl(data / "scifact" / "queries.jsonl")}
-    qrels = read_qrels(data / "scifact" / "qrels" / "test.tsv")
-    queries = [
-        (texts[q], {slug(d): g for d, g in rel.items()}) for q, rel in qrels.items() if q in texts
-    ]
+    docs, texts = load_beir(data, "scifact")
+    queries = split(texts, read_qrels(data / "scifact" / "qrels" / "test.tsv"))
     with tempfile.TemporaryDirectory(prefix="memkit-refresh-quality-") as tmp:
         root = Path(tmp) / "scifact"
         write_repo(root, docs)
