@@ -109,6 +109,12 @@ _VERBS = word_set(
 class Verdict:
     kind: str
     reason: str
+    # Nothing for a person to do: the same line about another subject is another claim, not a
+    # near copy to merge (no MK104 either).
+    quiet: bool = False
+    # The same line with a detail added, dropped or reworded: it may belong in the other
+    # atom (the gate's MK104).
+    near: bool = False
 
 
 @functools.lru_cache(maxsize=65536)
@@ -329,8 +335,32 @@ def _opposite_polarity(a: str, b: str) -> str:
                 # A negation about a named subject speaks of that subject only.
                 if not subject_b <= words_a or not _negated_subject(ca) <= words_b:
                     continue
+                # What each clause is about comes first after its marker: "Do not use
+                # `print` for debugging" and "use `logging` for debugging" share only the
+                # purpose, and forbid and prescribe two different things.
+                heads = _object_head(ca), *(_object_head(c) for c in _with_object(clauses_b, obj_b))
+                if all(h.isascii() and h for h in heads) and not shared & set(heads):
+                    continue
                 return f"opposite instructions about {'/'.join(sorted(shared)[:2])}"
     return ""
+
+
+@functools.lru_cache(maxsize=65536)
+def _object_head(clause: str) -> str:
+    """The first content word after a clause's marker, past a verb of doing ("never use
+    npm": npm); "" when there is none."""
+    marker = _NEGATIVE.search(clause) or _POSITIVE.search(clause)
+    if not marker:
+        return ""
+    for word in _ordered_words(clause[marker.end() : marker.end() + 60]):
+        if word not in _VERBS:
+            return word
+    return ""
+
+
+def _with_object(clauses: list[str], obj: set[str]) -> list[str]:
+    """The clauses whose polar object is `obj`."""
+    return [c for c in clauses if _polar(c)[1] == obj][:1]
 
 
 def _negated(a: str, b: str) -> str:
@@ -354,9 +384,30 @@ def _negated(a: str, b: str) -> str:
                 min(len(wa), len(wb)) >= least
                 and len(shared) >= max(least - 1, 0.7 * min(len(wa), len(wb)))
                 and len(affirmed - shared) <= slack
+                and not _denied_in_both(sa if negated_a else sb, b if negated_a else a)
             ):
                 return "the same statement affirmed in one and negated in the other"
     return ""
+
+
+def _denied_in_both(negated: str, other: str) -> bool:
+    """What the negated sentence denies (the first content word after its negation) is
+    denied by the other text too: "Do not use `print` — use `logging`" and "use `logging`;
+    no `print`" pair their negations."""
+    m = _NEGATION.search(negated)
+    if not m:
+        return False
+    head = next(
+        (w for w in _ordered_words(negated[m.end() : m.end() + 60]) if w not in _VERBS), ""
+    )
+    if not head or not head.isascii():
+        return False
+    for sentence in sentences(other):
+        for clause in _clauses(sentence):
+            n = _NEGATION.search(clause)
+            if n and head in _ordered_words(clause[n.end() : n.end() + 60]):
+                return True
+    return False
 
 
 def _values_per_sentence(a: str, b: str) -> str:

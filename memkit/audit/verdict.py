@@ -32,7 +32,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from memkit.audit.claims import without_names
+import re
+
+from memkit.audit import align
+from memkit.audit.claims import set_valued, without_names
 from memkit.audit.classify import (
     CONTRADICTS,
     DUPLICATE,
@@ -43,9 +46,9 @@ from memkit.audit.classify import (
     no_conflict,
     overlap,
 )
-from memkit.audit.subject import per_subject
+from memkit.audit.subject import _names_subject, _subjects, per_subject
 from memkit.audit.text import statement_text
-from memkit.gate.duplicates import DEFAULT_DUPLICATE, subject_swap
+from memkit.gate.duplicates import DEFAULT_DUPLICATE, content_of, subject_swap
 
 __all__ = ["CONTRADICTS", "DUPLICATE", "EXTENDS", "UNRELATED", "Verdict", "text_of", "verdict"]
 
@@ -56,6 +59,109 @@ def text_of(atom: Any) -> str:
     if isinstance(atom, str):
         return without_names(atom)
     return without_names(statement_text(atom.title, atom.body))
+
+
+_FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
+_LIST_NUMBER = re.compile(r"(?m)^\s*\d+\.\s+(?=\D)")
+
+
+def raw_of(atom: Any) -> str:
+    """What an atom states as its writer wrote it, code spans and link targets kept (`make
+    lint` is one value, a moved page a changed one): the body without its heading, or the
+    text itself; fenced blocks and the numbers of list items left out."""
+    text = atom if isinstance(atom, str) else _body(atom)
+    return _LIST_NUMBER.sub("", _FENCE.sub("\n", text))
+
+
+def _body(atom: Any) -> str:
+    return content_of(atom).strip() or atom.title
+
+
+def _other_place(a: Any, b: Any) -> str:
+    """Two atoms about different code: their `paths:` or projects differ and do not meet."""
+    pa, pb = set(getattr(a, "paths", ())), set(getattr(b, "paths", ()))
+    if pa and pb and not pa & pb:
+        return f"paths {', '.join(sorted(pa)[:2])} / {', '.join(sorted(pb)[:2])}"
+    ja, jb = getattr(a, "project", ""), getattr(b, "project", "")
+    if ja and jb and ja != jb:
+        return f"projects {ja} / {jb}"
+    return ""
+
+
+def _named_by(atom: Any, other: Any, value: str) -> bool:
+    """A substituted value that names the atom's own subject (its title, id or triggers
+    carry it and the other's lack it): `secret/staging/db` under "Staging credentials"."""
+    own = _subjects(atom, other)
+    return bool(own) and any(
+        _names_subject(part, own) for part in re.findall(r"[A-Za-z0-9]+", value)
+    )
+
+
+def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verdict | None:
+    """The verdict on a near-identical pair no contradiction rule explained, from its
+    alignment (`memkit.audit.align`):
+
+    - a value substituted (a command, path, URL, number, version, tool, name, a switch, a
+      word in a value's slot) is an update of that slot: never a duplicate;
+    - a subject substituted (the head of the sentence, what an instruction acts on, one name
+      in several places, a name each atom's title carries) is another claim: no finding;
+    - a negation added alone denies the statement;
+    - one plain word or verb substituted, or a detail without a value added or dropped, is
+      another wording: the same statement; two or more, or a detail holding a value, is
+      the same line saying more or other: very close (the gate's MK104).
+
+    None when a negation came with other changes: the other readers decide."""
+    subs = reading.substitutions
+    if reading.negations and (subs or reading.details):
+        return None  # "publish from the workflow" / "never with a personal token"
+    place = _other_place(a, b) if atoms else ""
+    if place:
+        return Verdict(EXTENDS, f"the same text about other code ({place})", quiet=True)
+    named = [e for e in subs if atoms and _named_by(a, b, e.old) and _named_by(b, a, e.new)]
+    if reading.subjects or named:
+        edit = (named or list(reading.subjects))[0]
+        return Verdict(
+            EXTENDS, f"the same line about another subject ({edit.old} / {edit.new})", quiet=True
+        )
+    if reading.values and any(e.kind == "word" for e in reading.wording):
+        # A value and a plain word changed at once ("Session tokens … 12 hours" / "Refresh
+        # tokens … 30 days"): another statement, not one slot updated.
+        shown = "; ".join(f"{e.old} / {e.new}" for e in subs[:2])
+        return Verdict(EXTENDS, f"the same frame saying another thing ({shown})", quiet=True)
+    if reading.values:
+        names_only = not any(align.holds_value(e.old) or align.holds_value(e.new) for e in reading.values)
+        if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
+            edit = reading.values[0]
+            return Verdict(EXTENDS, f"another value where several hold ({edit.old} / {edit.new})")
+        return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in reading.values[:3]))
+    if reading.flips:
+        frame = reading.flips[0].frame
+        return Verdict(
+            CONTRADICTS, f'the same statement affirmed in one and negated in the other ("{frame}")'
+        )
+    with_value = [e for e in reading.details if align.states_more(e.old or e.new)]
+    words = [e for e in reading.wording if e.kind == "word"]
+    if len(reading.wording) > 1 or words or with_value:
+        # A plain word substituted may be a synonym or a changed thing ("library crate" /
+        # "proc macro crate"): never a duplicate, a warning to look.
+        shown = "; ".join(_shown(e) for e in (*with_value, *reading.wording)[:2])
+        return Verdict(EXTENDS, f"the same line saying more or other ({shown})", near=True)
+    how = "in other words" if reading.edits else "in other function words"
+    return Verdict(DUPLICATE, f"the same statement {how} (alignment keeps {reading.kept:.0%})")
+
+
+def _shown(edit: align.Edit) -> str:
+    if edit.kind == "added":
+        return f"adds {edit.new}"
+    if edit.kind == "dropped":
+        return f"drops {edit.old}"
+    return f"{edit.old} → {edit.new}"
+
+
+def _changed(edit: align.Edit) -> str:
+    """The other atom's value, then this one's: every caller passes the new or incoming atom
+    first, so the reason reads as the change ("`make lint` → `make check`")."""
+    return f'{edit.new} → {edit.old} in "{edit.frame}"'
 
 
 def verdict(
@@ -86,10 +192,17 @@ def verdict(
         if not explained:
             return Verdict(CONTRADICTS, reason)
         return Verdict(EXTENDS, f"each value names its own subject ({explained}): {reason}")
+    reading = align.read(raw_of(a), raw_of(b))
+    if reading is not None:
+        found = _near_identical(a, b, reading, atoms)
+        if found is not None:
+            return found
     swap = subject_swap(a, b) if atoms else None
     if swap is not None:
-        return Verdict(EXTENDS, f"same text about another subject ({swap[0]} / {swap[1]})")
-    return no_conflict(
+        return Verdict(
+            EXTENDS, f"same text about another subject ({swap[0]} / {swap[1]})", quiet=True
+        )
+    found = no_conflict(
         ta,
         tb,
         similarity=similarity,
@@ -97,3 +210,8 @@ def verdict(
         related_at=related_at,
         shared_triggers=shared_triggers,
     )
+    if found.kind == DUPLICATE and align.swapped(raw_of(a), raw_of(b)):
+        # A command, path or tool in each that the other lacks: two claims, however close
+        # the vectors ("uv pip install browser-use" / "uvx browser-use install").
+        return Verdict(EXTENDS, f"close, but each states a value the other lacks ({found.reason})")
+    return found

@@ -19,7 +19,7 @@ from memkit.audit.verdict import CONTRADICTS, DUPLICATE, text_of, verdict
 from memkit.audit.write import conflicts, remember
 from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
-from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap
+from memkit.gate.duplicates import DuplicateSettings, Match, nearest
 from memkit.gate.score import GateScore, GateSettings, score_atom
 from memkit.index import IndexUnavailable
 from memkit.repo import list_atom_files
@@ -83,7 +83,7 @@ def _match_findings(
     """What a close neighbour means: a copy (MK103), one that may belong in it (MK104), or
     nothing; the one verdict (`memkit.audit.verdict`) decides, and a contradiction is the
     write check's to report (`memkit.audit.write`, MK105/MK106)."""
-    from memkit.audit.near import linked, near
+    from memkit.audit.near import linked
 
     if match.id in atom.supersedes or (other is not None and atom.id in other.superseded_by):
         return []  # this atom replaces the other: closeness is expected
@@ -105,29 +105,17 @@ def _match_findings(
                 "instead of adding this one",
             )
         ]
-    if linked(atom, other):
-        return []  # `related:` settles it: the team keeps both
-    swap = subject_swap(atom, other)
-    if swap is not None:
-        return [
-            Finding(
-                *where,
-                "MK104",
-                f"same text as `{match.id}` ({match.path}, similarity {match.similarity:.3f}) "
-                f"about another subject ({swap[0]} here, {swap[1]} there): if it is the same "
-                f"procedure for each, add `related: [{match.id}]`, or say what differs",
-                Severity.WARNING,
-            )
-        ]
-    if not near(*texts, match.standing):
+    if linked(atom, other) or not found.near:
+        # `related:` settles it; and a line about another subject, or a pair that is near
+        # only by its vectors, is no finding (unrelated texts of one team sit at 0.8+).
         return []
     return [
         Finding(
             *where,
             "MK104",
-            f"very close to `{match.id}` ({match.path}, similarity {match.similarity:.3f}, "
-            f"{match.standing:.1f} standard deviations above this memory's usual); consider "
-            f"updating that atom, or add `related: [{match.id}]` if both are needed",
+            f"very close to `{match.id}` ({match.path}): {found.reason}; if it says what "
+            f"`{match.id}` says, edit that atom instead, or add `related: [{match.id}]` if "
+            "both are needed",
             Severity.WARNING,
         )
     ]
