@@ -96,6 +96,36 @@ def remove_hooks(hooks: dict[str, Any], *, key: str = "command", grouped: bool =
             del hooks[event]
 
 
+def place_hooks(
+    hooks: dict[str, Any], ours: dict[str, Any], *, key: str = "command", grouped: bool = True
+) -> None:
+    """memkit's entry for each event of `ours` where memkit's was (so installing again writes
+    the same bytes), else at the end; memkit's entries of other events taken out."""
+    remaining = dict(ours)
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue
+        kept = []
+        for entry in entries:
+            inner = entry.get("hooks") if grouped and isinstance(entry, dict) else None
+            mine = (
+                any(is_memkit_hook(h, key) for h in inner)
+                if isinstance(inner, list)
+                else not grouped and is_memkit_hook(entry, key)
+            )
+            if not mine:
+                kept.append(entry)
+            elif event in remaining:
+                kept.append(remaining.pop(event))
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    for event, entry in remaining.items():
+        hooks.setdefault(event, []).append(entry)
+
+
 def hooks_table(settings: dict[str, Any], name: str) -> dict[str, Any]:
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):

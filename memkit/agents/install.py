@@ -30,8 +30,8 @@ from memkit.agents.files import (
     MCP_SERVER,
     hooks_table,
     merge_mcp,
+    place_hooks,
     read_object,
-    remove_hooks,
     write_object,
 )
 from memkit.errors import MemkitError
@@ -100,11 +100,11 @@ class Wiring:
 def _grouped_hooks(wiring: Wiring, settings: dict[str, Any], name: str, timeout: int) -> None:
     """Codex CLI's and Gemini CLI's shape (Claude Code's): event -> groups of hooks."""
     hooks = hooks_table(settings, name)
-    remove_hooks(hooks)
-    if not wiring.uninstall:
-        for event, ours in EVENTS[wiring.agent]:
-            entry = {"type": "command", "command": wiring.hook(ours), "timeout": timeout}
-            hooks.setdefault(event, []).append({"hooks": [entry]})
+    ours = {
+        event: {"hooks": [{"type": "command", "command": wiring.hook(mine), "timeout": timeout}]}
+        for event, mine in EVENTS[wiring.agent]
+    }
+    place_hooks(hooks, {} if wiring.uninstall else ours)
     if not hooks:
         del settings["hooks"]
 
@@ -136,22 +136,29 @@ def _codex_config(path: Path, args: list[str] | None) -> str:
     except tomllib.TOMLDecodeError as exc:
         raise MemkitError(f"{path} is not valid TOML ({exc}); fix it first") from exc
     kept: list[str] = []
+    at: int | None = None  # where memkit's table was: written back there
     skipping = False
     for line in text.splitlines():
         stripped = line.strip()
         if stripped in (_BEGIN, f"[mcp_servers.{MCP_SERVER}]"):
+            at = len(kept) if at is None else at
             skipping = True
             continue
         if skipping and stripped.startswith("["):
             skipping = False
         if not skipping:
             kept.append(line)
-    while kept and not kept[-1].strip():
-        kept.pop()
     if args is not None:
         block = [_BEGIN, f"[mcp_servers.{MCP_SERVER}]", 'command = "memkit"']
         block.append(f"args = {json.dumps(args)}")
-        kept += ([""] if kept else []) + block
+        if at is None:
+            while kept and not kept[-1].strip():
+                kept.pop()
+            at = len(kept) + 1 if kept else 0
+            kept += [""] if kept else []
+        kept[at:at] = [*block, ""] if at < len(kept) else block
+    while kept and not kept[-1].strip():
+        kept.pop()
     out = "\n".join(kept) + "\n" if kept else ""
     tomllib.loads(out)  # what is written must be read back as Codex reads it
     return out
@@ -171,10 +178,8 @@ def _flat_hooks(wiring: Wiring, path: Path, key: str, extra: dict[str, Any]) -> 
     """Cursor's and Copilot CLI's shape: `version: 1`, event -> a list of hooks."""
     settings = read_object(path)
     hooks = hooks_table(settings, path.name)
-    remove_hooks(hooks, key=key, grouped=False)
-    if not wiring.uninstall:
-        for event, ours in EVENTS[wiring.agent]:
-            hooks.setdefault(event, []).append({**extra, key: wiring.hook(ours)})
+    ours = {event: {**extra, key: wiring.hook(mine)} for event, mine in EVENTS[wiring.agent]}
+    place_hooks(hooks, {} if wiring.uninstall else ours, key=key, grouped=False)
     if hooks:
         settings.setdefault("version", 1)
     else:
