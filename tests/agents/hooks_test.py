@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 import tomllib
 from pathlib import Path
@@ -222,7 +221,10 @@ def test_gemini_s_hook_context_is_not_read_as_the_prompt(layout: tuple[Path, Pat
     """`gemini -p` puts the session start's context in front of the prompt the hooks see."""
     _, app = layout
     command = committed_command(app, "gemini", "BeforeAgent")
-    index = "<hook_context>&lt;memkit-index&gt; websocket heartbeat ping&lt;/memkit-index&gt;</hook_context>"
+    index = (
+        "<hook_context>&lt;memkit-index&gt; websocket heartbeat ping"
+        "&lt;/memkit-index&gt;</hook_context>"
+    )
     payload = {"session_id": "g-1", "cwd": str(app), "hook_event_name": "BeforeAgent"}
     assert run_committed(command, app, {**payload, "prompt": f"{index}\n\nTell me a joke."}) == ""
     out = json.loads(run_committed(command, app, {**payload, "prompt": f"{index}\n\n{ON_TOPIC}"}))
