@@ -63,6 +63,7 @@ def memory_root(repo: Path | None, start: Path | None = None) -> Path:
         raise MemkitError(
             f"{here} is not a memory repository (no {CONFIG_NAME} here or above), and no "
             "agent's files here name one: run this in your clone of the memory repository, "
-            "pass --repo PATH, or wire this project with `memkit install AGENT --repo PATH`"
+            "pass --repo PATH, wire this project with `memkit install AGENT --repo PATH`, or "
+            "run `memkit init PATH` to make one"
         )
     return found
