@@ -77,23 +77,7 @@ def is_memkit_hook(hook: Any, key: str = "command") -> bool:
 def remove_hooks(hooks: dict[str, Any], *, key: str = "command", grouped: bool = True) -> None:
     """memkit's entries out of a `hooks` table (event -> a list of entries, or of groups of
     them when `grouped`, as Claude Code, Codex and Gemini CLI have them), the rest kept."""
-    for event in list(hooks):
-        entries = hooks[event]
-        if not isinstance(entries, list):
-            continue
-        kept = []
-        for entry in entries:
-            if grouped and isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
-                entry["hooks"] = [h for h in entry["hooks"] if not is_memkit_hook(h, key)]
-                if not entry["hooks"]:
-                    continue
-            elif not grouped and is_memkit_hook(entry, key):
-                continue
-            kept.append(entry)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
+    place_hooks(hooks, {}, key=key, grouped=grouped)
 
 
 def place_hooks(
