@@ -15,6 +15,7 @@ import json
 import shutil
 from pathlib import Path
 
+from memkit.agents.checks import agent_checks
 from memkit.checkup import FAIL, OK, WARN, Check
 from memkit.claude.skipped import check_skipped
 from memkit.config import load_config
@@ -146,4 +147,5 @@ def diagnose(root: Path, project: Path) -> list[Check]:
         check_skipped(root),
         check_claude(project),
         *claude_checks(root, project),
+        *agent_checks(project),
     ]

@@ -15,8 +15,8 @@ from memkit.lifecycle.archive import EXPIRED, archive_atom, restore_atom, sugges
 from memkit.lifecycle.catalog import usable_entries
 from memkit.lifecycle.settings import lifecycle_settings
 from memkit.lifecycle.team import read_team_usage
-from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -44,7 +44,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.reason is not None and not args.apply:
         raise UsageError("--reason goes with --apply")
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     today = dt.date.today()
     entries = usable_entries(root)
     by_id = {e.id: e for e in entries}

@@ -15,8 +15,8 @@ from memkit.config import load_config
 from memkit.errors import UsageError
 from memkit.findings import describe_refused
 from memkit.git import rev_exists
-from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.index.lite", "memkit.index.search"}
@@ -74,7 +74,7 @@ def _refused(root: Path, paths: list[str] | None) -> dict[str, list[str]]:
 def _run(args: argparse.Namespace) -> int:
     if args.hook and os.environ.get("PRE_COMMIT_REWRITE_COMMAND") == "amend":
         return 0  # post-rewrite after `git commit --amend`: nothing came in
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     config = load_config(root)
     refs: tuple[str, str] | None = None
     if args.all:

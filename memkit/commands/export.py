@@ -9,7 +9,7 @@ from typing import Any
 from memkit.errors import UsageError
 from memkit.exporters import export_rules
 from memkit.exporters.render import DEFAULT_BUDGET
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 TARGETS = {
     "claude-rules": "Claude Code: .claude/rules/memkit-*.md and a marked block in CLAUDE.md",
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     for scope in args.scope:
         if scope != "personal" and not scope.startswith("role:"):
             raise UsageError(f"--scope {scope}: use role:<name> or personal")
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     report = export_rules(
         root,
         args.project,

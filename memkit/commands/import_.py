@@ -13,7 +13,7 @@ from memkit.config import load_config
 from memkit.errors import UsageError
 from memkit.importers import adr, claude_md, cursor
 from memkit.importers.run import run_import
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 FORMATS = {
     "claude-md": (
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{missing[0]}: no such file or folder")
     if args.scope == "episodic":
         raise UsageError("--scope episodic: imported rules are not session summaries")
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     config = load_config(root)
     collected = _collector(args.format)(
         args.paths, max_lines=config.atom_lines, encoding=args.encoding, forced_type=args.type

@@ -13,7 +13,6 @@ from memkit.checks.roles import REVIEW_LOG
 from memkit.checks.validate import admitted_text
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
-from memkit.repo import find_root
 from memkit.review import (
     PENDING,
     approve,
@@ -26,6 +25,7 @@ from memkit.review import (
 from memkit.review import reject as reject_atom
 from memkit.roles import identify
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -64,7 +64,7 @@ def _committed_by(root: Path, relpath: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.action == "list":
         return _list(root)
     if not args.id:

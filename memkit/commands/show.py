@@ -11,7 +11,8 @@ from memkit.atom import id_from_path
 from memkit.checks.validate import admitted_text
 from memkit.errors import MemkitError
 from memkit.lifecycle.evidence import note_read
-from memkit.repo import find_root, list_atom_files
+from memkit.repo import list_atom_files
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -27,7 +28,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     for relpath in list_atom_files(root):
         if id_from_path(relpath) == args.id:
             # What validation refuses (a secret, a <private> block, a link to /etc/passwd, a

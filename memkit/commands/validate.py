@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from memkit.checks.validate import report, resolve_targets, validate
-from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.lifecycle.catalog", "memkit.lifecycle.supersede"}
@@ -32,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     files = resolve_targets(root, args.files) if args.files else None
     if args.fix:
         _fix(root, files)
