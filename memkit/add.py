@@ -54,6 +54,7 @@ class Draft:
     title: str | None = None
     triggers: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()  # ids of atoms this one replaces
+    related: tuple[str, ...] = ()  # ids of atoms it goes with (both are needed)
     paths: tuple[str, ...] = ()  # globs of the code it is about
     status: str = "active"
     created: str | None = None  # YYYY-MM-DD; today when not given
@@ -329,6 +330,8 @@ def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcom
         lines.append(f"paths: {_yaml_list(draft.paths)}")
     if draft.supersedes:
         lines.append(f"supersedes: {_yaml_list(draft.supersedes)}")
+    if draft.related:
+        lines.append(f"related: {_yaml_list(draft.related)}")
     if draft.status != "active":
         lines.append(f"status: {draft.status}")
     if draft.source:

@@ -52,7 +52,7 @@ _TOKEN = re.compile(
     r"|(?P<num>\d+(?:[.,:]\d+)?)"
     r"|(?P<flag>(?<![\w-])--?[a-z][\w-]*)"
     r"|(?P<channel>(?<![\w&])#[a-z][\w-]*)"
-    r"|(?P<word>[a-z][\w'’+#.-]*[\w+#]|[a-z])"
+    r"|(?P<word>[a-z][\w'’+#.:-]*[\w+#]|[a-z])"
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
     r"|(?P<end>[.!?;。！？；](?=\s|$)|\n)"
     r"|(?P<sep>[:：|](?=\s|$)|(?<=\s)[-–—](?=\s))",
@@ -78,7 +78,7 @@ _GLUE_ZH = frozenset(
 # Two values of one switch: substituted, they flip a setting.
 _FLIP = {
     frozenset(p.split("/"))
-    for p in (
+    for p in (  # noqa: SIM905  (a word list reads better as text)
         "on/off true/false yes/no enabled/disabled enable/disable allow/deny allowed/denied "
         "public/private required/optional sync/async synchronous/asynchronous before/after "
         "opt-in/opt-out include/exclude included/excluded 開啟/關閉 开启/关闭 啟用/停用 "
@@ -135,7 +135,7 @@ _ADVERBS = lx.word_set(
 _NUMBER_WORDS = {
     w: str(n)
     for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
+        "zero one two three four five six seven eight nine ten eleven twelve".split()  # noqa: SIM905
     )
 } | {"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b(?=\s+[a-z])", re.I)
@@ -153,7 +153,7 @@ def _zh_number(text: str) -> str:
     for c in text:
         if c in _ZH_DIGITS:
             digit = _ZH_DIGITS[c]
-        elif c == "万" or c == "萬":
+        elif c in {"万", "萬"}:
             total = (total + digit) * 10000
             digit = 0
         else:
@@ -335,9 +335,9 @@ def _equivalent(xa: list[Token], xb: list[Token]) -> bool:
     ca, cb = _content(xa), _content(xb)
     if [t.norm for t in ca] == [t.norm for t in cb]:
         return True
-    if all(t.norm in _ADVERBS or t.norm.endswith("ly") for t in (*ca, *cb) if t.kind == "word") and all(
-        t.kind == "word" for t in (*ca, *cb)
-    ):
+    if all(
+        t.norm in _ADVERBS or t.norm.endswith("ly") for t in (*ca, *cb) if t.kind == "word"
+    ) and all(t.kind == "word" for t in (*ca, *cb)):
         return True
     if len(ca) != 1 or len(cb) != 1:
         return False
@@ -407,7 +407,9 @@ def _label_end(toks: tuple[Token, ...], start: int, end: int) -> int:
 
 def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int, int]:
     """Where a sentence's subject ends and where an instruction's acted-on object ends."""
-    first = next((i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep")), None)
+    first = next(
+        (i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep")), None
+    )
     if first is None:
         return start, start
     t = toks[first]
@@ -415,7 +417,11 @@ def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int
         return _cjk_head(toks, start, end), start
     determiner = toks[start].norm in _DETERMINERS
     aux = next((i for i in range(first + 1, min(end, first + 5)) if toks[i].norm in _AUX), None)
-    if aux is None and t.kind in ("word", "neg") and t.text.lower().replace("’", "'") in _IMPERATIVE:
+    if (
+        aux is None
+        and t.kind in ("word", "neg")
+        and t.text.lower().replace("’", "'") in _IMPERATIVE
+    ):
         # An instruction: what it acts on runs to the first slot word or value.
         if t.norm in _MEANS_VERBS:
             return start, start
@@ -435,7 +441,12 @@ def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int
             break  # the head of a sentence names a thing; a value comes after its verb
         plural_verb = determiner and u.kind == "word" and low.endswith("s") and i > first + 1
         verb = u.kind == "word" and (u.norm in _VERB_LEMMAS or low in _VERB_LEMMAS)
-        if u.norm in _PREDICATE or u.norm in _AUX or verb or (plural_verb and not low.endswith("ss")):
+        if (
+            u.norm in _PREDICATE
+            or u.norm in _AUX
+            or verb
+            or (plural_verb and not low.endswith("ss"))
+        ):
             return i, start
     return start, start
 
@@ -456,7 +467,9 @@ _VERB_LEMMAS = _IMPERATIVE | lx.word_set(
 )
 
 
-_STOPS_OBJECT = frozenset(("neg", "end", *("code url path qty ver num flag channel".split())))
+_STOPS_OBJECT = frozenset(
+    ("neg", "end", "code", "url", "path", "qty", "ver", "num", "flag", "channel")
+)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -500,7 +513,9 @@ def read(a: str, b: str) -> Reading | None:
             pure = not content_a and not content_b
             # Alone, a negation denies the statement; inside a changed span it says no to
             # something else ("publish from the workflow" / "never with a token").
-            edits.append(Edit(_join(xa), _join(xb), "flip" if pure else "denial", _frame(ta, i1, i2)))
+            edits.append(
+                Edit(_join(xa), _join(xb), "flip" if pure else "denial", _frame(ta, i1, i2))
+            )
             if pure:
                 continue
         if _flip(xa, xb):
@@ -510,18 +525,57 @@ def read(a: str, b: str) -> Reading | None:
         elif content_a and content_b:
             if not _equivalent(xa, xb):
                 changed.append((xa, xb, i1, i2, j1, j2))
+        elif _inside_cjk_word(ta, i1, i2) if content_a else _inside_cjk_word(tb, j1, j2):
+            # Characters added inside a run of Chinese ("插件" / "插件集"): another word.
+            edits.append(Edit(_join(xa), _join(xb), "word", _frame(ta, i1, i2)))
         else:
             kind = "added" if not content_a else "dropped"
             edits.append(Edit(_join(xa), _join(xb), kind, _frame(ta, i1, i2)))
     roles = (_roles(ta), _roles(tb))
     for xa, xb, i1, i2, j1, j2 in changed:
-        edit = _substitution(ta, xa, xb, (i1, i2, j1, j2), roles, changed)
+        edit = _substitution(ta, xa, xb, at=(i1, i2, j1, j2), roles=roles, changed=changed)
         if edit is not None:
             edits.append(edit)
     edits = _moved(edits)
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
+
+
+# A line read against the lines of a longer atom: at most this many sentences on its side.
+SHORT = 2
+
+
+def read_in(a: str, b: str) -> Reading | None:
+    """A short text read against the one sentence of a longer text that it is the same line
+    as, with one value changed or not ("Bump the version with `just bump`" against a release
+    procedure whose third line says `make bump`); None when no sentence is near-identical."""
+    pieces_a, pieces_b = _pieces(a), _pieces(b)
+    if len(pieces_a) > SHORT < len(pieces_b) or len(pieces_a) == len(pieces_b) == 1:
+        return None
+    short, long, flipped = (
+        (a, pieces_b, False) if len(pieces_a) <= len(pieces_b) else (b, pieces_a, True)
+    )
+    if len(long) <= SHORT:
+        return None
+    best: Reading | None = None
+    for piece in long:
+        found = read(piece, short) if flipped else read(short, piece)
+        if found is not None and (best is None or found.kept > best.kept):
+            best = found
+    return best
+
+
+@functools.lru_cache(maxsize=16384)
+def _pieces(text: str) -> tuple[str, ...]:
+    """The sentences of a text as written (code spans and links kept), one per line item."""
+    out: list[str] = []
+    for line in text.splitlines():
+        out += [p for p in _SENTENCE_END.split(line) if _content(list(tokens(p)))]
+    return tuple(out)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+(?=[A-Z`*\[(\u4e00-\u9fff])")
 
 
 def _moved(edits: list[Edit]) -> list[Edit]:
@@ -533,12 +587,22 @@ def _moved(edits: list[Edit]) -> list[Edit]:
 
     def said(texts: list[str]) -> tuple[list[str], int]:
         toks = [t for text in texts for t in tokens(text)]
-        kept = [t.norm for t in _content(toks) if t.norm not in _DOING and t.norm not in _IMPERATIVE]
+        kept = [
+            t.norm for t in _content(toks) if t.norm not in _DOING and t.norm not in _IMPERATIVE
+        ]
         return sorted(kept), sum(t.kind == "neg" for t in toks)
 
     if said([e.old for e in moving]) == said([e.new for e in moving]):
         return [e for e in edits if e not in moving]
     return edits
+
+
+def _inside_cjk_word(toks: tuple[Token, ...], i1: int, i2: int) -> bool:
+    """One Chinese character between two others that are no glue: part of a word."""
+    if i2 - i1 != 1 or i1 == 0 or i2 >= len(toks):
+        return False
+    span = toks[i1:i2]
+    return all(t.kind == "cjk" for t in (toks[i1 - 1], *span, toks[i2]))
 
 
 def _frame(toks: tuple[Token, ...], i1: int, i2: int, width: int = 6) -> str:
@@ -585,8 +649,10 @@ def _is_adjective(t: Token) -> bool:
 def _wording(toks: list[Token]) -> bool:
     """A span of verbs and adjectives: how a statement is put, not what it is about."""
     words = [t for t in _content(toks) if t.kind == "word"]
-    return bool(words) and len(words) == len(_content(toks)) and all(
-        _is_verb(t) or _is_adjective(t) or t.norm in _ADVERBS for t in words
+    return (
+        bool(words)
+        and len(words) == len(_content(toks))
+        and all(_is_verb(t) or _is_adjective(t) or t.norm in _ADVERBS for t in words)
     )
 
 
@@ -601,13 +667,19 @@ _VERBS_ZH = (
 
 def _value_token(toks: list[Token]) -> bool:
     """A code span, path, URL, number, version, option or channel."""
-    return any(t.kind in _VALUE or (t.kind == "word" and any(c.isdigit() for c in t.text)) for t in toks)
+    return any(
+        t.kind in _VALUE or (t.kind == "word" and any(c.isdigit() for c in t.text)) for t in toks
+    )
 
 
 @functools.lru_cache(maxsize=16384)
 def values_of(text: str) -> frozenset[str]:
     """The value tokens and tool names of a text."""
-    return frozenset(t.norm for t in tokens(text) if t.kind in _VALUE or t.norm in lx.TOOLS)
+    return frozenset(
+        t.norm
+        for t in tokens(text)
+        if t.kind in _VALUE or t.norm in lx.TOOLS or t.norm in _COMMANDS
+    )
 
 
 def swapped(a: str, b: str) -> bool:
@@ -634,7 +706,8 @@ def _named(toks: list[Token], start: bool) -> bool:
     for n, t in enumerate(_content(toks)):
         if t.norm in lx.TOOLS:
             return True
-        if t.kind == "word" and t.text[:1].isupper() and not (start and n == 0):
+        compound = re.search(r"-[a-z]+$", t.text)  # "OpenAI-specific" describes
+        if t.kind == "word" and t.text[:1].isupper() and not (start and n == 0) and not compound:
             return True
     return False
 
@@ -653,12 +726,13 @@ def _substitution(
     ta: tuple[Token, ...],
     xa: list[Token],
     xb: list[Token],
+    *,
     at: tuple[int, int, int, int],
     roles: tuple[_Roles, _Roles],
     changed: list[tuple[list[Token], list[Token], int, int, int, int]],
 ) -> Edit | None:
     """How a substituted span reads (`Edit.kind`)."""
-    i1, i2, j1, j2 = at
+    i1, i2, j1, _ = at
     ra, rb = roles
     old, new, frame = _join(xa), _join(xb), _frame(ta, i1, i2)
     if i1 < ra.head[i1] and j1 < rb.head[j1]:
@@ -674,9 +748,15 @@ def _substitution(
     # "the core package"): the thing the line is about.
     mine_a, mine_b = _parts(xa), _parts(xb)
     for ya, yb, k1, _, _, _ in changed:
-        if k1 != i1 and mine_a & _parts(ya) and mine_b & _parts(yb):
-            if any(t.kind == "word" for t in (*xa, *ya, *xb, *yb)):
-                return Edit(old, new, "subject", frame)
+        shared = k1 != i1 and mine_a & _parts(ya) and mine_b & _parts(yb)
+        if shared and any(t.kind == "word" for t in (*xa, *ya, *xb, *yb)):
+            return Edit(old, new, "subject", frame)
+    slots = {t.norm for t in xa[:1] + xb[:1] if t.norm in _SLOT}
+    values = _value_token(xa) or _value_token(xb)
+    if values and (len(slots) == 2 or (slots and xa[0].norm != xb[0].norm)):
+        # Two slots, not one slot's two values: "Run tests using `pytest`" / "Run tests for
+        # a specific crate".
+        return Edit(old, new, "word", frame)
     if _flip(xa, xb) or _value_token(xa) or _value_token(xb):
         return Edit(old, new, "value", frame)
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
@@ -696,8 +776,8 @@ def _substitution(
     if _wording(xa) and _wording(xb):
         return Edit(old, new, "verb", frame)  # "Return" / "Prefer returning", clear / helpful
     before = next((t for t in reversed(ta[:i1]) if t.kind != "stop" or t.norm in _VALUE_SLOT), None)
-    after = next((t for t in ta[i2:] if t.kind != "stop"), None)
-    last = after is None or after.kind not in _CONTENT  # the head of its phrase, no modifier
+    following = next((t for t in ta[i2:] if t.kind != "stop"), None)
+    last = following is None or following.kind not in _CONTENT  # its phrase's head, no modifier
     if len(ca) == 1 and len(cb) == 1 and before is not None and before.norm in _VALUE_SLOT and last:
         return Edit(old, new, "value", frame)  # "open pull requests against develop"
     return Edit(old, new, "word", frame)

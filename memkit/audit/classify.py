@@ -115,6 +115,9 @@ class Verdict:
     # The same line with a detail added, dropped or reworded: it may belong in the other
     # atom (the gate's MK104).
     near: bool = False
+    # The one value that changed, the other atom's then this one's ("make lint", "make
+    # check"): the fix may be that value edited in the other atom rather than a new atom.
+    edit: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=65536)
@@ -397,9 +400,7 @@ def _denied_in_both(negated: str, other: str) -> bool:
     m = _NEGATION.search(negated)
     if not m:
         return False
-    head = next(
-        (w for w in _ordered_words(negated[m.end() : m.end() + 60]) if w not in _VERBS), ""
-    )
+    head = next((w for w in _ordered_words(negated[m.end() : m.end() + 60]) if w not in _VERBS), "")
     if not head or not head.isascii():
         return False
     for sentence in sentences(other):

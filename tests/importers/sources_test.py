@@ -609,3 +609,34 @@ def test_long_unrelated_atoms_are_not_duplicates_however_close_their_vectors(
         "add", LONG_A.replace("thirty five", "35"), "--dry-run", "--json", cwd=memory_repo
     )
     assert any("MK103" in f for f in json.loads(copy.stdout)["findings"])
+
+
+def test_an_imported_line_never_goes_live_against_a_reviewed_decision(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """Issue 38: a CLAUDE.md line that changes what a reviewed decision says goes to review
+    with the reason, even when management runs the import."""
+    write_atom(
+        memory_repo,
+        "shared/package-manager.md",
+        atom_text(
+            "package-manager",
+            title="Package manager",
+            type_="decision",
+            body="We decided: install JavaScript dependencies with `pnpm install`, never npm.",
+        ),
+    )
+    git(memory_repo, "add", "-A")
+    git(memory_repo, "commit", "-q", "--no-verify", "-m", "decision")
+    source = tmp_path / "project"
+    source.mkdir()
+    (source / "CLAUDE.md").write_text(
+        "# Conventions\n\n- Install JavaScript dependencies with `yarn install`, never npm.\n",
+        encoding="utf-8",
+    )
+    done = memkit("import", "claude-md", str(source / "CLAUDE.md"), cwd=memory_repo)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "send to review: shared/_pending/" in said, said
+    assert "contradicts reviewed `package-manager`: sent to review" in said, said
+    assert not [p for p in (memory_repo / "shared").glob("*.md") if "yarn" in p.read_text()]
