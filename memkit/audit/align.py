@@ -55,7 +55,8 @@ _TOKEN = re.compile(
     r"|(?P<word>[a-z][\w'’+#.:-]*[\w+#]|[a-z])"
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
     r"|(?P<end>[.!?;。！？；](?=\s|$)|\n)"
-    r"|(?P<sep>[:：|](?=\s|$)|(?<=\s)[-–—](?=\s))",
+    r"|(?P<sep>[:：|](?=\s|$)|(?<=\s)[-–—](?=\s))"
+    r"|(?P<comma>[,，、](?=\s|$)|[，、])",
     re.I,
 )
 _STOP = lx.word_set(
@@ -166,7 +167,7 @@ def _zh_number(text: str) -> str:
 class Token:
     text: str
     norm: str
-    kind: str  # code url path qty ver num flag channel word stop neg cjk glue end sep
+    kind: str  # code url path qty ver num flag channel word stop neg cjk glue end sep comma
 
 
 def _quantity(raw: str) -> str:
@@ -236,6 +237,8 @@ def tokens(text: str) -> tuple[Token, ...]:
                 out.append(Token(raw, raw, "glue" if raw in _GLUE_ZH else "cjk"))
         elif kind == "sep":
             out.append(Token(raw, ":", "sep"))
+        elif kind == "comma":
+            out.append(Token(raw, ",", "comma"))
         elif kind == "word":
             token = _word(raw)
             if token is not None:
@@ -266,6 +269,9 @@ class Edit:
     # a changed span), added, dropped
     kind: str
     frame: str = ""  # the words around it in `a`, for the reason
+    # For a subject: what says so (head, condition, object, command, label, slot, names,
+    # chinese); the strong cues outweigh a contradiction rule's reading.
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -318,7 +324,7 @@ def _join(toks: list[Token] | tuple[Token, ...]) -> str:
     out = ""
     prev_cjk = False
     for t in toks:
-        if t.kind in ("end", "sep"):
+        if t.kind in ("end", "sep", "comma"):
             continue
         cjk = not t.text.isascii()
         if out and not (cjk and prev_cjk):
@@ -335,6 +341,8 @@ def _equivalent(xa: list[Token], xb: list[Token]) -> bool:
     ca, cb = _content(xa), _content(xb)
     if [t.norm for t in ca] == [t.norm for t in cb]:
         return True
+    if " ".join(t.norm for t in ca) == " ".join(t.norm for t in cb):
+        return True  # `make migrate` and make migrate
     if all(
         t.norm in _ADVERBS or t.norm.endswith("ly") for t in (*ca, *cb) if t.kind == "word"
     ) and all(t.kind == "word" for t in (*ca, *cb)):
@@ -346,6 +354,8 @@ def _equivalent(xa: list[Token], xb: list[Token]) -> bool:
         return True
     if ca[0].kind != "word" or cb[0].kind != "word" or min(len(x), len(y)) < 4:
         return False
+    if not (x.isalpha() and y.isalpha()):
+        return False  # identifiers: `ruff_cli` and `ruff` are two crates
     if x.startswith(y) or y.startswith(x):
         return True
     p = 0
@@ -371,6 +381,8 @@ class _Roles:
     obj: tuple[int, ...]
     label: tuple[int, ...]
     start: tuple[int, ...]
+    cue: tuple[str, ...]  # head, condition, object or command
+    obj_from: tuple[int, ...]  # where the object starts (after the verb or the command)
 
 
 def _sentences(toks: tuple[Token, ...]) -> list[tuple[int, int]]:
@@ -405,16 +417,23 @@ def _label_end(toks: tuple[Token, ...], start: int, end: int) -> int:
     return start
 
 
-def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int, int]:
+def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int, int, str]:
     """Where a sentence's subject ends and where an instruction's acted-on object ends."""
     first = next(
-        (i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep")), None
+        (i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep", "comma")),
+        None,
     )
     if first is None:
-        return start, start
+        return start, start, ""
     t = toks[first]
+    lead = "".join(x.text for x in toks[start : start + 2]).lower()
+    if toks[start].norm in _CONDITIONS or lead.startswith(_CONDITIONS_ZH):
+        # "If you use X, …", "若要使用 X 记录数据，…": the condition names what the rest of the
+        # sentence is about.
+        comma = next((i for i in range(start, end) if toks[i].kind == "comma"), None)
+        return (comma, start, "condition") if comma is not None else (start, start, "")
     if t.kind in ("cjk", "glue"):
-        return _cjk_head(toks, start, end), start
+        return _cjk_head(toks, start, end), start, "head"
     determiner = toks[start].norm in _DETERMINERS
     aux = next((i for i in range(first + 1, min(end, first + 5)) if toks[i].norm in _AUX), None)
     if (
@@ -424,16 +443,18 @@ def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int
     ):
         # An instruction: what it acts on runs to the first slot word or value.
         if t.norm in _MEANS_VERBS:
-            return start, start
+            return start, start, ""
         i = first + 1
         while i < end and toks[i].norm not in _SLOT and toks[i].kind not in _STOPS_OBJECT:
             i += 1
-        return start, i
+        return start, i, "object"
     command = t.norm in lx.TOOLS or t.norm in _COMMANDS
-    if t.kind in _VALUE or command or (toks[start].kind == "stop" and not determiner):
+    if command:
+        return start, _command_object(toks, first, end), "command"
+    if t.kind in _VALUE or (toks[start].kind == "stop" and not determiner):
         # A line that starts with a value ("`pnpm fix` | …") is a labelled entry; one that
         # starts with "if", "to", "in" … puts its subject later, if anywhere.
-        return start, start
+        return start, start, ""
     for i in range(first + 1, min(end, first + 7)):
         u = toks[i]
         low = u.text.lower()
@@ -447,8 +468,8 @@ def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int
             or verb
             or (plural_verb and not low.endswith("ss"))
         ):
-            return i, start
-    return start, start
+            return i, start, "head"
+    return start, start, ""
 
 
 # Programs a command line starts with, beside the tools of `memkit.audit.lexicon`.
@@ -467,6 +488,26 @@ _VERB_LEMMAS = _IMPERATIVE | lx.word_set(
 )
 
 
+_CONDITIONS = lx.word_set("if when whenever unless once")
+_CONDITIONS_ZH = ("若", "如果", "假如", "当", "當")
+
+
+def _command_object(toks: tuple[Token, ...], first: int, end: int) -> int:
+    """Where a command line's object ends: its subcommand and the first argument after it
+    ("npm run `build:all`", "pip install browser-use") name which command this is; a value
+    after a flag (`-p ruff_cli`, `-g react-devtools@4`) is a value. `first` when none."""
+    sub = first + 1
+    if sub >= end or toks[sub].kind not in ("word", "stop"):
+        return first
+    arg = sub + 1
+    while arg < end and toks[arg].kind in ("stop", "glue"):
+        arg += 1
+    value = toks[arg].kind in _VALUE if arg < end else True  # a file or a command is a value
+    if arg < end and not value and toks[arg - 1].kind != "flag":
+        return arg + 1
+    return sub + 1
+
+
 _STOPS_OBJECT = frozenset(
     ("neg", "end", "code", "url", "path", "qty", "ver", "num", "flag", "channel")
 )
@@ -478,12 +519,20 @@ def _roles(toks: tuple[Token, ...]) -> _Roles:
     obj = [0] * len(toks)
     label = [0] * len(toks)
     starts = [0] * len(toks)
+    cues = [""] * len(toks)
+    obj_from = [0] * len(toks)
     for start, end in _sentences(toks):
-        h, o = _head_and_object(toks, start, end)
+        h, o, cue = _head_and_object(toks, start, end)
         lab = _label_end(toks, start, end)
+        verb = next(
+            (i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep")), start
+        )
         for i in range(start, end):
-            head[i], obj[i], label[i], starts[i] = h, o, lab, start
-    return _Roles(tuple(head), tuple(obj), tuple(label), tuple(starts))
+            head[i], obj[i], label[i], starts[i], cues[i] = h, o, lab, start, cue
+            obj_from[i] = verb + 1
+    return _Roles(
+        tuple(head), tuple(obj), tuple(label), tuple(starts), tuple(cues), tuple(obj_from)
+    )
 
 
 @functools.lru_cache(maxsize=16384)
@@ -602,7 +651,11 @@ def _inside_cjk_word(toks: tuple[Token, ...], i1: int, i2: int) -> bool:
     if i2 - i1 != 1 or i1 == 0 or i2 >= len(toks):
         return False
     span = toks[i1:i2]
-    return all(t.kind == "cjk" for t in (toks[i1 - 1], *span, toks[i2]))
+    if not all(t.kind == "cjk" for t in (toks[i1 - 1], *span, toks[i2])):
+        return False
+    # 用 / 使用: a verb said in two ways, not another word.
+    joined = (toks[i1 - 1].text + span[0].text, span[0].text + toks[i2].text)
+    return not any(j in _VERBS_ZH for j in joined)
 
 
 def _frame(toks: tuple[Token, ...], i1: int, i2: int, width: int = 6) -> str:
@@ -666,10 +719,12 @@ _VERBS_ZH = (
 
 
 def _value_token(toks: list[Token]) -> bool:
-    """A code span, path, URL, number, version, option or channel."""
-    return any(
-        t.kind in _VALUE or (t.kind == "word" and any(c.isdigit() for c in t.text)) for t in toks
-    )
+    """A code span, path, URL, number, version, option or channel, or an identifier
+    (`ruff_cli`, `config.yaml`, `test:e2e`)."""
+    return any(t.kind in _VALUE or (t.kind == "word" and _IDENTIFIER.search(t.text)) for t in toks)
+
+
+_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w")
 
 
 @functools.lru_cache(maxsize=16384)
@@ -736,27 +791,27 @@ def _substitution(
     ra, rb = roles
     old, new, frame = _join(xa), _join(xb), _frame(ta, i1, i2)
     if i1 < ra.head[i1] and j1 < rb.head[j1]:
-        return Edit(old, new, "subject", frame)  # what the sentence is about
+        return Edit(old, new, "subject", frame, ra.cue[i1])  # what the sentence is about
     if i1 < ra.label[i1] and j1 < rb.label[j1] and len(changed) > 1:
         # A label and its description both changed: another entry of the list ("`packages/
         # core`: Backend logic" / "`packages/cli`: terminal UI"). A label changed alone is a
         # renamed entry: its value.
-        return Edit(old, new, "subject", frame)
-    if i1 < ra.obj[i1] and j1 < rb.obj[j1]:
-        return Edit(old, new, "subject", frame)  # what the instruction acts on
+        return Edit(old, new, "subject", frame, "label")
+    if ra.obj_from[i1] <= i1 < ra.obj[i1] and rb.obj_from[j1] <= j1 < rb.obj[j1]:
+        return Edit(old, new, "subject", frame, ra.cue[i1])  # what the instruction acts on
     # One name substituted in several places, once as a plain word ("`packages/core`" …
     # "the core package"): the thing the line is about.
     mine_a, mine_b = _parts(xa), _parts(xb)
     for ya, yb, k1, _, _, _ in changed:
         shared = k1 != i1 and mine_a & _parts(ya) and mine_b & _parts(yb)
         if shared and any(t.kind == "word" for t in (*xa, *ya, *xb, *yb)):
-            return Edit(old, new, "subject", frame)
+            return Edit(old, new, "subject", frame, "names")
     slots = {t.norm for t in xa[:1] + xb[:1] if t.norm in _SLOT}
     values = _value_token(xa) or _value_token(xb)
     if values and (len(slots) == 2 or (slots and xa[0].norm != xb[0].norm)):
         # Two slots, not one slot's two values: "Run tests using `pytest`" / "Run tests for
-        # a specific crate".
-        return Edit(old, new, "word", frame)
+        # a specific crate" say two things.
+        return Edit(old, new, "subject", frame, "slot")
     if _flip(xa, xb) or _value_token(xa) or _value_token(xb):
         return Edit(old, new, "value", frame)
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
@@ -766,7 +821,7 @@ def _substitution(
     if text_a or text_b:
         after = "".join(t.text for t in ta[i2 : i2 + 3])
         if after.startswith(_THING_ZH):
-            return Edit(old, new, "subject", frame)  # 部署支付服務 / 部署搜索服務
+            return Edit(old, new, "subject", frame, "chinese")  # 部署支付服務 / 部署搜索服務
         if any(
             v in text if len(v) > 1 else text == v for text in (text_a, text_b) for v in _VERBS_ZH
         ):

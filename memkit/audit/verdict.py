@@ -73,6 +73,11 @@ _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _LIST_NUMBER = re.compile(r"(?m)^\s*\d+\.\s+(?=\D)")
 
 
+# What makes a substituted span the line's subject beyond doubt: a condition ("If you use
+# X, …"), a list entry's label with its description, a command's name, a slot of its own.
+_STRONG = frozenset(("condition", "label", "command", "slot"))
+
+
 def raw_of(atom: Any) -> str:
     """What an atom states as its writer wrote it, code spans and link targets kept (`make
     lint` is one value, a moved page a changed one): the body without its heading, or the
@@ -196,6 +201,16 @@ def verdict(
     if not (similarity >= related_at or shared_triggers > 0 or share >= 0.3):
         return Verdict(UNRELATED, f"similarity {similarity:.2f}, no shared triggers")
     reason = conflict(ta, tb, similarity=similarity, shared_triggers=shared_triggers)
+    ra, rb = raw_of(a), raw_of(b)
+    reading = align.read(ra, rb) or align.read_in(ra, rb)
+    subjects = reading.subjects if reading is not None and not reading.negations else ()
+    if reason and subjects and all(e.why in _STRONG for e in subjects):
+        # The same line about another subject ("If you use W&B, …" / "If you use SwanLab,
+        # …"): the value that differs belongs to each subject, as each line says.
+        edit = subjects[0]
+        return Verdict(
+            EXTENDS, f"the same line about another subject ({edit.old} / {edit.new})", quiet=True
+        )
     if reason:
         explained = (
             per_subject(a, b, (ta, tb), similarity=similarity, shared_triggers=shared_triggers)
@@ -205,8 +220,6 @@ def verdict(
         if not explained:
             return Verdict(CONTRADICTS, reason)
         return Verdict(EXTENDS, f"each value names its own subject ({explained}): {reason}")
-    ra, rb = raw_of(a), raw_of(b)
-    reading = align.read(ra, rb) or align.read_in(ra, rb)
     if reading is not None:
         found = _near_identical(a, b, reading, atoms)
         if found is not None:
