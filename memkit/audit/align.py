@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memkit.audit import lexicon as lx
+from memkit.audit.claims import is_identifier
 
 NEAR = 0.5  # of the longer text's content tokens kept by the alignment
 MAX_EDITS = 3
@@ -133,13 +134,27 @@ _ADVERBS = lx.word_set(
     "first beforehand afterwards afterward later then again manually hand always usually "
     "normally typically generally also too"
 )
-_NUMBER_WORDS = {
-    w: str(n)
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()  # noqa: SIM905
-    )
-} | {"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b(?=\s+[a-z])", re.I)
+_UNITS_EN = (  # noqa: SIM905  (a word list reads better as text)
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS_EN = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
+_NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS_EN)} | {
+    w: 20 + 10 * n for n, w in enumerate(_TENS_EN)
+}
+# "ten minutes", "thirty five seconds", "twenty-one days": a number written out.
+_NUMBER_WORD = re.compile(
+    r"\b(?:(" + "|".join(_TENS_EN) + r")(?:[\s-]+(" + "|".join(_UNITS_EN[1:10]) + r"))?"
+    r"|(" + "|".join(_UNITS_EN) + r"))\b(?=\s+[a-z])",
+    re.I,
+)
+
+
+def _number_word(m: re.Match[str]) -> str:
+    words = [w.lower() for w in m.groups() if w]
+    return str(sum(_NUMBER_WORDS[w] for w in words))
+
+
 _ZH_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2, "兩": 2}
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000, "萬": 10000}
 _ZH_NUMBER = re.compile(
@@ -216,7 +231,7 @@ def tokens(text: str) -> tuple[Token, ...]:
     numbers aside; a link is its text and its target (a moved page is a changed value)."""
     text = _LINK.sub(r"\1 \2", text)
     text = _EMPHASIS.sub("", text)
-    text = _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
+    text = _NUMBER_WORD.sub(_number_word, text)
     text = _ZH_NUMBER.sub(lambda m: f" {_zh_number(m.group(1))} ", text)
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
@@ -756,6 +771,15 @@ def states_more(text: str) -> bool:
     return _value_token(toks) or _named(toks, False)
 
 
+def _identifier(ta: tuple[Token, ...], i1: int, xa: list[Token]) -> bool:
+    """A number substituted right after a word that numbers things (`memkit.audit.claims`)."""
+    nums = [t for t in _content(xa) if t.kind in ("num", "ver")]
+    if len(nums) != len(_content(xa)) or not nums:
+        return False
+    before = next((t for t in reversed(ta[:i1]) if t.kind not in ("sep", "comma")), None)
+    return before is not None and is_identifier(before.text, nums[0].text)
+
+
 def _named(toks: list[Token], start: bool) -> bool:
     """A tool, or a name (a capitalised word where a sentence does not start)."""
     for n, t in enumerate(_content(toks)):
@@ -812,6 +836,10 @@ def _substitution(
         # Two slots, not one slot's two values: "Run tests using `pytest`" / "Run tests for
         # a specific crate" say two things.
         return Edit(old, new, "subject", frame, "slot")
+    if _identifier(ta, i1, xa):
+        # "Step 2" / "Step 4", "ADR 14" / "ADR 45", "33." / "34.": a number that names a
+        # record or a place in a list names a thing, never a value of one.
+        return Edit(old, new, "subject", frame, "names")
     if _flip(xa, xb) or _value_token(xa) or _value_token(xb):
         return Edit(old, new, "value", frame)
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
