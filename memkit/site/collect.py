@@ -27,9 +27,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 from memkit.admission.decide import file_findings, read_admitted, refused_across
-from memkit.atom import Atom
+from memkit.atom import Atom, scope_from_path
 from memkit.atom.plain import read_strings
 from memkit.config import Config
+from memkit.lifecycle.archive import ARCHIVE
 from memkit.parallel import in_halves
 from memkit.recall.visibility import kept_from_team
 from memkit.site.cache import Entry
@@ -45,7 +46,13 @@ def hidden_because(atom: Atom | None, codes: Sequence[str]) -> str:
     across files; a shown atom's status only decides where it is shown."""
     if atom is None or codes:
         return "refused"
-    return kept_from_team(atom.scope)  # the team's site shows what is the whole team's
+    scope = atom.scope
+    if scope == "archive":
+        # `memkit archive` keeps the path the atom had (archive/episodic/…,
+        # archive/personal/<user>/…): archived, it is still its author's alone.
+        before = scope_from_path(atom.path.removeprefix(ARCHIVE))
+        scope = before[0] if before is not None else scope
+    return kept_from_team(scope)  # the team's site shows what is the whole team's
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ class Change:
     author: str
     day: str  # YYYY-MM-DD, the author's date
     subject: str  # secrets masked
-    kind: str  # added | modified | deleted | renamed
+    kind: str  # added | modified | deleted | renamed | sent to review | approved | rejected
 
 
 @dataclass(frozen=True)
@@ -95,10 +95,11 @@ def read_history(root: Path) -> History:
                 old, new = names[i + 1], names[i + 2]
                 i += 3
                 today = current.get(new, new)
-                history.changes[today].append(Change(*change_args, _KINDS[letter]))
+                kind = _KINDS[letter]
                 if letter == "R":
                     current[old] = today
-                    _review_move(history, day, old, new)
+                    kind = _review_move(history, day, old, new) or kind
+                history.changes[today].append(Change(*change_args, kind))
                 touched.append(today)
                 continue
             if i + 1 >= len(names):
@@ -114,14 +115,21 @@ def read_history(root: Path) -> History:
     return history
 
 
-def _review_move(history: History, day: str, old: str, new: str) -> None:
+def _review_move(history: History, day: str, old: str, new: str) -> str:
+    """What a move between review and the rest says ("" for an ordinary rename): sent to
+    review, approved (out of `shared/_pending/` into `shared/`) or rejected (into
+    `archive/`); counted among the reviews."""
     pending = f"{PENDING_DIR}/"
     if not (is_atom_path(old) and is_atom_path(new)):
-        return
+        return ""
     if new.startswith(pending) and not old.startswith(pending):
         history.reviews.append((day, "submitted"))
-    elif old.startswith(pending) and not new.startswith(pending):
-        history.reviews.append((day, "approved" if new.startswith("shared/") else "rejected"))
+        return "sent to review"
+    if old.startswith(pending) and not new.startswith(pending):
+        verdict = "approved" if new.startswith("shared/") else "rejected"
+        history.reviews.append((day, verdict))
+        return verdict
+    return ""
 
 
 def _day(when: str) -> str:
