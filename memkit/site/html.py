@@ -38,8 +38,18 @@ def inline(text: object) -> str:
     the audit and validate print is written for a terminal, where backticks mark commands."""
     parts = _CODE.split(str(text))
     return "".join(
-        f"<code>{esc(part)}</code>" if n % 2 else esc(part) for n, part in enumerate(parts)
+        f"<code>{code_text(part)}</code>" if n % 2 else esc(part) for n, part in enumerate(parts)
     )
+
+
+_JOINTS = re.compile(r"([/.=_])(?=\w)")
+
+
+def code_text(text: str) -> str:
+    """Code, escaped, that may wrap after a `/`, `.`, `=` or `_` inside it: a browser breaks
+    `registry.acme.internal/recommendations:<sha>` nowhere else, and would otherwise cut a
+    word in the middle to fit a narrow screen."""
+    return _JOINTS.sub(r"\1<wbr>", esc(text))
 
 
 def atom_href(atom_id: str, up: str = "") -> str:

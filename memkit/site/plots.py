@@ -36,7 +36,11 @@ FONT = f'font-family="{FAMILY}" font-size="12"'
 # phone, where it scales to ~0.75): text stays readable either way.
 WIDTH, HEIGHT = 480, 320
 LEFT, RIGHT, TOP, BOTTOM = 44, 16, 88, 36  # the top: a title, a note, two rows of keys
-CHAR = 7.2  # px: a wide Latin character at 12 px (a CJK one counts twice); better too wide than cut
+# Widths at 12 px of DejaVu Sans, a wide sans-serif (Linux's default): an estimate that errs
+# wide, so that a label fitted by it fits in narrower fonts too. A CJK character counts 12.
+CHAR = 7.4
+_NARROW = frozenset("fijlrt.,:;'|!()[] -/")
+_WIDE = frozenset("mwMW@%")
 USAGE_BARS = 20
 YEAR_DAYS = 366
 WEEKLY_DAYS = 13 * 7
@@ -241,8 +245,20 @@ def review_throughput(model: Model) -> str:
 
 
 def _width(text: str) -> float:
-    """About how wide `text` is at 12 px."""
-    return sum(CHAR * (2 if unicodedata.east_asian_width(ch) in "WF" else 1) for ch in text)
+    """About how wide `text` is at 12 px (at most: see CHAR)."""
+    return sum(_char(ch) for ch in text)
+
+
+def _char(ch: str) -> float:
+    if unicodedata.east_asian_width(ch) in "WF":
+        return 12.0
+    if ch in _NARROW:
+        return 4.4
+    if ch in _WIDE:
+        return 11.6
+    if ch.isdigit():
+        return 7.8
+    return 8.6 if ch.isupper() else CHAR
 
 
 def fit(text: str, width: float) -> str:
@@ -269,7 +285,7 @@ def usage_per_atom(model: Model) -> str:
         return _empty(title, "no usage exported yet (memkit usage export --write)")
     used.sort(key=lambda u: (-u[0], u[2]))
     used = used[:USAGE_BARS]
-    label_w = 210
+    label_w = 236
     top_y = 48
     height = top_y + 22 * len(used) + 10
     top = used[0][0]
@@ -279,7 +295,7 @@ def usage_per_atom(model: Model) -> str:
         y = top_y + 22 * row
         w = plot_w * sessions / top
         bad = plot_w * contradicted / top
-        label = fit(model.atoms[atom_id].atom.title, label_w - 10)
+        label = fit(model.atoms[atom_id].atom.title, label_w - 18)
         parts.append(
             f'<text x="{label_w - 8}" y="{y + 13}" text-anchor="end" {FONT}>{esc(label)}</text>'
             f'<rect x="{label_w}" y="{y + 2}" width="{w - bad:.1f}" height="15" '

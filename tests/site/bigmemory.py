@@ -28,18 +28,18 @@ PEOPLE = {
     "carol": ("Carol Diaz", "carol@example.com"),
     "ming": ("陳小明", "ming@example.com"),
 }
-# (id, team, database, port, language)
+# (id, team, admin port)
 SERVICES = (
-    ("payments-api", "payments", "PostgreSQL 15", 8443, "Go"),
-    ("auth-service", "identity", "PostgreSQL 15", 8080, "Kotlin"),
-    ("search-indexer", "discovery", "Elasticsearch 8.11", 9200, "Python"),
-    ("notifications", "growth", "Redis 7", 6380, "Node.js"),
-    ("billing-worker", "payments", "PostgreSQL 15", 8090, "Go"),
-    ("media-upload", "content", "S3 and PostgreSQL 15", 8000, "Python"),
-    ("recommendations", "discovery", "Cassandra 4.1", 9042, "Python"),
-    ("admin-console", "internal-tools", "PostgreSQL 15", 3000, "TypeScript"),
-    ("ledger", "payments", "PostgreSQL 16", 8500, "Rust"),
-    ("feature-flags", "platform", "Redis 7", 7070, "Go"),
+    ("payments-api", "payments", 8443),
+    ("auth-service", "identity", 8080),
+    ("search-indexer", "discovery", 9200),
+    ("notifications", "growth", 6380),
+    ("billing-worker", "payments", 8090),
+    ("media-upload", "content", 8000),
+    ("recommendations", "discovery", 9042),
+    ("admin-console", "internal-tools", 3000),
+    ("ledger", "payments", 8500),
+    ("feature-flags", "platform", 7070),
 )
 PITFALLS = (
     "restarts drop in-flight jobs unless they are drained first: run `make drain` and wait "
@@ -155,6 +155,9 @@ def _general() -> list[tuple[str, str, str, str, str, str]]:
         ("openapi-first", "architecture", "APIs are designed OpenAPI-first",
          "- Write `api/openapi.yaml`, review it, then generate the server stubs with "
          "`make gen-api`.", "triggers: [openapi]\n"),
+        ("adr-0001-monorepo", "architecture", "One repository per service",
+         "- Imported from ADR 0001 (2019): every service has its own repository and "
+         "pipeline.", "triggers: [repository layout]\n"),
         ("dns-ttl", "fact", "Internal DNS records have a 60 s TTL",
          "- Failover of an internal service takes up to a minute to reach every client.",
          "triggers: [dns, ttl]\n"),
@@ -172,7 +175,8 @@ def _general() -> list[tuple[str, str, str, str, str, str]]:
         ("code-style-zh", "preference", "程式碼註解用英文寫",
          "- 註解和提交訊息一律用英文，文件可以用中文。", "triggers: [註解]\n"),
         ("db-backup-zh", "procedure", "資料庫每天凌晨三點備份",
-         "1. 備份存在 `backups-prod` 桶。\n2. 每月第一個週一演練還原。", "triggers: [備份, 資料庫]\n"),
+         "1. 備份存在 `backups-prod` 桶。\n2. 每月第一個週一演練還原。",
+         "triggers: [備份, 資料庫]\n"),
         ("payment-timeout-zh", "pitfall", "金流回呼逾時要重試三次",
          "- 金流供應商的回呼有時超過五秒，必須重試三次並記錄交易編號。",
          "triggers: [金流, 回呼]\n"),
@@ -206,7 +210,7 @@ def _general() -> list[tuple[str, str, str, str, str, str]]:
 
 def _service_atoms() -> list[tuple[str, str, str, str, str, str]]:
     out = []
-    for n, (svc, team, db, port, lang) in enumerate(SERVICES):
+    for n, (svc, team, port) in enumerate(SERVICES):
         out += [
             (f"shared/{svc}-owner.md", f"{svc}-owner", "fact", f"{svc} is owned by {team}",
              f"- Questions about {svc} go to #team-{team}; its pages go to the PagerDuty "
@@ -238,7 +242,7 @@ THIS_WEEK = {
     "new": ["frontend-pnpm", "tracing-opentelemetry", "regression-before-release-zh",
             "grpc-deadline-pitfall"],
     "superseded": ["frontend-package-manager"],
-    "edited": ["jwt-expiry"],
+    "edited": ["jwt-expiry", "redis-maxmemory"],
     "retired": ["mobile-release-train"],
 }  # fmt: skip
 EARLIER = ["git-branch-names", "python-version", "payments-api-deploy", "cache-ttl-zh",
@@ -261,11 +265,15 @@ def _commit(repo: Path, who: str, day: dt.date, message: str, *, verify: bool = 
     }
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
     args = ["git", "commit", "-q", "-m", message, *([] if verify else ["--no-verify"])]
-    subprocess.run(args, cwd=repo, check=True, env=env, capture_output=True)
+    done = subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _write(repo: Path, path: str, atom_id: str, kind: str, title: str, body: str, extra: str,
-           created: dt.date, author: str = "") -> None:  # fmt: skip
+Item = tuple[str, str, str, str, str, str]  # path, id, type, title, body, extra
+
+
+def _write(repo: Path, item: Item, created: dt.date, author: str = "") -> None:
+    path, atom_id, kind, title, body, extra = item
     who = f"author: {PEOPLE[author][1]}\n" if author else ""
     text = atom_text(
         atom_id, title=title, type_=kind, body=body, created=created.isoformat(),
@@ -307,88 +315,134 @@ def _usage(today: dt.date) -> dict[str, str]:
 def big_memory(path: Path, today: dt.date | None = None) -> Path:
     """The memory, committed on its days up to `today`, audited."""
     today = today or dt.date.today()
-    ago = lambda days: today - dt.timedelta(days=days)  # noqa: E731
+
+    def ago(days: int) -> dt.date:
+        return today - dt.timedelta(days=days)
+
     repo = make_memory_repo(path)
 
     # Two months ago: the service notes and the team's conventions, imported at once.
     for item in [*_service_atoms(), *_general()]:
-        _write(repo, *item, created=ago(60))
+        imported = item[1].startswith("adr-")  # an ADR keeps the date it was written
+        _write(repo, item, dt.date(2019, 3, 14) if imported else ago(60))
     _commit(repo, "alice", ago(60), "import the team's notes into memkit")
-    # Weeks of small additions.
-    _write(repo, "shared/use-buildkit.md", "use-buildkit", "decision",
-           "Images are built with BuildKit", "- `DOCKER_BUILDKIT=1` everywhere; cache mounts "
-           "for package managers.", "triggers: [docker, buildkit]\n", ago(30), "bob")  # fmt: skip
-    _write(repo, "shared/_pending/canary-deploys.md", "canary-deploys", "decision",
-           "Production deploys go out as canaries first", "- 5 % of traffic for 15 minutes, "
-           "then the rest if the error rate holds.", "triggers: [canary, deploy]\n", ago(25),
-           "carol")  # fmt: skip
+    # Weeks of small additions, a review, an archive sweep.
+    for item, created, who in LATER:
+        _write(repo, item, ago(created), who)
     _commit(repo, "bob", ago(25), "buildkit; propose canary deploys")
-    subprocess.run(["git", "mv", "shared/_pending/canary-deploys.md", "shared/"], cwd=repo,
-                   check=True)  # fmt: skip
+    _move(repo, "shared/_pending/canary-deploys.md", "shared/")
     _commit(repo, "alice", ago(21), "review: approve canary-deploys")
-    _write(repo, "archive/episodic/session-2026-bob.md", "session-2026-bob", "fact",
-           "Session summary of Bob's afternoon", "- Bob looked at the deploy scripts.",
-           "status: archived\nexpires: 2026-01-01\narchived_reason: expired\n", ago(40),
-           "bob")  # fmt: skip
-    _write(repo, "archive/personal/bob/bob-salary.md", "bob-salary", "preference",
-           "Bob's salary notes", "- Ask for a raise in June.",
-           "status: archived\narchived_reason: old\n", ago(40), "bob")  # fmt: skip
+    for item in ARCHIVED_ELSEWHERE:
+        _write(repo, item, ago(40), "bob")
     _commit(repo, "bob", ago(14), "archive what expired")
 
     # This week.
-    _write(repo, "shared/frontend-pnpm.md", "frontend-pnpm", "decision",
-           "Frontend packages are installed with pnpm 9", "- Use `pnpm install "
-           "--frozen-lockfile` in CI; commit `pnpm-lock.yaml`, delete `package-lock.json`.",
-           "triggers: [pnpm, frontend, package manager]\nsupersedes: [frontend-package-manager]\n",
-           ago(4), "alice")  # fmt: skip
+    _write(repo, PNPM, ago(4), "alice")
     fixed = memkit("validate", "--fix", cwd=repo)  # marks the npm decision superseded
-    assert "frontend-package-manager" in (repo / "shared/frontend-package-manager.md").read_text(
-        encoding="utf-8"
-    ), fixed.stdout + fixed.stderr
+    npm = (repo / "shared/frontend-package-manager.md").read_text(encoding="utf-8")
+    assert "superseded_by" in npm, fixed.stdout + fixed.stderr
     _commit(repo, "alice", ago(4), "frontend: pnpm 9 replaces npm")
-    _write(repo, "shared/_pending/tracing-opentelemetry.md", "tracing-opentelemetry", "decision",
-           "Tracing goes through OpenTelemetry", "- Services export OTLP to the collector at "
-           "`otel-collector:4317`; sample 10 % in production.",
-           "triggers: [tracing, opentelemetry]\n", ago(10), "carol")  # fmt: skip
+    _write(repo, TRACING, ago(10), "carol")
     _commit(repo, "carol", ago(10), "propose OpenTelemetry tracing")
-    subprocess.run(["git", "mv", "shared/_pending/tracing-opentelemetry.md", "shared/"],
-                   cwd=repo, check=True)  # fmt: skip
+    _move(repo, "shared/_pending/tracing-opentelemetry.md", "shared/")
     _commit(repo, "alice", ago(3), "review: approve tracing-opentelemetry")
-    _write(repo, "shared/regression-before-release-zh.md", "regression-before-release-zh",
-           "decision", "發布前必須跑完整回歸測試", "- 每次正式發布前都要跑完整的回歸測試，"
-           "`make regression` 全部通過才能發布。", "triggers: [發布, 回歸測試]\n", ago(2),
-           "ming")  # fmt: skip
-    _write(repo, "roles/programmer/grpc-deadline-pitfall.md", "grpc-deadline-pitfall", "pitfall",
-           "gRPC calls without a deadline hang forever", "- Always pass a deadline "
-           "(`context.WithTimeout`, 2 s by default); the server never closes an idle call.",
-           "triggers: [grpc, deadline]\n", ago(2), "bob")  # fmt: skip
+    _write(repo, REGRESSION_ZH, ago(2), "ming")
+    _write(repo, GRPC, ago(2), "bob")
     _commit(repo, "ming", ago(2), "release: full regression run; gRPC deadlines")
-    jwt = repo / "shared/jwt-expiry.md"
-    jwt.write_text(jwt.read_text(encoding="utf-8").replace(
-        "rotate them on every use.", "rotate them on every use; revoke all on password change."
-    ), encoding="utf-8")  # fmt: skip
+    _edit(
+        repo,
+        "shared/jwt-expiry.md",
+        "on every use.",
+        "on every use; revoke all on password change.",
+    )
+    train = repo / "shared/mobile-release-train.md"
     (repo / "archive/shared").mkdir(parents=True)
-    train = (repo / "shared/mobile-release-train.md").read_text(encoding="utf-8")
-    (repo / "shared/mobile-release-train.md").unlink()
-    (repo / "archive/shared/mobile-release-train.md").write_text(
-        train.replace("---\n#", "status: archived\narchived_reason: the apps ship weekly now\n"
-                      "---\n#", 1), encoding="utf-8")  # fmt: skip
+    _move(repo, "shared/mobile-release-train.md", "archive/shared/")
+    _edit(repo, "archive/shared/mobile-release-train.md", "---\n#",
+          "status: archived\narchived_reason: the apps ship weekly now\n---\n#")  # fmt: skip
+    assert not train.exists()
     _commit(repo, "carol", ago(1), "jwt: revoke on password change; retire the release train")
-    _write(repo, f"shared/_pending/{PENDING_ID}.md", PENDING_ID, "decision",
-           "CI runs on self-hosted runners", "- Move every CI job to the self-hosted runner "
-           "pool `ci-large` to cut queue times.", "triggers: [ci runners]\n", ago(1),
-           "bob")  # fmt: skip
+    _write(repo, RUNNERS, ago(1), "bob")
     _commit(repo, "bob", ago(1), "propose self-hosted CI runners")
     # A teammate's commit past the hooks: it contradicts the live Redis note.
-    _write(repo, "shared/redis-maxmemory-4gb.md", CONFLICT[0], "fact",
-           "Redis maxmemory is 4gb on the shared cluster", "- The shared Redis cluster runs "
-           "with `maxmemory 4gb` and `allkeys-lru`.", "triggers: [redis, maxmemory]\n",
-           today, "bob")  # fmt: skip
+    _write(repo, REDIS_4GB, today, "bob")
     for relpath, text in _usage(today).items():
         write_atom(repo, relpath, text)
     _commit(repo, "bob", today, "redis is 4gb now; usage exports")
 
     audited = memkit("audit", "--all", cwd=repo)
     assert CONFLICT[0] in audited.stdout, audited.stdout + audited.stderr
+    # Alice (management) then edits the older Redis note through the hooks: the write gate
+    # warns (MK105) and records the pair the other way round (`.memkit/audit/written.json`).
+    _edit(repo, "shared/redis-maxmemory.md", "need their own cluster.",
+          "need their own cluster; ask #platform first.")  # fmt: skip
+    _commit(repo, "alice", today, "redis: ask platform first", verify=True)
+    written = json.loads((repo / ".memkit/audit/written.json").read_text(encoding="utf-8"))
+    assert [(i["incoming"], i["other"]) for i in written["unresolved"]] == [CONFLICT[::-1]]
     shutil.rmtree(repo / ".memkit" / "models", ignore_errors=True)  # 70 MB, derived
     return repo
+
+
+def _move(repo: Path, source: str, folder: str) -> None:
+    subprocess.run(["git", "mv", source, folder], cwd=repo, check=True)
+
+
+def _edit(repo: Path, relpath: str, old: str, new: str) -> None:
+    path = repo / relpath
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (relpath, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+LATER: list[tuple[Item, int, str]] = [  # (atom, days ago it was written, who)
+    (("shared/use-buildkit.md", "use-buildkit", "decision", "Images are built with BuildKit",
+      "- `DOCKER_BUILDKIT=1` everywhere; cache mounts for package managers.",
+      "triggers: [docker, buildkit]\n"), 30, "bob"),
+    (("shared/_pending/canary-deploys.md", "canary-deploys", "decision",
+      "Production deploys go out as canaries first",
+      "- 5 % of traffic for 15 minutes, then the rest if the error rate holds.",
+      "triggers: [canary, deploy]\n"), 25, "carol"),
+]  # fmt: skip
+# An expired session summary and a person's atom, archived where they were (never shown).
+ARCHIVED_ELSEWHERE: list[Item] = [
+    ("archive/episodic/session-2026-bob.md", "session-2026-bob", "fact",
+     "Session summary of Bob's afternoon", "- Bob looked at the deploy scripts.",
+     "status: archived\nexpires: 2026-01-01\narchived_reason: expired\n"),
+    ("archive/personal/bob/bob-salary.md", "bob-salary", "preference", "Bob's salary notes",
+     "- Ask for a raise in June.", "status: archived\narchived_reason: old\n"),
+]  # fmt: skip
+PNPM: Item = (
+    "shared/frontend-pnpm.md", "frontend-pnpm", "decision",
+    "Frontend packages are installed with pnpm 9",
+    "- Use `pnpm install --frozen-lockfile` in CI; commit `pnpm-lock.yaml`, delete "
+    "`package-lock.json`.",
+    "triggers: [pnpm, frontend, package manager]\nsupersedes: [frontend-package-manager]\n",
+)  # fmt: skip
+TRACING: Item = (
+    "shared/_pending/tracing-opentelemetry.md", "tracing-opentelemetry", "decision",
+    "Tracing goes through OpenTelemetry",
+    "- Services export OTLP to the collector at `otel-collector:4317`; sample 10 % in "
+    "production.", "triggers: [tracing, opentelemetry]\n",
+)  # fmt: skip
+REGRESSION_ZH: Item = (
+    "shared/regression-before-release-zh.md", "regression-before-release-zh", "decision",
+    "發布前必須跑完整回歸測試", "- 每次正式發布前都要跑完整的回歸測試，`make regression` "
+    "全部通過才能發布。", "triggers: [發布, 回歸測試]\n",
+)  # fmt: skip
+GRPC: Item = (
+    "roles/programmer/grpc-deadline-pitfall.md", "grpc-deadline-pitfall", "pitfall",
+    "gRPC calls without a deadline hang forever",
+    "- Always pass a deadline (`context.WithTimeout`, 2 s by default); the server never "
+    "closes an idle call.", "triggers: [grpc, deadline]\n",
+)  # fmt: skip
+RUNNERS: Item = (
+    f"shared/_pending/{PENDING_ID}.md", PENDING_ID, "decision", "CI runs on self-hosted runners",
+    "- Move every CI job to the self-hosted runner pool `ci-large` to cut queue times.",
+    "triggers: [ci runners]\n",
+)  # fmt: skip
+REDIS_4GB: Item = (
+    "shared/redis-maxmemory-4gb.md", CONFLICT[0], "fact",
+    "Redis maxmemory is 4gb on the shared cluster",
+    "- The shared Redis cluster runs with `maxmemory 4gb` and `allkeys-lru`.",
+    "triggers: [redis, maxmemory]\n",
+)  # fmt: skip

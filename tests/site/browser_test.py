@@ -99,7 +99,9 @@ def test_start_and_atom_pages_show_their_titles_and_look_right(
     assert chrome.evaluate("document.querySelector('h1').textContent").startswith(
         "WebSocket connections need a 30 s heartbeat"
     )
-    assert chrome.evaluate("document.querySelector('svg.graph a') !== null")
+    # its links: one atom a row, the arcs beside them
+    assert chrome.evaluate("document.querySelectorAll('.chain li a').length") == 2
+    assert chrome.evaluate("document.querySelector('svg.arcs path.edge-supersedes') !== null")
     atom = chrome.screenshot(artefacts / "atom.png", full_page=True)
     print(f"\nscreenshots: {start} {atom}")
 

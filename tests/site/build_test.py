@@ -100,20 +100,25 @@ def test_the_atom_page_shows_frontmatter_links_usage_and_history(made: Path) -> 
     page = (made / "out/atoms/ws-heartbeat-interval.html").read_text(encoding="utf-8")
     assert "<h1>WebSocket connections need a 30 s heartbeat" in page
     assert "<dt>triggers</dt><dd>websocket, heartbeat</dd>" in page
-    assert "<dt>file</dt><dd>shared/ws-heartbeat-interval.md</dd>" in page
+    assert "<dt>file</dt><dd>shared/<wbr>ws-heartbeat-interval.md</dd>" in page
+    # what it says first, its frontmatter after
+    assert page.index('<article class="card body">') < page.index("<h2>Frontmatter</h2>")
     # supersedes and related, both ways, as links to the other atoms' pages
     assert 'href="ws-heartbeat-60s.html"' in page and 'href="deploy-with-argo.html"' in page
     # the conflict it is in, with the edit that settles it
-    assert "contradicts `ws-heartbeat-90s`: different values for heartbeat" in page
+    assert "contradicts <code>ws-heartbeat-90s</code>: different values for heartbeat" in page
+    assert "`" not in page.split("<main>", 1)[1]  # code spans rendered, not shown as backticks
     older = (made / "out/atoms/ws-heartbeat-60s.html").read_text(encoding="utf-8")
     assert "Superseded by" in older and 'href="ws-heartbeat-interval.html"' in older
-    assert "<h3>Related</h3>" in (made / "out/atoms/deploy-with-argo.html").read_text("utf-8")
+    related = (made / "out/atoms/deploy-with-argo.html").read_text("utf-8")
+    assert '<span class="tag">related</span> <a href="ws-heartbeat-interval.html">' in related
     # a link to another atom's file goes to its page; one out carries rel=noopener
     assert '<a href="deploy-with-argo.html">deploying</a>' in page
     assert '<a href="https://www.rfc-editor.org/rfc/rfc6455" rel="noopener noreferrer">' in page
     # usage from usage/bob.json: 3 sessions confirmed, 1 contradicted
-    assert '<td>sessions that confirmed it</td><td class="num">3</td>' in page
-    assert '<td>sessions that contradicted it</td><td class="num">1</td>' in page
+    assert '<td data-label="evidence">sessions that confirmed it</td>' in page
+    assert '<td class="num" data-label="sessions">3</td>' in page
+    assert 'contradicted it</td><td class="num" data-label="sessions">1</td>' in page
     assert "Alice Test" in page and "the team&#x27;s atoms" in page  # history: who, what
 
 
@@ -135,10 +140,14 @@ def test_markup_in_an_atom_is_text(made: Path) -> None:
 def test_start_page_says_what_needs_doing_with_the_fix(made: Path) -> None:
     start = (made / "out/index.html").read_text(encoding="utf-8")
     # the conflict, side by side, with the edit that resolves it
-    assert '<article class="conflict"><p><strong>contradicts</strong>' in start
-    conflict = start.split('<article class="conflict">', 1)[1].split("</article>", 1)[0]
+    assert start.count('<article class="conflict"') == 1
+    conflict = start.split('<article class="conflict"', 1)[1].split("</article>", 1)[0]
+    assert "<strong>contradicts</strong>" in conflict
     assert "ws-heartbeat-90s" in conflict and "ws-heartbeat-interval" in conflict
-    assert "add `supersedes: [ws-heartbeat-interval]` to shared/ws-heartbeat-90s.md" in conflict
+    assert (
+        "add <code>supersedes: [ws-heartbeat-interval]</code> to "
+        "<code>shared/ws-heartbeat-90s.md</code>"
+    ) in conflict
     # review: the pending atom, its findings (the write gate's score), the commands
     assert "Use PostgreSQL 16 for new services" in start
     assert "write gate: pass" in start
@@ -147,12 +156,13 @@ def test_start_page_says_what_needs_doing_with_the_fix(made: Path) -> None:
     assert "waiting for review" in start and "memkit review list" in start
     assert "invalid atom files (not served)" in start and "memkit validate" in start
     # counts of what is shown, recent changes, plots
-    assert "<td>role:programmer</td>" in start
+    assert "role:programmer 1" in start
     assert "tips (key AKIA…(20 chars))" in start  # the commit message, its secret masked
     for name in ("atoms-over-time", "review-throughput", "usage-per-atom"):
         assert f'src="plots/{name}.svg"' in start
     usage = (made / "out/plots/usage-per-atom.svg").read_text(encoding="utf-8")
-    assert ">deploy-with-argo</text>" in usage and ">7</text>" in usage
+    assert ">Deploying services with Argo CD</text>" in usage and ">7</text>" in usage
+    assert "<title>Most used atoms (sessions)</title>" in usage
 
 
 def test_archive_and_lists(made: Path) -> None:
@@ -171,7 +181,7 @@ def test_a_second_build_reuses_every_page_and_a_change_rewrites_only_its_pages(
     repo, out = team / "repo", team / "out"
     again = memkit("site", "--out", str(out), cwd=repo)
     assert again.returncode == 0, again.stderr
-    assert " 0 file(s) written" in again.stdout
+    assert " 0 file(s) written" in again.stdout, again.stdout
     before = {p: p.stat().st_mtime_ns for p in (out / "atoms").glob("*.html")}
     text = ATOMS["shared/deploy-with-argo.md"].replace(
         "Deploying services with Argo CD", "Deploying with Argo CD"
@@ -343,7 +353,7 @@ def test_the_pages_jobs_publish_what_a_fresh_clone_builds(
         )
         assert ran.returncode == 0, (command, ran.stdout, ran.stderr)
     start = (clone / out / "index.html").read_text(encoding="utf-8")
-    assert '<article class="conflict">' in start and "ws-heartbeat-90s" in start
+    assert '<article class="conflict"' in start and "ws-heartbeat-90s" in start
     assert (clone / out / "atoms/ws-heartbeat-interval.html").is_file()
     for _, data in _all_bytes(clone / out):
         assert SECRET.encode() not in data
@@ -383,4 +393,7 @@ def test_an_unchanged_atom_s_page_follows_what_it_shows_from_elsewhere(team: Pat
     assert "No use recorded in the team&#x27;s usage exports" in page.read_text("utf-8")
     (repo / "usage/bob.json").unlink()  # its file unchanged, what it says of usage is not
     assert memkit("site", "--out", str(out), cwd=repo).returncode == 0
-    assert "No usage exported yet" in page.read_text(encoding="utf-8")
+    # No usage section at all: the start page says once how to begin exporting usage.
+    assert "<h2>Usage</h2>" not in page.read_text(encoding="utf-8")
+    assert "No usage exported yet" not in page.read_text(encoding="utf-8")
+    assert "No usage exported yet" in (out / "index.html").read_text(encoding="utf-8")
