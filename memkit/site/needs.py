@@ -153,7 +153,7 @@ def stale_section(model: Model, stale: Sequence[Stale] | None) -> str:
         return f'{head}<p class="ok">No atom disagrees with the code it names.</p></section>'
     items = "".join(
         f"<li><p>{_titled(model, s.atom_id)}</p><p>{inline(s.evidence)}</p>"
-        + (f'<p class="fix-line">Fix: {inline(s.fix)}</p>' if s.fix else "")
+        + (f'<p class="fix-line">Fix: {fix_html(s.fix)}</p>' if s.fix else "")
         + "</li>"
         for s in shown
     )

@@ -42,7 +42,7 @@ CHAR = 7.4
 _NARROW = frozenset("fijlrt.,:;'|!()[] -/")
 _WIDE = frozenset("mwMW@%")
 USAGE_BARS = 20
-YEAR_DAYS = 366
+YEAR_MONTHS = 12
 WEEKLY_DAYS = 13 * 7
 
 
@@ -76,14 +76,15 @@ def _date(text: str) -> dt.date | None:
 
 
 def buckets(first: dt.date, today: dt.date) -> list[dt.date]:
-    """The first day of each column from `first` (at most a year back) to `today`: Mondays
-    when the span is short, else the first of each month."""
-    first = max(min(first, today), today - dt.timedelta(days=YEAR_DAYS - 1))
+    """The first day of each column from `first` to `today`: Mondays when the span is short,
+    else the first of each month, twelve months at most."""
+    first = min(first, today)
     if (today - first).days < WEEKLY_DAYS:
         day = first - dt.timedelta(days=first.weekday())
         step: Callable[[dt.date], dt.date] = lambda d: d + dt.timedelta(days=7)  # noqa: E731
     else:
-        day = first.replace(day=1)
+        months = today.year * 12 + today.month - 1 - (YEAR_MONTHS - 1)
+        day = max(first.replace(day=1), dt.date(months // 12, months % 12 + 1, 1))
         step = lambda d: (d + dt.timedelta(days=32)).replace(day=1)  # noqa: E731
     out = []
     while day <= today:

@@ -142,6 +142,7 @@ def test_start_page_says_what_needs_doing_with_the_fix(made: Path) -> None:
     # the conflict, side by side, with the edit that resolves it
     assert start.count('<article class="conflict"') == 1
     conflict = start.split('<article class="conflict"', 1)[1].split("</article>", 1)[0]
+    conflict = conflict.replace("<wbr>", "")  # where a long code span may wrap
     assert "<strong>contradicts</strong>" in conflict
     assert "ws-heartbeat-90s" in conflict and "ws-heartbeat-interval" in conflict
     assert (
@@ -241,6 +242,14 @@ def test_what_may_be_shown_is_one_decision(team: Path) -> None:
     assert verdict("archive/jenkins-nightly.md") == ""
     assert verdict("personal/bob/bob-salary.md") == "personal"
     assert verdict("episodic/session-2026-03-01.md") == "episodic"
+    # Archived where it was, a session summary or a person's atom is still theirs alone.
+    summary = read_atom(repo, "episodic/session-2026-03-01.md", config).atom
+    assert summary is not None
+    for before, why in (("episodic/s.md", "episodic"), ("personal/bob/s.md", "personal")):
+        archived = dataclasses.replace(summary, path=f"archive/{before}", scope="archive")
+        assert hidden_because(archived, []) == why
+    rejected = dataclasses.replace(summary, path="archive/rejected/s.md", scope="archive")
+    assert hidden_because(rejected, []) == ""
     for refused in ("shared/deploy-key.md", "shared/db-access.md", "shared/helpful-tip.md"):
         assert verdict(refused) == "refused"
     # A reference to no atom refuses the file too (MK010), as `memkit validate` does.
@@ -397,3 +406,58 @@ def test_an_unchanged_atom_s_page_follows_what_it_shows_from_elsewhere(team: Pat
     assert "<h2>Usage</h2>" not in page.read_text(encoding="utf-8")
     assert "No usage exported yet" not in page.read_text(encoding="utf-8")
     assert "No usage exported yet" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_start_page_lists_stale_atoms_when_drift_says_which(
+    team: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memkit.site.stale.stale_atoms` is where `memkit drift` (issue 44) plugs in: None
+    (nothing checked) leaves the page without a stale section; a list puts each atom, with its
+    evidence and fix, under "Needs someone"."""
+    from memkit.site import build
+    from memkit.site.stale import Stale, stale_atoms
+
+    repo, out = team / "repo", team / "out"
+    assert stale_atoms(repo, load_config(repo)) is None
+    start = (out / "index.html").read_text(encoding="utf-8")
+    assert 'id="stale"' not in start and "stale" not in start.split('id="needs"')[1][:2000]
+    found = [
+        Stale(
+            "deploy-with-argo",
+            "`argocd app rollback` is not in `Makefile`",
+            "memkit drift --propose",
+        )
+    ]
+    monkeypatch.setattr(build, "stale_atoms", lambda root, config: found)
+    build.build_site(repo, out, load_config(repo), memory="repo")
+    start = (out / "index.html").read_text(encoding="utf-8")
+    section = start.split('<section class="card" id="stale">', 1)[1].split("</section>", 1)[0]
+    assert "Deploying services with Argo CD" in section
+    assert "<code>argocd app rollback</code> is not in <code>Makefile</code>" in section
+    assert "<code>memkit drift --propose</code>" in section
+    assert '<a href="#stale"><strong>1</strong> atom may be stale</a>' in start
+
+
+def test_the_time_axis_covers_the_memory_s_own_life() -> None:
+    """By week up to thirteen weeks, by month beyond, never more than a year back: an ADR
+    imported with its 2019 date does not stretch the axis."""
+    import datetime as dt
+    import itertools
+
+    from memkit.site.plots import buckets, nice_top
+
+    today = dt.date(2026, 11, 29)  # a Sunday
+    weeks = buckets(dt.date(2026, 10, 1), today)
+    assert weeks[0] == dt.date(2026, 9, 28) and weeks[-1] == dt.date(2026, 11, 23)
+    assert {(b - a).days for a, b in itertools.pairwise(weeks)} == {7}
+    months = buckets(dt.date(2026, 3, 10), today)
+    assert months[0] == dt.date(2026, 3, 1) and months[-1] == dt.date(2026, 11, 1)
+    assert buckets(dt.date(2019, 3, 14), today)[0] == dt.date(2025, 12, 1)
+    assert buckets(dt.date(2027, 1, 1), today) == [dt.date(2026, 11, 23)]  # a date to come
+    assert [nice_top(n) for n in (1, 5, 8, 37, 108)] == [
+        (1, 1),
+        (5, 1),
+        (8, 2),
+        (40, 10),
+        (150, 50),
+    ]
