@@ -8,7 +8,9 @@ is the team's. The site is published to the whole team (CI, Pages), so:
   configuration refuses it, a broken reference), not even its title: it is counted, not named;
 - never `personal/<user>/`: a person's own memory is served by recall to that person alone,
   and a site built in CI has no "me" to serve it to;
-- never `episodic/` summaries: they are their author's, and they expire.
+- never `episodic/` summaries: they are their author's, and they expire;
+- nor either of them archived (`archive/episodic/…`, `archive/personal/<user>/…`): `memkit
+  archive` keeps the path, and the atom stays whose it was.
 
 Everything else is shown, each where it belongs: live atoms on the start page and in the
 lists, `shared/_pending/` under review, superseded and archived atoms on the archive page,

@@ -386,6 +386,14 @@ def test_chinese_is_drawn_with_a_font_the_stylesheet_names(
     assert cjk and cjk[0]["familyName"] in named, used
 
 
+def test_no_page_shows_markdown_s_backticks(monday: dict[str, Any]) -> None:
+    """What memkit prints for a terminal (health's fixes, findings, the audit's fix) and what
+    atoms say in code spans is shown as code on every page."""
+    for path in sorted(monday["out"].rglob("*.html")):
+        main = path.read_text(encoding="utf-8").split("<main>", 1)[1]
+        assert "`" not in main, path
+
+
 def test_what_is_never_shown_stays_unshown(monday: dict[str, Any]) -> None:
     """Archived, a session summary is still its author's, and a personal atom its owner's."""
     for path in sorted(monday["out"].rglob("*")):
