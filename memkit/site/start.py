@@ -51,6 +51,8 @@ def _day(day: str, today: dt.date) -> str:
         ago = (today - dt.date.fromisoformat(day)).days
     except ValueError:
         return esc(day)
+    if ago < 0:  # a commit dated after the build (a clock ahead): its date, not "-2 days ago"
+        return f'<time datetime="{esc(day)}">{esc(day)}</time>'
     said = "today" if ago == 0 else "yesterday" if ago == 1 else f"{ago} days ago"
     return f'<time datetime="{esc(day)}" title="{esc(day)}">{said}</time>'
 
