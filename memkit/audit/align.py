@@ -39,6 +39,7 @@ NEAR = 0.5  # of the longer text's content tokens kept by the alignment
 MAX_EDITS = 3
 # Longer texts are records, not lines: aligning them costs more and says less.
 MAX_TOKENS = 600
+MAX_CHARS = 8_000
 
 _UNIT = (
     r"ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?"
@@ -553,6 +554,8 @@ def _roles(toks: tuple[Token, ...]) -> _Roles:
 @functools.lru_cache(maxsize=16384)
 def read(a: str, b: str) -> Reading | None:
     """The edits that make `b` from `a`, when the two are near-identical; None otherwise."""
+    if max(len(a), len(b)) > MAX_CHARS:
+        return None  # a record, not a line: never tokenised for this
     ta, tb = tokens(a), tokens(b)
     ca, cb = _content(ta), _content(tb)
     if not ca or not cb or len(ta) > MAX_TOKENS or len(tb) > MAX_TOKENS:
