@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import Atom
+from memkit.atom.read import read_atom
 from memkit.audit.classify import CONTRADICTS
 from memkit.audit.run import compare
 from memkit.audit.status import WRITTEN, Seen, unresolved_items, unresolved_now
@@ -42,6 +43,9 @@ class Conflict:
     reason: str
     route: bool  # goes to review rather than live
     management: bool = False  # written by management (routed only for its sensitive type)
+    # Either atom is of a type only management writes (roles.sensitive): a member cannot
+    # settle it with `supersedes:` (that edits an approved atom), only through review.
+    sensitive: bool = False
 
     def finding(self) -> Finding:
         where = (self.atom.path, self.atom.line_of("id"), 1)
@@ -57,7 +61,8 @@ class Conflict:
             else:
                 fix = (
                     f"send it to review with `git mv {self.atom.path} "
-                    f"{PENDING}/{Path(self.atom.path).name}` (or {settle})"
+                    f"{PENDING}/{Path(self.atom.path).name}`"
+                    + ("" if self.sensitive else f" (or {settle})")
                 )
             return Finding(
                 *where,
@@ -138,10 +143,21 @@ def conflicts(
             if management is None:
                 management = _is_management(root, identity)
             route = atom.type in sensitive or not management
+        touchy = route and not management and _either_sensitive(root, atom, pair, config)
         out.append(
-            Conflict(atom, pair.other, pair.other_path, pair.reason, route, bool(management))
+            Conflict(
+                atom, pair.other, pair.other_path, pair.reason, route, bool(management), touchy
+            )
         )
     return out
+
+
+def _either_sensitive(root: Path, atom: Atom, pair: Any, config: Config) -> bool:
+    kinds = sensitive_kinds(config)
+    if atom.type in kinds or atom.audience in kinds:
+        return True
+    other = read_atom(root, pair.other_path, config, fast=True).atom
+    return other is not None and (other.type in kinds or other.audience in kinds)
 
 
 def _pending(atom: Atom) -> bool:

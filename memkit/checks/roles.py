@@ -27,16 +27,23 @@ from pathlib import Path
 
 from memkit.atom import Atom, scope_from_path
 from memkit.atom.read import parse_atom_bytes
-from memkit.changeset import SYMLINK_MODE, Change, read_blobs, staged_changes
+from memkit.changeset import (
+    SYMLINK_MODE,
+    Change,
+    blobs_at,
+    read_blobs,
+    reviewed_point,
+    staged_changes,
+)
 from memkit.checks.links import link_findings
 from memkit.checks.validate import resolve_targets
 from memkit.config import CONFIG_NAME, Config, load_config, parse_config
 from memkit.findings import Finding
 from memkit.git import has_commits, show
 from memkit.repo import find_root
+from memkit.reviewlog import REVIEW_LOG
 from memkit.roles import ROLES_FILE, Identity, identify, sensitive_kinds
 
-REVIEW_LOG = "shared/_review-log.jsonl"
 QUERIES_FILE = "evals/queries.yaml"
 # What a change is judged by: changing these is management's, like the whitelist.
 RULE_FILES = (CONFIG_NAME, ".pre-commit-config.yaml", QUERIES_FILE, ".gitlab-ci.yml")
@@ -86,6 +93,9 @@ def committed_config(root: Path, rev: str | None) -> Config:
 
 
 def describe(identity: Identity) -> str:
+    if not identity.known:
+        email = f" <{identity.email}>" if identity.email else " (git knows no email for you)"
+        return f"you are `{identity.user}`{email}, not listed in {ROLES_FILE}"
     roles = ", ".join(sorted(identity.roles)) or "none"
     mgmt = ""
     if "management" in identity.roles and not identity.is_management:
@@ -95,14 +105,29 @@ def describe(identity: Identity) -> str:
     return f"you are `{identity.user}`, roles: {roles}{mgmt}"
 
 
+def grant(identity: Identity, role: str) -> str:
+    """The command a management member runs to give `identity` the role (listing them
+    first, by the email git commits with, when the whitelist does not know them)."""
+    email = f" --email {identity.email}" if identity.email and not identity.known else ""
+    return f"memkit roles add {identity.user}{email} --role {role}"
+
+
 class _Judge:
     def __init__(
-        self, identity: Identity, config: Config, blobs: Mapping[str, bytes], first: bool
+        self,
+        identity: Identity,
+        config: Config,
+        blobs: Mapping[str, bytes],
+        first: bool,
+        reviewed: Mapping[str, str] | None = None,
     ) -> None:
         self.identity = identity
         self.config = config
         self.blobs = blobs
         self.first = first
+        # path -> blob where review last saw the branch (None: the old side is what review
+        # saw, as in CI, or there is nothing else to go by).
+        self.reviewed = reviewed
         self.sensitive = sensitive_kinds(config)
         self.findings: list[Finding] = []
 
@@ -167,7 +192,8 @@ class _Judge:
                     path,
                     1,
                     "MK201",
-                    f"{verb} roles/{parts[1]}/ needs the role `{parts[1]}` in {ROLES_FILE}",
+                    f"{verb} roles/{parts[1]}/ needs the role `{parts[1]}` in {ROLES_FILE}; "
+                    f"a management member gives it with `{grant(who, parts[1])}`",
                 )
             return True
         if parts[0] == "personal" and len(parts) >= 3:
@@ -195,6 +221,12 @@ class _Judge:
             if before is not None
             else None
         )
+        if old is not None and before is not None and self.reviewed is not None:
+            approved = self.reviewed.get(before)
+            if approved is None:
+                old = None  # it came in with a commit review never saw (`--no-verify`)
+            elif before == after and change.new_blob == approved:
+                return  # put back as review approved it
         if after is not None:
             new = self.sensitive_atom(after, change.new_blob, change.new_mode)
             if new is not None:
@@ -204,8 +236,8 @@ class _Judge:
                     # approved one out (MK205); a proposal that supersedes it does not.
                     fix = (
                         f"propose your change with `memkit review propose {old[0].id}` (it "
-                        f"keeps {after} as approved and puts your version in "
-                        f"shared/_pending/ with `supersedes: [{old[0].id}]`)"
+                        f"puts {after} back as approved and your version in shared/_pending/ "
+                        "for management to approve)"
                     )
                 elif old is not None:  # an approved atom renamed: a new atom, unreviewed
                     fix = f"put it back with `git mv {after} {before}`"
@@ -259,8 +291,11 @@ def judge_changes(
     config: Config,
     *,
     first_commit: bool = False,
+    reviewed: Mapping[str, str] | None = None,
 ) -> list[Finding]:
-    """Every finding for `changes` made by `identity` under `config` (the committed rules)."""
+    """Every finding for `changes` made by `identity` under `config` (the committed rules).
+    `reviewed`: path -> blob where review last saw the branch, when the old side of
+    `changes` may hold commits it never saw (a local commit judged against HEAD)."""
     wanted = [
         (path, blob)
         for c in changes
@@ -271,7 +306,7 @@ def judge_changes(
     for path, blob in wanted:
         if blob == WORKTREE:  # a file named on the command line, not staged: as it stands
             blobs[f"{WORKTREE}{path}"] = (root / path).read_bytes()
-    judge = _Judge(identity, config, blobs, first_commit)
+    judge = _Judge(identity, config, blobs, first_commit, reviewed)
     for change in changes:
         judge.change(change)
     return sorted(set(judge.findings))
@@ -289,7 +324,12 @@ def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None,
     rev = None if first else base
     identity = identify(root, actor, rev=rev)
     config = committed_config(root, rev)
-    findings = judge_changes(root, changes, identity, config, first_commit=first)
+    point = None if first else reviewed_point(root)
+    reviewed = None
+    if point is not None:
+        olds = [c.before for c in changes if c.before and c.before.startswith("shared/")]
+        reviewed = blobs_at(root, point, olds)
+    findings = judge_changes(root, changes, identity, config, first_commit=first, reviewed=reviewed)
     # The links the change breaks, in the tree it stages (files named but not staged aside).
     staged_only = [c for c in changes if c.new_blob != WORKTREE]
     findings += link_findings(root, staged_only, config, tree="")
