@@ -180,6 +180,10 @@ def pull_rebases(path: Path) -> bool:
     if output(path, "config", "--get", "pull.rebase") or output(path, "config", "--get", "pull.ff"):
         return False
     run(path, "config", "--local", "pull.rebase", "true")
+    # A commit the hooks refused leaves its files staged; the pull that brings the fix (a
+    # role management just gave) then carries them across instead of stopping.
+    if not output(path, "config", "--get", "rebase.autoStash"):
+        run(path, "config", "--local", "rebase.autoStash", "true")
     return True
 
 

@@ -119,9 +119,13 @@ class _Judge:
         config: Config,
         blobs: Mapping[str, bytes],
         first: bool,
+        *,
         reviewed: Mapping[str, str] | None = None,
+        restore_from: str = "HEAD",
     ) -> None:
         self.identity = identity
+        # The revision a hint puts a file back from: HEAD locally, the base in CI.
+        self.restore_from = restore_from
         self.config = config
         self.blobs = blobs
         self.first = first
@@ -148,7 +152,7 @@ class _Judge:
         kind = atom.audience if atom.audience in self.sensitive else atom.type
         return (atom, kind) if kind in self.sensitive else None
 
-    def folders(self, path: str, gone: bool) -> bool:
+    def folders(self, path: str, gone: bool, added: bool = False) -> bool:
         """Role and personal folders, the whitelist, the review log, the rule files, local
         state: True when `path` is one of them (judged here, nothing more to check)."""
         who = self.identity
@@ -178,12 +182,18 @@ class _Judge:
             # write it; management may remove a broken one.
             own = parts[1] == f"{who.user}.json"
             if not own and not self.first and not (gone and who.is_management):
+                undo = (
+                    f"git rm --cached {path}"
+                    if added
+                    else f"git restore --source={self.restore_from} --staged --worktree {path}"
+                )
                 self.add(
                     path,
                     1,
                     "MK207",
-                    f"{path} is another person's usage export; write your own with "
-                    f"`memkit usage export --write` (usage/{who.user}.json)",
+                    f"{path} is another person's usage export; take it out of this change "
+                    f"with `{undo}`, and write your own with `memkit usage export --write` "
+                    f"(usage/{who.user}.json)",
                 )
             return True
         if parts[0] == "roles" and len(parts) >= 3:
@@ -193,7 +203,8 @@ class _Judge:
                     1,
                     "MK201",
                     f"{verb} roles/{parts[1]}/ needs the role `{parts[1]}` in {ROLES_FILE}; "
-                    f"a management member gives it with `{grant(who, parts[1])}`",
+                    f"a management member gives it with `{grant(who, parts[1])}` (pull once "
+                    "they have pushed it)",
                 )
             return True
         if parts[0] == "personal" and len(parts) >= 3:
@@ -208,11 +219,25 @@ class _Judge:
             return True
         return False
 
+    def restores(self, change: Change) -> bool:
+        """Whether `change` only brings a file back to where review last saw it: undoes, in
+        part, commits it never saw (`--no-verify`), which is what their findings ask for."""
+        if self.reviewed is None:
+            return False
+        before, after = change.before, change.after
+        if after is None:
+            return before is not None and before not in self.reviewed
+        # Leaving a place review never saw (a rename back) undoes nothing it saw either.
+        unseen = before is None or before == after or before not in self.reviewed
+        return unseen and self.reviewed.get(after) == change.new_blob
+
     def change(self, change: Change) -> None:
         before, after = change.before, change.after
+        if self.restores(change):
+            return
         if before is not None and before != after:
             self.folders(before, gone=True)
-        if after is not None and self.folders(after, gone=False):
+        if after is not None and self.folders(after, gone=False, added=before != after):
             return
         if self.identity.is_management:
             return
@@ -221,12 +246,8 @@ class _Judge:
             if before is not None
             else None
         )
-        if old is not None and before is not None and self.reviewed is not None:
-            approved = self.reviewed.get(before)
-            if approved is None:
-                old = None  # it came in with a commit review never saw (`--no-verify`)
-            elif before == after and change.new_blob == approved:
-                return  # put back as review approved it
+        if self.reviewed is not None and before is not None and before not in self.reviewed:
+            old = None  # it came in with a commit review never saw (`--no-verify`)
         if after is not None:
             new = self.sensitive_atom(after, change.new_blob, change.new_mode)
             if new is not None:
@@ -292,10 +313,13 @@ def judge_changes(
     *,
     first_commit: bool = False,
     reviewed: Mapping[str, str] | None = None,
+    restore_from: str = "HEAD",
 ) -> list[Finding]:
     """Every finding for `changes` made by `identity` under `config` (the committed rules).
-    `reviewed`: path -> blob where review last saw the branch, when the old side of
-    `changes` may hold commits it never saw (a local commit judged against HEAD)."""
+    `reviewed`: path -> blob where review last saw the branch (every path of `changes` that
+    exists there), when the old side of `changes` may hold commits it never saw (a local
+    commit judged against HEAD); a change back to that state is no change to judge.
+    `restore_from`: what a hint puts a file back from (CI: its base, as given)."""
     wanted = [
         (path, blob)
         for c in changes
@@ -306,7 +330,9 @@ def judge_changes(
     for path, blob in wanted:
         if blob == WORKTREE:  # a file named on the command line, not staged: as it stands
             blobs[f"{WORKTREE}{path}"] = (root / path).read_bytes()
-    judge = _Judge(identity, config, blobs, first_commit, reviewed)
+    judge = _Judge(
+        identity, config, blobs, first_commit, reviewed=reviewed, restore_from=restore_from
+    )
     for change in changes:
         judge.change(change)
     return sorted(set(judge.findings))
@@ -327,8 +353,8 @@ def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None,
     point = None if first else reviewed_point(root)
     reviewed = None
     if point is not None:
-        olds = [c.before for c in changes if c.before and c.before.startswith("shared/")]
-        reviewed = blobs_at(root, point, olds)
+        sides = [p for c in changes for p in (c.before, c.after) if p]
+        reviewed = blobs_at(root, point, sides)
     findings = judge_changes(root, changes, identity, config, first_commit=first, reviewed=reviewed)
     # The links the change breaks, in the tree it stages (files named but not staged aside).
     staged_only = [c for c in changes if c.new_blob != WORKTREE]

@@ -75,7 +75,7 @@ def run_ci(
     for result in gate_atoms(root, atoms, config):
         findings.extend(result.findings)
 
-    findings.extend(judge_changes(root, changed, identity, config))
+    findings.extend(judge_changes(root, changed, identity, config, restore_from=base))
     findings.extend(link_findings(root, changed, config, tree=head_rev))
     # Local state already in git (committed before the check, or around it) fails every
     # pull request until it is taken out: a clone would read it as its own.
