@@ -254,7 +254,7 @@ def hooked_memkit(path: Path) -> Path | None:
     for i, line in enumerate(lines):
         if line.startswith(_HOOK_MARK) and i + 2 < len(lines):
             words = shlex.split(lines[i + 2].strip().removesuffix("; then"))
-            return Path(words[2]) if words[:2] == ["if", "["] and len(words) > 2 else None
+            return Path(words[3]) if words[:3] == ["if", "[", "-x"] and len(words) > 3 else None
     return None
 
 
