@@ -15,6 +15,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.helpers import atom_text, git, memkit, write_atom
 from tests.hints.team import (
@@ -26,7 +29,9 @@ from tests.hints.team import (
     Team,
     codes_in,
     commit,
+    copy_team,
     hints,
+    made_team,
     run_ci,
     run_command,
     sneak,
@@ -246,10 +251,10 @@ def follow(team: Team, met: Met, hint: Hint) -> None:
         _pull(met.person)
 
 
-def again(team: Team, met: Met) -> tuple[int, str]:
-    """After following: the person's commit through the hooks (and `memkit validate`, which
-    says warnings of files the commit does not touch); in CI, that commit pushed and CI's
-    answer."""
+def again(team: Team, met: Met, *, warning: bool = False) -> tuple[int, str]:
+    """After following: the person's commit through the hooks (for a warning, which never
+    refuses a commit, also `memkit validate`: it says warnings of files the commit does not
+    touch); in CI, that commit pushed and CI's answer."""
     # What the hint staged, and what it changed in tracked files (`git commit -a`): a file
     # it took out of git on purpose stays out.
     done = git(met.person, "commit", "-a", "-m", "after the hint", check=False)
@@ -260,8 +265,9 @@ def again(team: Team, met: Met) -> tuple[int, str]:
         assert rc == 0, f"the commit after the hint was refused:\n{out}"
         git(met.person, "push", "--quiet", "origin", f"HEAD:{met.branch}")
         return run_ci(team, met.branch, met.actor)
-    checked = memkit("validate", cwd=met.person)
-    return rc, out + checked.stdout
+    if not warning:
+        return rc, out
+    return rc, out + memkit("validate", cwd=met.person).stdout
 
 
 def walk(team: Team, case: Case) -> list[str]:
@@ -278,7 +284,7 @@ def walk(team: Team, case: Case) -> list[str]:
         assert hint.command not in seen, f"{case.name}: advice loops back to `{hint.command}`"
         seen.append(hint.command)
         follow(team, met, hint)
-        rc, out = again(team, met)
+        rc, out = again(team, met, warning=first.message.startswith("warning: "))
         assert (first.code, first.path) not in codes_in(out), (
             f"{case.name}: {first.code} is still there after `{hint.command}`:\n{out}"
         )
@@ -293,3 +299,21 @@ def walk(team: Team, case: Case) -> list[str]:
         assert errors, f"{case.name}: refused after `{hint.command}`, with no command:\n{out}"
         hint = errors[0]
     raise AssertionError(f"{case.name}: still refused after two steps ({seen}):\n{out}")
+
+
+def role_tests(role: str) -> tuple[Any, Any]:
+    """The module fixture (a team, built once per file) and the test of one role's cases:
+    each role's cases sit in a file of their own, so that test workers share them out."""
+    mine = [c for c in CASES if c.role == role]
+
+    @pytest.fixture(scope="module")
+    def made(tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]) -> Path:
+        return made_team(tmp_path_factory, module_home, f"hints-{role.lower()}")
+
+    @pytest.mark.parametrize("case", mine, ids=[c.name for c in mine])
+    def test_the_printed_command_leads_to_a_clean_state(
+        made: Path, tmp_path: Path, case: Case
+    ) -> None:
+        walk(copy_team(made, tmp_path), case)
+
+    return made, test_the_printed_command_leads_to_a_clean_state

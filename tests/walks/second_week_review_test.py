@@ -26,23 +26,8 @@ from tests.helpers import (
     run_hook,
     write_atom,
 )
+from tests.hints.team import HELM, PNPM
 
-PNPM = atom_text(
-    "use-pnpm",
-    title="Use pnpm as the package manager",
-    type_="decision",
-    confidence="fixed",
-    body="- Every JavaScript project installs its packages with pnpm 9; never npm or yarn.",
-    extra="triggers: [pnpm, package manager]\n",
-)
-HELM = atom_text(
-    "deploy-with-helm",
-    title="Deploys go through helm",
-    type_="decision",
-    confidence="fixed",
-    body="- Production deploys use helm charts from the deploy/ folder: `helm upgrade --install`.",
-    extra="triggers: [deploy, helm]\n",
-)
 ARGO = (
     "We moved deploys from helm to Argo CD: production deploys are Argo CD applications "
     "synced from the deploy/ folder."
