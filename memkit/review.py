@@ -6,8 +6,10 @@ Every refusal here names the command that works from where the person stands, an
 suggestion leads back to a refusal: approve runs the commit's own checks on the atom as it
 will stand in shared/ before it moves anything, and asks for `--supersedes` when the commit
 would ask for it; propose turns an edit of an approved atom (or a move of it back into
-review) into a new pending atom that supersedes it, and puts the approved one back.
-The commands print; this module only decides and writes.
+review, or an edit committed past the hooks) into a pending proposal of it, and puts the
+approved one back as review last saw it; approving a proposal writes it over the atom it
+changes, which keeps its id. The commands print; this module only decides and writes
+(`memkit.reviewlog` reads the decisions back).
 """
 
 from __future__ import annotations
