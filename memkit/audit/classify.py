@@ -257,11 +257,10 @@ def _different_values(
     ver_a, ver_b = _versions(a), _versions(b)
     for name in ver_a.keys() & ver_b.keys():
         if ver_a[name].isdisjoint(ver_b[name]):
-            return (
-                f"different versions of {name}: {sorted(ver_a[name])[0]} vs "
-                f"{sorted(ver_b[name])[0]}",
-                frozenset([name]),
-            )
+            one, other = sorted(ver_a[name])[0], sorted(ver_b[name])[0]
+            # `port 6379` is a value; `node 20.11` a version (a whole number says neither).
+            what = "versions of" if "." in one + other else "values for"
+            return f"different {what} {name}: {one} vs {other}", frozenset([name])
     paths_a, paths_b = set(_PATH.findall(a)), set(_PATH.findall(b))
     if paths_a and paths_b and paths_a.isdisjoint(paths_b):
         pa, pb = sorted(paths_a)[0], sorted(paths_b)[0]
