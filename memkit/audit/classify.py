@@ -450,7 +450,10 @@ def _units(text: str) -> tuple[str, ...]:
 
 def _same_frame(a: str, b: str) -> str:
     for ua in _units(a):
+        wa = words(ua)
         for ub in _units(b):
+            if not wa & words(ub):
+                continue  # one frame shares a content word at least
             change = frame.changed_value(ua, ub)
             if (
                 change is not None

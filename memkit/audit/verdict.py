@@ -147,9 +147,7 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         )
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
             first = reading.values[0]
-            return Verdict(
-                EXTENDS, f"another value where several hold ({first.old} / {first.new})"
-            )
+            return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
         values = reading.values
         one = (values[0].new, values[0].old) if len(values) == 1 else ()
         return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in values[:3]), edit=one)
