@@ -835,9 +835,11 @@ def _substitution(
             return Edit(old, new, "subject", frame, "names")
     slots = {t.norm for t in xa[:1] + xb[:1] if t.norm in _SLOT}
     values = _value_token(xa) or _value_token(xb)
-    if values and (len(slots) == 2 or (slots and xa[0].norm != xb[0].norm)):
+    bare = len(xa) == 1 or len(xb) == 1
+    if values and (len(slots) == 2 or (slots and xa[0].norm != xb[0].norm and not bare)):
         # Two slots, not one slot's two values: "Run tests using `pytest`" / "Run tests for
-        # a specific crate" say two things.
+        # a specific crate" say two things. A slot against one bare word is that slot's
+        # value said otherwise ("drops idle sockets at 60 s" / "keeps idle sockets open").
         return Edit(old, new, "subject", frame, "slot")
     if _identifier(ta, i1, xa):
         # "Step 2" / "Step 4", "ADR 14" / "ADR 45", "33." / "34.": a number that names a
