@@ -91,6 +91,10 @@ def _events(model: Model, events: list[Event], say: Callable[[Event], str]) -> s
     return f'<ul class="events">{items}{tail}</ul>'
 
 
+def _tag(text: str) -> str:
+    return f' <span class="tag">{esc(text)}</span>'
+
+
 def _others(model: Model, ids: Sequence[str], word: str) -> str:
     if not ids:
         return ""
@@ -112,13 +116,13 @@ def _week(model: Model, week: Week) -> str:
     parts = [head]
 
     def approved(e: Event) -> str:
-        said = ' <span class="tag">approved</span>' if e.what == "approved" else ""
+        said = _tag("approved") if e.what == "approved" else ""
         return said + _others(model, e.others, "replaces")
 
     for title, events, say in (
         ("New", week.new, approved),
         ("Superseded", week.superseded, lambda e: _others(model, e.others, "by")),
-        ("Edited", week.edited, lambda e: ""),
+        ("Edited", week.edited, lambda e: _tag("approved change") if e.what == "revised" else ""),
         ("Archived or rejected", week.retired, lambda e: f" {badge(e.what)}"),
     ):
         if events:

@@ -24,7 +24,7 @@ FIRST = ("decision", "architecture")
 class Event:
     atom_id: str
     day: str  # YYYY-MM-DD
-    what: str  # new | approved | edited | superseded | archived | rejected
+    what: str  # new | approved | edited | revised | superseded | archived | rejected
     others: tuple[str, ...] = ()  # superseded: the atoms replacing it; new: the ones it replaces
 
 
@@ -34,7 +34,7 @@ class Week:
     end: str  # the build's day
     new: list[Event] = field(default_factory=list)  # arrived (added or approved)
     superseded: list[Event] = field(default_factory=list)
-    edited: list[Event] = field(default_factory=list)
+    edited: list[Event] = field(default_factory=list)  # edited, or revised through review
     retired: list[Event] = field(default_factory=list)  # archived or rejected
     last_change: str = ""  # the newest day any shown atom changed, this week or not
 
@@ -45,10 +45,10 @@ class Week:
 
 def arrival(changes: list[Change]) -> tuple[str, str]:
     """(day, how) an atom arrived where the team reads it: its newest approval out of
-    review, else its first commit; ("", "") when it was never committed. `changes`: newest
-    first, as `History.of` gives them."""
+    review (not an approved change to it, which is an edit), else its first commit; ("", "")
+    when it was never committed. `changes`: newest first, as `History.of` gives them."""
     for change in changes:
-        if change.kind == "approved":
+        if change.kind == "approved" and not change.revision:
             return change.day, "approved"
     if not changes:
         return "", ""
@@ -78,7 +78,8 @@ def week_of(model: Model, days: int = DAYS) -> Week:
                 replaces = tuple(model.links[atom_id].supersedes)
                 week.new.append(Event(atom_id, day, how, replaces))
             elif within(changes[0].day):
-                week.edited.append(Event(atom_id, changes[0].day, "edited"))
+                what = "revised" if changes[0].revision else "edited"
+                week.edited.append(Event(atom_id, changes[0].day, what))
         elif status == SUPERSEDED:
             newer = tuple(model.links[atom_id].superseded_by)
             if shown.atom.status == "superseded":

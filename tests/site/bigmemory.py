@@ -3,7 +3,8 @@
 Over a hundred atoms in English and Chinese, committed by four people on dated days (author
 and committer dates in the past, relative to today): an import and steady additions weeks
 ago, then this week a decision that supersedes an older one (marked by `memkit validate
---fix`), a decision approved out of `shared/_pending/`, new atoms in both languages, an edit,
+--fix`), a decision approved out of `shared/_pending/`, a change to a decision approved the
+way `memkit review approve` writes it (over the decision), new atoms in both languages, an edit,
 an archived atom, a proposal still waiting for review, and a teammate's `--no-verify` commit
 that contradicts a live atom (found by the real `memkit audit --all`). Two members' usage
 exports say which atoms sessions used.
@@ -242,12 +243,13 @@ THIS_WEEK = {
     "new": ["frontend-pnpm", "tracing-opentelemetry", "regression-before-release-zh",
             "grpc-deadline-pitfall"],
     "superseded": ["frontend-package-manager"],
-    "edited": ["jwt-expiry", "redis-maxmemory"],
+    "edited": ["jwt-expiry", "redis-maxmemory", "code-review-two-approvals"],
     "retired": ["mobile-release-train"],
 }  # fmt: skip
 EARLIER = ["git-branch-names", "python-version", "payments-api-deploy", "cache-ttl-zh",
            "use-buildkit"]  # fmt: skip
 PENDING_ID = "ci-self-hosted-runners"
+REVISES = "code-review-two-approvals"  # changed this week through review: edited, not new
 CONFLICT = ("redis-maxmemory-4gb", "redis-maxmemory")
 
 
@@ -346,6 +348,15 @@ def big_memory(path: Path, today: dt.date | None = None) -> Path:
     _commit(repo, "carol", ago(10), "propose OpenTelemetry tracing")
     _move(repo, "shared/_pending/tracing-opentelemetry.md", "shared/")
     _commit(repo, "alice", ago(3), "review: approve tracing-opentelemetry")
+    # A change to an approved decision, proposed and approved as `memkit review approve`
+    # writes it: the proposal leaves review and its text is written over the decision.
+    _write(repo, TWO_APPROVALS, ago(5), "bob")
+    _commit(repo, "bob", ago(5), "propose: hotfixes need the second approval in a day")
+    proposal = repo / TWO_APPROVALS[0]
+    revised = proposal.read_text(encoding="utf-8").replace(TWO_APPROVALS[1], REVISES, 1)
+    proposal.unlink()
+    write_atom(repo, f"shared/{REVISES}.md", revised)
+    _commit(repo, "alice", ago(2), f"review: approve {TWO_APPROVALS[1]}")
     _write(repo, REGRESSION_ZH, ago(2), "ming")
     _write(repo, GRPC, ago(2), "bob")
     _commit(repo, "ming", ago(2), "release: full regression run; gRPC deadlines")
@@ -445,4 +456,11 @@ REDIS_4GB: Item = (
     "Redis maxmemory is 4gb on the shared cluster",
     "- The shared Redis cluster runs with `maxmemory 4gb` and `allkeys-lru`.",
     "triggers: [redis, maxmemory]\n",
+)  # fmt: skip
+TWO_APPROVALS: Item = (
+    f"shared/_pending/{REVISES}-2.md", f"{REVISES}-2", "decision",
+    "Two approvals before merging to main",
+    "- Every pull request needs two approvals, one from the owning team.\n"
+    "- Hotfixes may merge with one approval; the second must follow within a working day.",
+    "triggers: [review, pull request]\n",
 )  # fmt: skip

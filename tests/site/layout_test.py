@@ -24,7 +24,14 @@ import pytest
 from PIL import Image
 
 from tests.helpers import memkit
-from tests.site.bigmemory import CONFLICT, EARLIER, PENDING_ID, THIS_WEEK, big_memory
+from tests.site.bigmemory import (
+    CONFLICT,
+    EARLIER,
+    PENDING_ID,
+    REVISES,
+    THIS_WEEK,
+    big_memory,
+)
 from tests.site.chromium import Browser, chromium_or_skip
 
 chromium_or_skip()  # outside CI, the module is skipped when no Chromium is installed
@@ -326,6 +333,11 @@ def test_monday_morning_the_start_page_says_what_changed_and_what_needs_someone(
             "document.getElementById('week').innerHTML"
         ), atom_id
     assert "replaces" in week and "approved" in week
+    # A decision changed through review is an edit of it, said to be approved; not a new atom.
+    revised = chrome.evaluate(
+        f"document.querySelector('#week a[href$=\"/{REVISES}.html\"]').parentElement.innerText"
+    )
+    assert "approved change" in revised, revised
     # What needs someone: the conflict, the proposal with its two commands, the refused file.
     needs = chrome.evaluate("document.getElementById('needs').innerText")
     assert "1 atom waiting for review" in needs and "memkit review approve ID" in needs
