@@ -35,13 +35,15 @@ install_cli opencode opencode-ai 1.18.33 opencode
 # Headless Chromium for tests/site/browser_test.py and layout_test.py: Debian's package (no
 # browser download), and a small Chinese font (fonts-wqy-microhei, ~5 MB), without which
 # Chinese text is drawn as boxes and layout_test.py cannot check that it is not.
-if { ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q .; } \
+# (fc-list's output is captured, not piped: under pipefail a reader that stops early would
+# make a machine with the font look as if it had none.)
+if { ! command -v chromium >/dev/null 2>&1 || [ -z "$(fc-list :lang=zh 2>/dev/null || true)" ]; } \
    && command -v apt-get >/dev/null 2>&1; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   { $SUDO apt-get update -qq \
-    && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-wqy-microhei \
-       >/dev/null; } \
+    && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei \
+       </dev/null >/dev/null; } \
     || echo "warning: could not install chromium or a CJK font: the site's browser tests fail \
 under CI=true" >&2
 fi

@@ -42,7 +42,6 @@ from memkit.site.model import PENDING, Model, build_model
 from memkit.site.needs import Conflict, conflict_of
 from memkit.site.plots import PLOTS
 from memkit.site.searchdocs import atom_weights, search_index
-from memkit.site.stale import stale_atoms
 from memkit.site.start import start_page
 
 log = logging.getLogger(__name__)
@@ -210,7 +209,6 @@ def _build(
     health = build_health(root, config, today=today)
     conflicts, not_shown = _conflicts(root, model)
     findings = _findings(model, config, conflicts or [])
-    stale = stale_atoms(root, config)
     lap("health")
     _atom_pages(model, keys, collected.entries, findings=findings, memory=memory, stats=stats)
     lap("atoms")
@@ -226,7 +224,6 @@ def _build(
             top,
             memory=memory,
             not_shown=not_shown,
-            stale=stale,
         ),
         stats,
     )

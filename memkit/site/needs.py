@@ -1,6 +1,10 @@
 """What needs someone, for the start page: conflicts, reviews, stale atoms and health's other
 findings, each with the one step that settles it.
 
+Stale atoms are health's `drift` line (`memkit drift`, issue 44: atoms the code has moved
+away from, each with the evidence), acted on like an expired atom; a clone that never ran
+drift has no such line, and the page says nothing about staleness rather than "none".
+
 Conflicts are the audit's unresolved pairs that still stand (`memkit.audit.status`), counted
 as `memkit health` counts them: A against B and B against A are one. Health is `memkit
 health`'s own report (`memkit.lifecycle.health.build_health`), each line with the fix it
@@ -17,16 +21,17 @@ from typing import Any
 from memkit.lifecycle.health import Health, Line
 from memkit.safety.secrets import redact_secrets
 from memkit.site.atompage import body_markdown
-from memkit.site.html import atom_href, esc, inline, table
+from memkit.site.html import atom_href, code_text, esc, inline, table
 from memkit.site.model import PENDING, Model
-from memkit.site.stale import Stale
 
 SHOW_ITEMS = 12
 # Health lines whose items begin with an atom id (the rest are files, notes or sources).
-_ATOM_LINES = ("unused", "expired", "promote", "archive", "disputed", "superseded", "pending")
+_ATOM_LINES = (
+    *("unused", "expired", "promote", "archive", "disputed", "superseded", "pending", "drift"),
+)
 # Health lines a person acts on this week (the others are suggestions, or the clone's own
 # state: its index, its usage log). Conflicts and pending reviews have sections of their own.
-_ACT_ON = ("expired", "superseded", "disputed", "invalid", "rules")
+_ACT_ON = ("expired", "superseded", "disputed", "drift", "invalid", "rules")
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -143,29 +148,11 @@ def pending_section(model: Model, findings: dict[str, list[str]]) -> str:
     return f'{head}<ul class="plain">{"".join(items)}</ul></section>'
 
 
-def stale_section(model: Model, stale: Sequence[Stale] | None) -> str:
-    """'' until the memory is checked against its code (`memkit.site.stale`)."""
-    if stale is None:
-        return ""
-    head = '<section class="card" id="stale"><h2>May be stale</h2>'
-    shown = [s for s in stale if s.atom_id in model.atoms]
-    if not shown:
-        return f'{head}<p class="ok">No atom disagrees with the code it names.</p></section>'
-    items = "".join(
-        f"<li><p>{_titled(model, s.atom_id)}</p><p>{inline(s.evidence)}</p>"
-        + (f'<p class="fix-line">Fix: {fix_html(s.fix)}</p>' if s.fix else "")
-        + "</li>"
-        for s in shown
-    )
-    return f'{head}<ul class="plain">{items}</ul></section>'
-
-
 def needs_card(
     model: Model,
     health: Health,
     conflicts: Sequence[Conflict] | None,
     not_shown: int,
-    stale: Sequence[Stale] | None,
 ) -> str:
     """The short list at the top of the start page: what needs a person, each line leading
     to its section or saying its fix."""
@@ -185,12 +172,6 @@ def needs_card(
             "waiting for review</a>: <code>memkit review approve ID</code> or "
             "<code>memkit review reject ID --reason TEXT</code></li>"
         )
-    if stale:
-        n = len([s for s in stale if s.atom_id in model.atoms])
-        rows.append(
-            f'<li><a href="#stale"><strong>{n}</strong> atom{"s" * (n != 1)} may be stale'
-            "</a>: the code they name has changed</li>"
-        )
     for line in health.lines:
         if line.kind in _ACT_ON and not line.ok:
             count = f"<strong>{len(line.items)}</strong> " if line.items else ""
@@ -204,12 +185,25 @@ def needs_card(
     return f'<section class="card needs" id="needs"><h2>Needs someone</h2>{body}</section>'
 
 
+# A command in a fix written without backticks ("memkit show ID; correct it or supersede
+# it"): the verb, then flags, placeholders (ID), names with a - / . or digit, and one more
+# plain word only where it ends the command ("memkit review list", not "... --propose writes").
+_COMMAND = re.compile(
+    r"\b(?:memkit|git) [a-z][a-z-]*"
+    r"(?: (?:--?[a-z][\w-]*(?:=[^\s;,]+)?|[A-Z][A-Z_]*\b|[\w<>]+[-/.\d][\w<>/.-]*\w>?"
+    r"|[a-z]+(?= [A-Z-]|$|[;,)])))*"
+)
+
+
 def fix_html(fix: str) -> str:
-    """Health's fix as HTML: a bare command in code; words with commands in them (`…`)
-    as words."""
+    """Health's fix as HTML: its commands as code, its words as words."""
     if not fix or "`" in fix:
         return inline(fix)
-    return f"<code>{esc(fix)}</code>"
+    out, at = [], 0
+    for found in _COMMAND.finditer(fix):
+        out += [esc(fix[at : found.start()]), f"<code>{code_text(found.group(0))}</code>"]
+        at = found.end()
+    return "".join([*out, esc(fix[at:])])
 
 
 def _health_items(model: Model, line: Line) -> tuple[list[str], int]:
@@ -226,7 +220,7 @@ def _health_items(model: Model, line: Line) -> tuple[list[str], int]:
             left += 1
             continue
         rest = item[len(atom_id) :]
-        out.append(f'<a href="{esc(atom_href(atom_id))}">{esc(atom_id)}</a>{esc(rest)}')
+        out.append(f'<a href="{esc(atom_href(atom_id))}">{esc(atom_id)}</a>{inline(rest)}')
     return out, left
 
 

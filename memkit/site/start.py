@@ -24,10 +24,8 @@ from memkit.site.needs import (
     health_section,
     needs_card,
     pending_section,
-    stale_section,
 )
 from memkit.site.plots import PLOTS
-from memkit.site.stale import Stale
 from memkit.site.week import Event, Week, week_of
 
 RECENT = 12
@@ -239,10 +237,8 @@ def start_page(
     *,
     memory: str,
     not_shown: int = 0,
-    stale: Sequence[Stale] | None = None,
 ) -> str:
-    """`not_shown`: conflicts the audit reports between atoms the site does not show;
-    `stale`: `memkit.site.stale.stale_atoms`, None while nothing was checked."""
+    """`not_shown`: conflicts the audit reports between atoms the site does not show."""
     week = week_of(model)
     body = [
         f"<h1>{esc(memory)}</h1>",
@@ -250,13 +246,12 @@ def start_page(
         _search(),
         # Needs and most used on the left, the week beside them (one column on a phone).
         '<div class="columns top">',
-        needs_card(model, health, conflicts, not_shown, stale),
+        needs_card(model, health, conflicts, not_shown),
         _week(model, week),
         _most_used(model),
         "</div>",
         conflicts_section(model, conflicts, not_shown, render),
         pending_section(model, findings),
-        stale_section(model, stale),
         _known(model),
         health_section(model, health),
         _recent(model),

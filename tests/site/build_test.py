@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
@@ -411,31 +412,73 @@ def test_an_unchanged_atom_s_page_follows_what_it_shows_from_elsewhere(team: Pat
 def test_the_start_page_lists_stale_atoms_when_drift_says_which(
     team: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`memkit.site.stale.stale_atoms` is where `memkit drift` (issue 44) plugs in: None
-    (nothing checked) leaves the page without a stale section; a list puts each atom, with its
-    evidence and fix, under "Needs someone"."""
+    """Stale atoms are `memkit health`'s `drift` line (`memkit drift`, issue 44): without it
+    the page says nothing about staleness; with it, the count and the fix under "Needs
+    someone", and each atom linked with its evidence, code rendered, under Health."""
+    from memkit.lifecycle.health import Line, build_health
     from memkit.site import build
-    from memkit.site.stale import Stale, stale_atoms
 
     repo, out = team / "repo", team / "out"
-    assert stale_atoms(repo, load_config(repo)) is None
     start = (out / "index.html").read_text(encoding="utf-8")
-    assert 'id="stale"' not in start and "stale" not in start.split('id="needs"')[1][:2000]
-    found = [
-        Stale(
-            "deploy-with-argo",
-            "`argocd app rollback` is not in `Makefile`",
-            "memkit drift --propose",
+    assert "stale" not in start.split('id="needs"')[1].split("</section>")[0]
+
+    def with_drift(root: Path, config: Any, *, today: Any = None) -> Any:
+        health = build_health(root, config, today=today)
+        health.lines.append(
+            Line(
+                "drift",
+                "stale against the code (last `memkit drift`)",
+                ("deploy-with-argo (`argocd app rollback` is gone: renamed to `argocd rollback`)",),
+                "memkit drift --propose writes the new values for review",
+            )
         )
-    ]
-    monkeypatch.setattr(build, "stale_atoms", lambda root, config: found)
+        return health
+
+    monkeypatch.setattr(build, "build_health", with_drift)
     build.build_site(repo, out, load_config(repo), memory="repo")
     start = (out / "index.html").read_text(encoding="utf-8")
-    section = start.split('<section class="card" id="stale">', 1)[1].split("</section>", 1)[0]
-    assert "Deploying services with Argo CD" in section
-    assert "<code>argocd app rollback</code> is not in <code>Makefile</code>" in section
-    assert "<code>memkit drift --propose</code>" in section
-    assert '<a href="#stale"><strong>1</strong> atom may be stale</a>' in start
+    needs = start.split('id="needs"', 1)[1].split("</section>", 1)[0]
+    assert (
+        '<a href="#health"><strong>1</strong> stale against the code (last <code>memkit '
+        "drift</code>)</a>: <code>memkit drift --propose</code> writes the new values for "
+        "review" in needs
+    )
+    health = start.split('id="health"', 1)[1].split("</section>", 1)[0]
+    assert (
+        '<a href="atoms/deploy-with-argo.html">deploy-with-argo</a> (<code>argocd app '
+        "rollback</code> is gone: renamed to <code>argocd rollback</code>)" in health
+    )
+    assert "`" not in health
+
+
+def test_a_fix_s_commands_are_code_and_its_words_are_words() -> None:
+    """Health writes some fixes without backticks: only the commands in them are code."""
+    from memkit.site.needs import fix_html
+
+    said = {
+        "memkit show ID; correct it or supersede it": "<code>memkit show ID</code>; correct it "
+        "or supersede it",
+        "memkit archive --suggest, then memkit archive --apply IDS": "<code>memkit archive "
+        "--suggest</code>, then <code>memkit archive --apply IDS</code>",
+        "memkit drift --propose writes the new values": "<code>memkit drift --propose</code> "
+        "writes the new values",
+        "memkit review list": "<code>memkit review list</code>",
+        "fix or remove the file": "fix or remove the file",
+        "then commit usage/<you>.json": "then commit usage/&lt;you&gt;.json",
+        "add `supersedes: [OLD]`": "add <code>supersedes: [OLD]</code>",
+    }
+    assert {fix: fix_html(fix) for fix in said} == said
+
+
+def test_a_day_reads_as_how_long_ago_and_a_later_one_as_its_date() -> None:
+    import datetime as dt
+
+    from memkit.site.start import _day
+
+    today = dt.date(2026, 11, 29)
+    assert ">yesterday</time>" in _day("2026-11-28", today)
+    assert ">3 days ago</time>" in _day("2026-11-26", today)
+    assert _day("2026-12-01", today) == '<time datetime="2026-12-01">2026-12-01</time>'
 
 
 def test_the_time_axis_covers_the_memory_s_own_life() -> None:
