@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from memkit.checks.validate import report, resolve_targets, validate
-from memkit.repo import find_root
+from memkit.files import write_atomic
+from memkit.repo import find_root, list_atom_files
+from memkit.safety.invisible import harmless, without_harmless
 from memkit.safety.secrets import redact_secrets
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -25,7 +27,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--fix",
         action="store_true",
-        help="first mark atoms that a live atom supersedes: status: superseded, superseded_by",
+        help="first mark atoms that a live atom supersedes (status: superseded, superseded_by) "
+        "and remove invisible characters that hide nothing (MK113)",
     )
     parser.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
     parser.set_defaults(func=run)
@@ -47,3 +50,12 @@ def _fix(root: Path, files: list[str] | None) -> None:
     for path, newer in mark_superseded(root, pairs):
         by = ", ".join(newer)
         print(redact_secrets(f"{path}: fixed: status: superseded (superseded by {by})"))
+    for path in files if files is not None else list_atom_files(root):
+        try:
+            text = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # validation reports what cannot be read
+        found = harmless(text)
+        if found:
+            write_atomic(root / path, without_harmless(text))
+            print(redact_secrets(f"{path}: fixed: {len(found)} invisible character(s) removed"))

@@ -94,6 +94,18 @@ def _entity(text: str, at: int) -> tuple[str, int] | None:
     return None
 
 
+def entity_at(text: str, at: int) -> tuple[str, int] | None:
+    """The character(s) the HTML entity at `text[at]` (an `&`) stands for and its length, or
+    None."""
+    return _entity(text, at)
+
+
+def fold_char(char: str) -> str:
+    """One character as `normalised` reads it ("" for a format character)."""
+    value = _FOLD[ord(char)]
+    return chr(value) if isinstance(value, int) else value or ""
+
+
 def normalised(text: str, chars: Iterable[str] | None = None) -> str:
     """`text` as the checks read it (white space kept): entities decoded, NFKC (a character
     at a time), format characters removed, dashes and lookalikes folded. `chars`: the
