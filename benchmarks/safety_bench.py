@@ -169,6 +169,22 @@ def public_table(
     )
 
 
+def time_table(atoms: Sequence[PublicAtom], repeat: int = 3) -> None:
+    """The checks' time per public atom, the best of `repeat` passes (run it once for each
+    checkout through PYTHONPATH, interleaved, to compare)."""
+    texts = [a.text for a in atoms]
+    for name, check in (("MK110", secret_found), ("MK112", order_found)):
+        best = min(_pass_seconds(check, texts) for _ in range(repeat))
+        print(f"{name}: {1000 * best / len(texts):.3f} ms per atom ({len(texts)} atoms)")
+
+
+def _pass_seconds(check: Check, texts: Sequence[str]) -> float:
+    start = time.perf_counter()
+    for text in texts:
+        check(text)
+    return time.perf_counter() - start
+
+
 def _why(name: str, text: str) -> str:
     if name.startswith("MK110"):
         return "; ".join(f"{h.kind}: {h.redacted}" for h in find_secrets(text))[:160]
@@ -180,7 +196,7 @@ def main() -> None:
     parser.add_argument("--data", help="the folder holding scifact/ and cmrc2018/")
     parser.add_argument("--detect-secrets", action="store_true")
     parser.add_argument("--show-errors", action="store_true", help="the dev parts only")
-    parser.add_argument("--only", choices=("secrets", "orders", "public"), action="append")
+    parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument("--part", choices=SPLITS, help="one part only (default: both)")
     args = parser.parse_args()
     if args.part:
@@ -189,6 +205,8 @@ def main() -> None:
     if args.detect_secrets:
         secret_checks.append(("detect-secrets", DetectSecrets()))
     only = set(args.only or ("secrets", "orders", "public"))
+    if "time" in only:
+        time_table(public_atoms(data_dir(args.data)))
     if "secrets" in only:
         secrets_table(secret_checks, args.show_errors)
     if "orders" in only:

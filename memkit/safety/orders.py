@@ -74,26 +74,61 @@ _ZH_SEND = (
 # The words (whole, lower case) and the Chinese words each kind of order cannot do without: a
 # sentence holding none of them is not read for it.
 _WORDS_OF = {
-    "report what it did not check": "skip skips skipped skipping without even regardless matter "
-    "whether anyway instead pretend fake if when whenever red fail fails failed failing broken "
-    "complains errors error timeout slow",
-    "keep things from the user": "tell inform mention show know hide leave keep quiet notice",
-    "send secrets where others read them": "env environment printenv credential credentials "
-    "secret secrets token tokens api apikey password passwords ssh private id_rsa aws kube "
-    "kubeconfig npmrc netrc pgpass key exfiltrate exfiltrating exfiltration",
-    "run a downloaded script": "curl wget iwr irm invoke iex download downloads downloading "
-    "fetch pipe http https",
-    "disable a check": "verify skip dangerously disable turn switch bypass remove delete "
-    "comment silence suppress rename uninstall deactivate override admin ignore n",
-    "bypass review": "label labels tag approve merge push force codeowners bypass lgtm automerge "
-    "auto skip",
-    "destroy history or logs": "log logs rm drop history rewrite rewrote delete remove wipe purge "
-    "truncate",
+    # Every word a kind's pattern cannot match without, by group (one of each group must be
+    # in a sentence for the pattern to be tried): a necessary condition, read off the patterns.
+    "report what it did not check": (
+        "report say tell claim state answer respond reply confirm write post comment mark "
+        "declare pretend",
+        "pass passed passes passing succeed succeeded succeeds success successful green clean "
+        "ok okay fine done verified complete completed met working resolved yes",
+        "skip skips skipped skipping skipper without even regardless matter whether anyway "
+        "instead pretend fake did didn red fail fails failed failing failure failures broken "
+        "complain complains complained complaining error errors time times timed slow",
+    ),
+    "keep things from the user": (
+        "tell inform mention show know hide leave keep quiet notice let report",
+        "user users reviewer reviewers human humans maintainer maintainers owner owners team "
+        "summary status report update description answer reply notice quiet",
+        "not never don dont doesn won hide out quiet",
+    ),
+    "send secrets where others read them": (
+        "paste print post include put add copy send upload share echo cat attach dump log "
+        "write email forward publish leak expose output display show commit push exfiltrate "
+        "exfiltrates exfiltrated exfiltrating exfiltration",
+        "env var vars variable variables printenv credential credentials secret secrets token "
+        "tokens api apikey apikeys password passwords ssh private id_rsa aws kube kubeconfig "
+        "npmrc netrc pgpass _key _token _secret _password exfiltrate exfiltrates exfiltrated "
+        "exfiltrating exfiltration",
+    ),
+    "run a downloaded script": (
+        "curl wget iwr irm invoke iex download downloads downloaded downloading fetch get pipe "
+        "run execute source",
+    ),
+    "disable a check": (
+        "verify skip dangerously disable turn switch bypass remove delete comment silence "
+        "suppress rename uninstall deactivate override admin ignore n",
+        "verify skip dangerously admin hook hooks check checks lint linter linting ci workflow "
+        "workflows test tests suite assertion assertions scanner scanners scan scanning codeql "
+        "security protection reviewers review reviews verification signing type typecheck "
+        "typechecker typechecking mypy memkit policy policies guardrail guardrails pre config "
+        "it them n",
+    ),
+    "bypass review": (
+        "label labels tag approve merge push force codeowners bypass lgtm automerge auto "
+        "enable add apply set use put",
+        "review reviews reviewers main master production prod release own codeowners merge "
+        "approval protection lgtm approve autoapprove automerge ci skip bypass waiting force f",
+    ),
+    "destroy history or logs": (
+        "delete remove wipe purge truncate rm drop rewrite rewrote",
+        "log logs history database rf",
+    ),
 }
 _CJK_OF = {
     "report what it did not check": "跳 即使 不管 無論 无论 跑 逾時 逾时 失敗 失败",
     "keep things from the user": "隱瞞 隐瞒 告訴 告诉 知道",
-    "send secrets where others read them": "環境 环境 憑證 凭证 密 金鑰 令牌 私鑰 私钥",
+    "send secrets where others read them": "環境 环境 憑證 凭证 密 金鑰 令牌 私鑰 私钥 貼 贴 附 印 "
+    "輸出 输出 上傳 上传 寄 複製 复制",
     "run a downloaded script": "下載 下载",
     "disable a check": "停用 關閉 关闭 跳過 跳过 繞過 绕过 刪 删",
     "bypass review": "標籤 标签 核准 合併 合并 推到 加上 打上 加進 加进",
@@ -287,24 +322,76 @@ def negated(text: str, start: int, at: int) -> bool:
     return _NEG.search(text, max(start, at - 30), at) is not None
 
 
-_MASK_OF: dict[str, int] = {}
-for _harm_kind in _HARMS:
-    for _word in _WORDS_OF[_harm_kind.what].split():
-        _MASK_OF[_word] = _MASK_OF.get(_word, 0) | _harm_kind.bit
-_KNOWN = frozenset(_MASK_OF)
-_TOKEN = re.compile(r"[a-z0-9]+")
-_HAS_CJK = re.compile("[\u3400-\u9fff]")
+# Each kind's groups of words as sets: a sentence may hold that kind when it holds a word of
+# every group.
+_GROUPS = tuple(
+    tuple(frozenset(group.split()) for group in _WORDS_OF[harm.what]) for harm in _HARMS
+)
+# Words a text addressed to an agent holds somewhere (a kind of order that needs an address is
+# looked for only in such a text; the sentence itself may be under "Note to Claude:").
+_ADDRESS_WORDS = frozenset(
+    [
+        "ai",
+        "agent",
+        "agents",
+        "assistant",
+        "assistants",
+        "claude",
+        "copilot",
+        "llm",
+        "llms",
+        "model",
+        "models",
+        "bot",
+        "bots",
+        "gpt",
+        "gemini",
+        "codex",
+        "cursor",
+        "chatgpt",
+        "you",
+        "your",
+        "asked",
+        "memory",
+        "gpt4",
+    ]
+)
+_TOKEN = re.compile(r"[a-z0-9_]+")
+_HAS_CJK = re.compile("[\\u3400-\\u9fff]")
 
 
-def _mask(lowered: str, start: int, end: int) -> int:
-    """The kinds of order the sentence `lowered[start:end]` holds the words of."""
+def _words(lowered: str, start: int, end: int) -> frozenset[str]:
+    found = _TOKEN.findall(lowered, start, end)
+    # AWS_SECRET_KEY: its parts, and each part after the first as `_secret`, `_key`.
+    parts = [
+        piece
+        for word in found
+        if "_" in word
+        for n, part in enumerate(word.split("_"))
+        for piece in ((part, f"_{part}") if n else (part,))
+    ]
+    return frozenset([*found, *parts])
+
+
+def _mask(lowered: str, start: int, end: int, kinds: int = -1) -> int:
+    """The kinds of order (of `kinds`) whose words the sentence `lowered[start:end]` holds."""
+    words = _words(lowered, start, end)
+    whole = kinds == -1  # the whole text: an address must be in it somewhere
+    addressed = not words.isdisjoint(_ADDRESS_WORDS)
     mask = 0
-    for word in _KNOWN.intersection(_TOKEN.findall(lowered, start, end)):
-        mask |= _MASK_OF[word]
+    for harm, groups in zip(_HARMS, _GROUPS, strict=True):
+        if whole and harm.needs_address and not addressed:
+            continue
+        if kinds & harm.bit and all(not words.isdisjoint(group) for group in groups):
+            mask |= harm.bit
     if _HAS_CJK.search(lowered, start, end):
+        # Chinese has no spaces to find words by: any one of a kind's words will do.
         piece = lowered[start:end]
-        for harm in _HARMS:
-            if any(word in piece for word in harm.cjk):
+        for harm, groups in zip(_HARMS, _GROUPS, strict=True):
+            if kinds & harm.bit and (
+                any(word in piece for word in harm.cjk)
+                or any(not words.isdisjoint(group) for group in groups)
+            ):
                 mask |= harm.bit
     return mask
 
@@ -333,6 +420,9 @@ def _harm(text: str, start: int, end: int, addressed: bool, mask: int) -> Order 
 def orders(text: str) -> Iterator[Order]:
     """The orders in `text` (a reading: `memkit.safety.reading.read(...).text`)."""
     lowered = text.lower()
+    kinds = _mask(lowered, 0, len(lowered))
+    if not kinds:
+        return  # no kind of order has all its words anywhere in the text
     addressed_section = False
     found_count = 0
     for start, end in sentences(text):
@@ -344,7 +434,7 @@ def orders(text: str) -> Iterator[Order]:
             continue  # "e.g.", a heading's number: no order fits
         if piece.endswith(":") and _ADDRESS.search(text, start, end) is not None:
             addressed_section = True  # "Note to Claude:" and the bullets under it
-        mask = _mask(lowered, start, end)
+        mask = _mask(lowered, start, end, kinds)
         found = _harm(text, start, end, addressed_section, mask) if mask else None
         if found is not None:
             yield found

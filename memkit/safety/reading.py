@@ -199,7 +199,7 @@ def _joined(text: str) -> tuple[str, _Map | None]:
 
 
 def _blanks(text: str) -> tuple[str, _Map | None]:
-    if "  " not in text and "\t" not in text and "\n\n" not in text:
+    if "  " not in text and "\t" not in text and "\n\n\n" not in text and "\n \n" not in text:
         return text, None
     stage = _Stage(text)
     for m in _BLANKS.finditer(text):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memkit.safety import injection, secrets
+from memkit.safety import injection, orders, secrets
 from memkit.safety.reading import read
 from memkit.safety.text import folded
 
@@ -107,3 +107,15 @@ def test_every_planted_order_is_refused_wherever_it_falls(texts: list[str]) -> N
             at = text.index(order)
             hits = injection.refused_hits(text)
             assert any(at <= h.start < at + len(order) for h in hits), order
+
+
+def test_the_word_gate_of_orders_loses_no_order(
+    texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An order is looked for only in a sentence holding its words (`orders._mask`): that is a
+    necessary condition, so with every kind looked for everywhere the same orders are found."""
+    seen = [read(t).text for t in [*texts, *PLANTED_ORDERS]]
+    gated = [[(o.start, o.what) for o in orders.orders(t)] for t in seen]
+    monkeypatch.setattr(orders, "_mask", lambda lowered, start, end, kinds=-1: -1)
+    assert [[(o.start, o.what) for o in orders.orders(t)] for t in seen] == gated
+    assert sum(map(len, gated)) > 100
