@@ -36,8 +36,9 @@ from memkit.gate.score import is_pitfall
 from memkit.repo import list_atom_files
 from memkit.roles import git_email, identify, sensitive_kinds
 from memkit.safety.invisible import harmless, without_harmless
-from memkit.safety.secrets import find_secrets, looks_random
+from memkit.safety.secrets import find_secrets
 from memkit.safety.text import has_cjk
+from memkit.safety.values import looks_random
 
 # Refused for what the text says: a secret, `<private>` text, prompt injection.
 TEXT_REFUSALS = ("MK110", "MK111", "MK112")

@@ -15,7 +15,7 @@ Standard library only, no `re` (the hook's fast path imports this through the fe
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"html.entities"}
@@ -94,12 +94,6 @@ def _entity(text: str, at: int) -> tuple[str, int] | None:
     return None
 
 
-def entity_at(text: str, at: int) -> tuple[str, int] | None:
-    """The character(s) the HTML entity at `text[at]` (an `&`) stands for and its length, or
-    None."""
-    return _entity(text, at)
-
-
 def fold_char(char: str) -> str:
     """One character as `normalised` reads it ("" for a format character)."""
     value = _FOLD[ord(char)]
@@ -127,19 +121,25 @@ def normalised(text: str, chars: Iterable[str] | None = None) -> str:
     return text
 
 
-def _decoded(text: str) -> str:
-    """`text` with its HTML entities decoded (a `&` that starts none is kept)."""
-    parts: list[str] = []
-    done = 0
+def entities(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, what it stands for) of each HTML entity in `text`, in order."""
     at = text.find("&")
     while at >= 0:
         found = _entity(text, at)
         if found is None:
             at = text.find("&", at + 1)
             continue
-        parts += (text[done:at], found[0])
-        done = at + found[1]
-        at = text.find("&", done)
+        yield at, at + found[1], found[0]
+        at = text.find("&", at + found[1])
+
+
+def _decoded(text: str) -> str:
+    """`text` with its HTML entities decoded (a `&` that starts none is kept)."""
+    parts: list[str] = []
+    done = 0
+    for start, end, char in entities(text):
+        parts += (text[done:start], char)
+        done = end
     return "".join(parts) + text[done:] if parts else text
 
 

@@ -24,7 +24,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from memkit.safety.lookalike import entity_at, fold_char
+from memkit.safety.lookalike import entities, fold_char
 
 # Letters of other scripts drawn like Latin ones (Unicode's confusables, the ones a model and a
 # reader take for Latin letters in a Latin word).
@@ -123,14 +123,8 @@ def _entities(text: str) -> tuple[str, _Map | None]:
     if "&" not in text:
         return text, None
     stage = _Stage(text)
-    at = text.find("&")
-    while at >= 0:
-        found = entity_at(text, at)
-        if found is None:
-            at = text.find("&", at + 1)
-            continue
-        stage.replace(at, at + found[1], found[0])
-        at = text.find("&", at + found[1])
+    for start, end, char in entities(text):
+        stage.replace(start, end, char)
     return stage.finish()
 
 
