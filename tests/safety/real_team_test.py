@@ -304,3 +304,34 @@ def test_one_code_path_import_and_review_approve_refuse_the_same_orders(
     assert approved.returncode == 1 and "MK112" in approved.stdout + approved.stderr
     assert (heartbeat_team / "shared/_pending/billing-labels.md").is_file()
     assert refused_hits(ORDERS["paste"])
+
+
+ACME = "acme_" + "0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c"
+
+
+def test_a_team_extends_the_catalogue_in_memkit_yaml(memory_repo: Path) -> None:
+    write_atom(memory_repo, "shared/acme.md", atom_text("acme", body=f"- Deploys use {ACME}."))
+    git(memory_repo, "add", "-A")
+    assert git(memory_repo, "commit", "-qm", "acme", check=False).returncode == 0
+    with (memory_repo / "memkit.yaml").open("a", encoding="utf-8") as config:
+        config.write(
+            "secrets:\n  formats:\n"
+            '    - {name: "Acme deploy token", prefix: "acme_", body: "[a-f0-9]{32}"}\n'
+        )
+    found = memkit("validate", "shared/acme.md", cwd=memory_repo)
+    assert found.returncode == 1 and "MK110 possible secret (team Acme deploy token" in found.stdout
+    assert ACME[5:20] not in found.stdout
+    (memory_repo / "memkit.yaml").write_text(
+        "version: 1\nsecrets:\n  formats:\n    - {name: broken, prefix: x_, body: '[a-'}\n",
+        encoding="utf-8",
+    )
+    broken = memkit("validate", "shared/acme.md", cwd=memory_repo)
+    assert broken.returncode == 1 and "secrets.formats[0]" in broken.stdout + broken.stderr
+
+
+def test_the_catalogue_holds_thirty_providers_and_every_pattern_compiles() -> None:
+    from memkit.safety.catalogue import builtin
+
+    known = builtin()
+    assert len(known.providers) >= 30
+    assert all(fmt.prefixes for fmts in known.prefixed.values() for fmt in fmts)
