@@ -116,11 +116,11 @@ def _format_end(fmt: Format, token: str, at: int) -> int:
 
 
 def _provider(cat: Catalogue, token: str) -> tuple[int, int, str] | None:
-    """(start, end, kind) of a provider's token in `token`: at its start, or after `=`, `:` or
-    `@` (`GITHUB_TOKEN=ghp_…`)."""
+    """(start, end, kind) of a provider's token in `token`: at its start, or after `=`, `:`,
+    `@`, `/` or `-` (`GITHUB_TOKEN=ghp_…`, `shared/draft-ghp_….md`)."""
     starts = [0]
-    if "=" in token or ":" in token or "@" in token or "/" in token:
-        starts += [i + 1 for i, c in enumerate(token) if c in "=:@/"][:8]
+    if any(c in token for c in "=:@/-"):
+        starts += [i + 1 for i, c in enumerate(token) if c in "=:@/-"][:8]
     for at in starts:
         rest = len(token) - at
         if token[at : at + 1] in cat.first_chars:
