@@ -12,7 +12,8 @@ from memkit.errors import MemkitError
 from memkit.index import refresh
 from memkit.index.manifest import start_git
 from memkit.index.store import Busy, current_generation
-from memkit.repo import find_root, list_atom_files
+from memkit.repo import list_atom_files
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.findings", "memkit.recall.readers"}
@@ -65,7 +66,7 @@ def _first_build_is_large(root: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     running = start_git(root)  # git lists the atoms while the rest is imported
 
     if args.quiet and not args.foreground and _first_build_is_large(root):
