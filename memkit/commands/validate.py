@@ -49,23 +49,27 @@ def _fix(root: Path, files: list[str] | None) -> None:
     from memkit.lifecycle.catalog import usable_entries
     from memkit.lifecycle.supersede import mark_superseded, unmarked
 
-    pairs = unmarked(usable_entries(root), set(files) if files is not None else None)
+    entries = usable_entries(root)
     kinds = sensitive_kinds(load_config(root))
-    guarded = [
-        p
-        for p in pairs
-        if p.older.type in kinds and p.older.scope == "shared" and not p.older.pending
-    ]
-    if guarded and not identify(root).is_management:
-        # Retiring an approved decision is management's (MK204): review's approval does it.
-        for pair in guarded:
-            print(
-                redact_secrets(
-                    f"{pair.older.path}: left as it is: only management retires an approved "
-                    f"`{pair.older.type}` atom; approving `{pair.newer.id}` in review does"
-                )
+    # Changing an approved decision is management's (MK204): review's approval does it.
+    approved = (
+        {}
+        if identify(root).is_management
+        else {
+            e.path: e.type
+            for e in entries
+            if e.type in kinds and e.scope == "shared" and not e.pending
+        }
+    )
+    pairs = unmarked(entries, set(files) if files is not None else None)
+    for pair in [p for p in pairs if p.older.path in approved]:
+        print(
+            redact_secrets(
+                f"{pair.older.path}: left as it is: only management retires an approved "
+                f"`{pair.older.type}` atom; approving `{pair.newer.id}` in review does"
             )
-        pairs = [p for p in pairs if p not in guarded]
+        )
+    pairs = [p for p in pairs if p.older.path not in approved]
     for path, newer in mark_superseded(root, pairs):
         by = ", ".join(newer)
         print(redact_secrets(f"{path}: fixed: status: superseded (superseded by {by})"))
@@ -75,6 +79,16 @@ def _fix(root: Path, files: list[str] | None) -> None:
         except (OSError, UnicodeDecodeError):
             continue  # validation reports what cannot be read
         found = harmless(text)
-        if found:
-            write_atomic(root / path, without_harmless(text))
-            print(redact_secrets(f"{path}: fixed: {len(found)} invisible character(s) removed"))
+        if not found:
+            continue
+        if path in approved:
+            print(
+                redact_secrets(
+                    f"{path}: left as it is: only management changes an approved "
+                    f"`{approved[path]}` atom; its {len(found)} invisible character(s) "
+                    "hide nothing (MK113 is a warning)"
+                )
+            )
+            continue
+        write_atomic(root / path, without_harmless(text))
+        print(redact_secrets(f"{path}: fixed: {len(found)} invisible character(s) removed"))
