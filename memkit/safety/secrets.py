@@ -263,7 +263,10 @@ def redact_secrets(text: str) -> str:
     parts: list[str] = []
     done = 0
     for span in spans:
-        parts += (text[done : span.start], redact(text[span.start : span.end]))
+        value = text[span.start : span.end]
+        # A private key block spans lines: its line breaks stay, so every line after it keeps
+        # its number in what is printed (`path:line:col` of the findings that follow).
+        parts += (text[done : span.start], redact(value) + "\n" * value.count("\n"))
         done = span.end
     return "".join(parts) + text[done:]
 
