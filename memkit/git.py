@@ -21,6 +21,7 @@ __all__ = [
     "has_commits",
     "ignored",
     "move",
+    "name_status",
     "output",
     "rev_exists",
     "run",
@@ -125,6 +126,26 @@ def move(cwd: Path, source: str, target: str) -> bool:
         return True
     (cwd / source).rename(cwd / target)
     return False
+
+
+def name_status(text: str) -> list[tuple[str, str, str]]:
+    """The files of one commit in `git log --name-status -z` (`text`: what follows the
+    commit's own line): (status letter, path, the new path of a rename or copy, else "")."""
+    names = [n.strip("\n") for n in text.split("\0")]
+    out: list[tuple[str, str, str]] = []
+    i = 0
+    while i < len(names):
+        status = names[i]
+        if not status:
+            i += 1
+        elif status[0] in "RC" and i + 2 < len(names):
+            out.append((status[0], names[i + 1], names[i + 2]))
+            i += 3
+        else:
+            if i + 1 < len(names):
+                out.append((status[0], names[i + 1], ""))
+            i += 2
+    return out
 
 
 def show(cwd: Path, rev: str, relpath: str) -> str | None:

@@ -55,6 +55,18 @@ def find_memory(repo: Path | None, start: Path | None = None) -> Path | None:
     return None
 
 
+def wired_memories(start: Path | None = None) -> list[Path]:
+    """Every memory repository the agent files of the code project at `start` (or a folder
+    above it) name and this machine holds, as `find_memory` trusts them."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        named = _named(folder)
+        if named:
+            there = [path for _, path in named if (path / CONFIG_NAME).is_file()]
+            return [trusted_root(p) for p in dict.fromkeys(there)]
+    return []
+
+
 def memory_root(repo: Path | None, start: Path | None = None) -> Path:
     """`find_memory`, or MemkitError saying this is no memory repository and how to name one."""
     found = find_memory(repo, start)

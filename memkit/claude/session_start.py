@@ -15,6 +15,7 @@ from memkit.recall.budget import estimate_tokens
 from memkit.recall.fence import attribute, neutralise
 from memkit.recall.pipeline import on_disk, visible
 from memkit.recall.readers import Readers, find_repos
+from memkit.recall.since import since_block
 from memkit.recall.usage import NO_HISTORY
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -49,6 +50,8 @@ def session_start(
                 usage.forget_session(session)
             act = usage.activation([a["id"] for a in reader.atoms])
             listed: list[str] = []
+            # What the team changed since this clone's last session (issue 44), first.
+            lines += since_block(root, reader, payload, usage, readers.scopes(root))
             lines += _session_index(root, reader, act, readers.scopes(root), listed)
             usage.note(session, listed, "start")  # seen, not used: evidence of nothing yet
         note = pending_note(root)  # capture candidates waiting (issue 15)

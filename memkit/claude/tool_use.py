@@ -4,18 +4,18 @@ valid one that contradicts a live atom is reported, and sent to review when it m
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memkit.claude.protocol import context_output
+from memkit.globs import glob_re
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.pipeline import Recalled, on_disk, render, visible
 from memkit.recall.readers import Readers, find_repos
+from memkit.recall.stale import stale_line
 from memkit.recall.trust import trusted_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -30,28 +30,6 @@ __lazy_modules__ = {
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit")
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit")
 MAX_ATOMS = 5  # per file: the rest come with the next file or prompt
-
-
-@functools.lru_cache(maxsize=512)
-def _glob_re(pattern: str) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
 
 
 def _relative(file_path: str, payload: dict[str, Any]) -> str:
@@ -89,7 +67,7 @@ def pre_tool_use(
                     continue
                 if not visible(entry, scopes, stale, today):
                     continue
-                glob = next((g for g in entry["paths"] if _glob_re(g).match(rel)), None)
+                glob = next((g for g in entry["paths"] if glob_re(g).match(rel)), None)
                 if glob is None or not on_disk(root, entry["path"]):
                     continue
                 body = reader.body(entry["path"])
@@ -103,8 +81,10 @@ def pre_tool_use(
                         body,
                         estimate_tokens(body),
                         str(root),
+                        stale_line(reader, entry),
                     )
                 )
+            here.sort(key=lambda r: bool(r.stale))  # what the code contradicts comes last
             here = here[: MAX_ATOMS - len(items)]
             usage.record(session, [i.id for i in here], kind="path")
         items += here

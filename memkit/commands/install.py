@@ -14,6 +14,8 @@ from memkit.agents.files import relative_form
 from memkit.agents.install import install as install_agent
 from memkit.claude.install import install
 from memkit.claude.wiring import LOCAL_SETTINGS
+from memkit.drift.projects import remember
+from memkit.drift.wire import WORKFLOW, github_repository, wire
 from memkit.errors import UsageError
 from memkit.repo import nearest_repo, trusted_root
 
@@ -33,9 +35,11 @@ def add_parser(subparsers: Any) -> None:
         "other goes into your own .claude/settings.local.json (MEMKIT_REPOS). The other agents "
         "(codex, gemini, cursor, opencode, copilot: one or several) get the same in their own "
         "files (docs/agents.md); a repository neither in nor beside the project is left to "
-        "MEMKIT_REPOS in your environment.",
+        "MEMKIT_REPOS in your environment. `drift` instead gives the code project the "
+        "commit hook `memkit-drift` (.pre-commit-config.yaml) and a GitHub workflow that runs "
+        "`memkit drift --base` on pull requests (docs/drift.md).",
     )
-    parser.add_argument("target", nargs="+", choices=("claude", *AGENTS), metavar="AGENT")
+    parser.add_argument("target", nargs="+", choices=("claude", *AGENTS, "drift"), metavar="AGENT")
     parser.add_argument("--project", type=Path, default=Path(), help="default: here")
     parser.add_argument(
         "--repo", type=Path, action="append", default=[], help="a memory repository (repeatable)"
@@ -64,8 +68,13 @@ def run(args: argparse.Namespace) -> int:
     for target in dict.fromkeys(args.target):
         if target == "claude":
             _claude(project, repos, args)
+        elif target == "drift":
+            _drift(project, repos, uninstall=args.uninstall)
         else:
             _agent(target, project, repos, uninstall=args.uninstall)
+    if not args.uninstall:
+        for repo in repos:
+            remember(repo, project)  # `memkit drift` run in the memory checks this project
     _check_path(uninstall=args.uninstall)
     return 0
 
@@ -126,6 +135,29 @@ def _claude(project: Path, repos: list[Path], args: argparse.Namespace) -> None:
     print(f"memkit: {verb} {mcp}")
     if not args.uninstall:
         _say_where(project, repos)
+
+
+def _drift(project: Path, repos: list[Path], *, uninstall: bool) -> None:
+    memory = repos[0] if repos else None
+    relative = relative_form(project, memory) if memory is not None else None
+    repository = github_repository(memory) if memory is not None else None
+    written = wire(project, relative, repository, uninstall=uninstall)
+    names = ", ".join(str(p.relative_to(project)) for p in written) or "nothing to change"
+    if uninstall:
+        print(f"memkit: removed memkit's drift checks from {project} ({names})")
+        return
+    print(f"memkit: drift checks in {project} ({names})")
+    if memory is not None and relative is None:
+        print(
+            f"memkit: {memory} is neither in nor beside the project: the commit hook finds it "
+            "through the agents' wiring or MEMKIT_REPOS"
+        )
+    if repository is None:
+        print(
+            f"memkit: set MEMORY_REPOSITORY in {WORKFLOW} to the memory repository's GitHub "
+            "name (owner/name): its origin is not on GitHub"
+        )
+    print("memkit: run `pre-commit install` in the project once, so that commits run the hook")
 
 
 def _check_path(*, uninstall: bool) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from memkit.audit.classify import RULES
 from memkit.audit.status import REPORT, WRITTEN, full_audit_rules, open_conflicts, read_report
 from memkit.config import Config
+from memkit.drift.stored import current_stale
 from memkit.index.manifest import is_stale
 from memkit.index.store import current_generation
 from memkit.lifecycle.archive import DECAYED, EXPIRED, suggestions, unused_days
@@ -128,6 +129,21 @@ def _rules(root: Path) -> Line:
     return Line("rules", label, (f"{said}; these are rules {RULES}",), "memkit audit --all")
 
 
+def _drift(root: Path) -> Line:
+    """Atoms the last `memkit drift` found the code contradicting, with the evidence."""
+    label = "stale against the code (last `memkit drift`)"
+    checked = current_stale(root)
+    if checked is None:
+        return Line("drift", label, (), "", ok_text="not checked against a code project yet")
+    found: dict[str, str] = {}
+    for stale in checked:
+        found.setdefault(stale.id, f"{stale.id} ({'; '.join(stale.sentences[:2])})")
+    fix = (
+        "memkit drift --propose writes the new values for review; or edit the atom (memkit show ID)"
+    )
+    return Line("drift", label, tuple(found.values()), fix)
+
+
 def _disputed(tally: Tally) -> bool:
     """Contradicted in two sessions or more, and more often than confirmed."""
     return tally.contradicted >= 2 and laplace(tally.confirmed, tally.contradicted) < 0.5
@@ -207,6 +223,7 @@ def build_health(root: Path, config: Config, *, today: dt.date | None = None) ->
             "memkit show ID; correct it or supersede it",
         )
     )
+    lines.append(_drift(root))
     lines.append(_conflicts(root, len(live)))
     lines.append(_rules(root))
     lines.append(

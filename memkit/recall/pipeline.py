@@ -32,6 +32,7 @@ from typing import Any
 from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.fence import neutralise
+from memkit.recall.stale import STALE_PENALTY, stale_line
 from memkit.recall.usage import NO_HISTORY
 from memkit.recall.visibility import readable
 from memkit.safety.private import strip_private
@@ -65,6 +66,7 @@ class Recalled:
     text: str
     tokens: int
     repo: str = ""  # the memory repository it came from
+    stale: str = ""  # "may be stale: ..." when the last drift check found it so
 
 
 def visible(
@@ -167,6 +169,7 @@ class Candidate:
     score: float
     why: str
     terms: Any = None  # the prompt's weighed terms (memkit.index.relevance.Terms)
+    stale: str = ""  # memkit.recall.stale
 
     @property
     def id(self) -> str:
@@ -252,7 +255,9 @@ def candidates(
         reason = f"{why}; score {final:.2f}"
         if level > NO_HISTORY:
             reason += f"; used before (activation {level:.1f})"
-        out.append(Candidate(reader, row, final, reason, terms))
+        drift = stale_line(reader, entry)  # the code says otherwise: ranked lower, said so
+        rank = final - STALE_PENALTY if drift else final
+        out.append(Candidate(reader, row, rank, reason, terms, drift))
     out.sort(key=lambda c: -c.score)
 
     # Related atoms of the best few, depth 1, after every direct match: under the same rules
@@ -308,6 +313,7 @@ def pack(found: list[Candidate], query: str, *, given: set[str], budget: int) ->
                 body,
                 tokens,
                 str(cand.reader.root),
+                cand.stale,
             )
         )
     return out
@@ -348,7 +354,9 @@ def render(items: list[Recalled]) -> str:
         parts.append(
             neutralise(
                 f"\n## {item.id} · {item.type} · {item.confidence} — {item.title}\n"
-                f"(why: {item.why})\n{item.text.strip()}"
+                f"(why: {item.why})\n"
+                + (f"({item.stale})\n" if item.stale else "")
+                + item.text.strip()
             )
         )
     from memkit.recall.disagree import disagreement_lines

@@ -50,7 +50,7 @@ _NEG = _c(
     r"without\s+asking|avoid)\b[^.;\n]{0,24}|(?:不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得|從不|从不|絕對不|绝对不)[^。；\n]{0,8})$"
 )
 _SENSITIVE = (
-    r"(?:\.env[\w.-]*|\benv(?:ironment)?\s+var(?:iable)?s?\b|\benv\b|printenv"
+    r"(?:\.env[\w.-]*|\benv(?:ironment)?\s+var(?:iable)?s?\b|\benv\b(?!=)|printenv"
     r"|\bcredentials?\b|\bsecrets?(?:\.ya?ml)?\b(?!\s+(?:scann|manag|rotat))|\btokens?\b"
     r"|\bapi[\s_-]*keys?\b|\bpasswords?\b|\bssh\s+keys?\b|\bprivate\s+keys?\b|id_rsa|~/\.ssh"
     r"|~/\.aws|~/\.kube|kubeconfig|\.npmrc|\.netrc|\.pgpass|\$?\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
@@ -60,10 +60,10 @@ _DESTINATION = (
     r"(?:\b(?:pr|prs|pull\s+requests?|description|body|issues?|comments?|commit\s+messages?|chat"
     r"|reply|replies|answer|response|message|summary|slack|channel|gist|pastebin|logs?|build\s+log"
     r"|bug\s+reports?|report|ticket|wiki|email|e-mail)\b|https?://|\S+@\S+\.\w+|\bto\s+me\b"
-    r"|描述|留言|回覆|回复|回答|聊天|群組|群组|日誌|日志|報告|报告|issue|PR)"
+    r"|描述|留言|回覆|回复|回答|聊天|群組|群组|日誌|日志|報告|报告|(?<![A-Za-z])(?:issue|PR)(?![A-Za-z]))"
 )
 _SEND = (
-    r"\b(?:paste|print|post|include|put|add|copy|send|upload|share|echo|cat|attach|dump|log|"
+    r"(?<![-/])\b(?:paste|print|post|include|put|add|copy|send|upload|share|echo|cat|attach|dump|log|"
     r"write|email|forward|publish|leak|expose|output|display|show|commit|push|exfiltrate)\b(?!-)"
 )
 _ZH_SEND = (

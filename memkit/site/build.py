@@ -22,6 +22,7 @@ from pathlib import Path
 from memkit import __version__
 from memkit.audit.status import REPORT, WRITTEN, open_conflicts
 from memkit.config import Config
+from memkit.drift.stored import current_stale
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.gate.score import GateSettings, score_atom
@@ -42,6 +43,8 @@ from memkit.site.model import PENDING, Model, build_model
 from memkit.site.needs import Conflict, conflict_of
 from memkit.site.plots import PLOTS
 from memkit.site.searchdocs import atom_weights, search_index
+from memkit.site.stalepage import PAGE as STALE_PAGE
+from memkit.site.stalepage import atom_findings, stale_page
 from memkit.site.start import start_page
 
 log = logging.getLogger(__name__)
@@ -209,6 +212,9 @@ def _build(
     health = build_health(root, config, today=today)
     conflicts, not_shown = _conflicts(root, model)
     findings = _findings(model, config, conflicts or [])
+    drift = current_stale(root)  # the last `memkit drift`: its own page, and each atom's
+    for atom_id, said in atom_findings(drift).items():
+        findings.setdefault(atom_id, []).extend(said)
     lap("health")
     _atom_pages(model, keys, collected.entries, findings=findings, memory=memory, stats=stats)
     lap("atoms")
@@ -231,6 +237,7 @@ def _build(
     _put(keys, "archive.html", archive_page(model, memory=memory), stats)
     _put(keys, "graph.html", graph_page(model, memory=memory), stats)
     _put(keys, "search.html", search_page(memory=memory), stats)
+    _put(keys, STALE_PAGE, stale_page(model, drift, memory=memory), stats)
     for name, (_, draw) in PLOTS.items():
         _put(keys, f"plots/{name}", draw(model), stats)
     for name in ASSETS:

@@ -242,6 +242,8 @@ def health_section(model: Model, health: Health) -> str:
             what += f' <span class="muted">({left} not shown here)</span>'
         if line.kind == "conflicts" and line.items:
             what += ' <a href="#conflicts">(above)</a>'
+        if line.kind == "drift" and line.items:
+            what += ' <a href="stale.html">(all, with the evidence)</a>'
         rows.append([inline(line.label), what, fix_html(line.fix)])
     found = table(["check", "found", "fix"], rows) if rows else ""
     ok = f'<p class="passing">Passing: {" · ".join(passing)}.</p>' if passing else ""

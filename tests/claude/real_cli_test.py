@@ -19,6 +19,7 @@ from tests.helpers import (
     atom_text,
     commit_and_index,
     git,
+    heartbeat_repo,
     join_clone,
     make_memory_repo,
     memkit,
@@ -623,3 +624,53 @@ def test_a_repository_elsewhere_is_named_in_the_users_own_settings(tmp_path: Pat
         run_claude(app, url, prompt, tmp_path, "--allowedTools", search)
         assert "MEMKIT-MARK-TEXTURE" in api.messages_text()[0]  # the prompt hook
         assert "\n- texture-size · fact" in tool_result_text(api, 1)  # the MCP server
+
+
+def test_the_first_session_after_a_pull_says_what_the_team_changed(tmp_path: Path) -> None:
+    """Issue 44, with two clones: Bob's first session notes where his clone is; Alice's
+    commit replaces the atom Bob was given; after his pull, the real CLI's next session
+    hands the model what changed, the replacing atom first; the one after, nothing."""
+    origin = heartbeat_repo(tmp_path / "origin")
+    bob = tmp_path / "bob"
+    join_clone(origin, bob, "bob@example.com")
+    assert memkit("install", "claude", cwd=bob).returncode == 0
+    with fake_api() as (api, url):
+        run_claude(bob, url, "How often should the websocket heartbeat fire?", tmp_path)
+        first = "\n".join(api.messages_text())
+        assert "Send a WebSocket ping every 30 s." in first
+        assert "Since your last session" not in first
+        write_atom(
+            origin,
+            "shared/ws-heartbeat-45s.md",
+            atom_text(
+                "ws-heartbeat-45s",
+                title="WebSocket heartbeat is 45 s now",
+                type_="pitfall",
+                body="- Send a WebSocket ping every 45 s.",
+                extra="triggers: [websocket, heartbeat]\nsupersedes: [ws-heartbeat-interval]\n",
+            ),
+        )
+        git(origin, "add", "-A")
+        git(
+            origin,
+            "-c",
+            "user.name=Alice",
+            "-c",
+            "user.email=alice@example.com",
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            "45 s",
+        )
+        pulled = git(bob, "pull", "--no-rebase", "--quiet", "origin", "HEAD", check=False)
+        assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+        assert memkit("index", cwd=bob).returncode == 0
+        api.requests.clear()
+        run_claude(bob, url, "Tell me a short joke about cats.", tmp_path)
+        second = "\n".join(api.messages_text())
+        assert "Since your last session, 1 commit(s) by Alice changed the memory:" in second
+        assert "- ws-heartbeat-45s replaces ws-heartbeat-interval (you used it)" in second
+        api.requests.clear()
+        run_claude(bob, url, "Tell me a short joke about dogs.", tmp_path)
+        assert "Since your last session" not in "\n".join(api.messages_text())

@@ -266,6 +266,16 @@ def test_ordinary_text_is_not_refused(memory_repo: Path) -> None:
         "shared/crypto-course.md",
         atom_text("crypto-course", body="密碼學課程改用新教材，新密碼至少12位，登入後請更換。"),
     )
+    # A deploy step: "upload" inside a service's name, a make variable ENV=, "pr" inside "prod".
+    write_atom(
+        memory_repo,
+        "shared/media-deploy.md",
+        atom_text(
+            "media-deploy",
+            body="`make deploy SERVICE=media-upload ENV=staging`, check its dashboard, "
+            "then `ENV=prod`.",
+        ),
+    )
     git(memory_repo, "add", "-A")
     done = git(memory_repo, "commit", "-m", "ordinary text", check=False)
     out = done.stdout + done.stderr
