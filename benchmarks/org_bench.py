@@ -78,8 +78,7 @@ def labelled(data: Path) -> list[tuple[str, str]]:
 def filler(n: int, data: Path) -> list[tuple[str, str]]:
     """Real-text atoms, every one of the team's (realtext's episodic share moved to shared)."""
     return [
-        (rel.replace("episodic/", "shared/notes/"), text)
-        for rel, text, _ in atoms(n, Texts(data))
+        (rel.replace("episodic/", "shared/notes/"), text) for rel, text, _ in atoms(n, Texts(data))
     ]
 
 
@@ -115,7 +114,9 @@ def queries(data: Path, n: int) -> dict[str, list[tuple[str, dict[str, int]]]]:
         _, texts = load_beir(data, name)
         judged = read_qrels(data / name / "qrels" / f"{qrels}.tsv")
         pairs = [
-            (texts[q], {slug(d): g for d, g in rel.items()}) for q, rel in judged.items() if q in texts
+            (texts[q], {slug(d): g for d, g in rel.items()})
+            for q, rel in judged.items()
+            if q in texts
         ]
         random.Random(46).shuffle(pairs)
         out[f"{name} {qrels}"] = pairs[:n]
@@ -145,7 +146,9 @@ def main() -> int:
     started = time.perf_counter()
     for root in [*org, single]:
         refresh(root, quiet=True)
-    say(f"local indexes (50 repositories and the single one): {time.perf_counter() - started:.0f} s")
+    say(
+        f"local indexes (50 repositories and the single one): {time.perf_counter() - started:.0f} s"
+    )
 
     lite = work / "org.db"
     shutil.rmtree(lite, ignore_errors=True)
@@ -183,7 +186,10 @@ def main() -> int:
     store.close()
     close_s = time.perf_counter() - started
     size = du(lite)
-    say(f"Milvus Lite file: {size / 1e6:.0f} MB ({size / published:.0f} bytes an atom); close {close_s:.1f} s")
+    say(
+        f"Milvus Lite file: {size / 1e6:.0f} MB ({size / published:.0f} bytes an atom); "
+        f"close {close_s:.1f} s"
+    )
 
     # Opened again, as a warm engine or a command would.
     started = time.perf_counter()

@@ -25,6 +25,9 @@ from memkit.recall.pipeline import candidates
 from memkit.recall.readers import Readers, find_repos
 from memkit.safety.private import strip_private
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.org.serving"}
+
 SEARCH_KIND = "mcp-search"
 MAX_QUERY = 2_000
 _SCOPE = re.compile(r"shared|episodic|archive|(?:role|personal)(?::[a-z0-9][a-z0-9-]*)?")
@@ -41,6 +44,7 @@ class Query:
     type: str | None = None
     scope: str | None = None
     since: str | None = None
+    org: bool = False  # also the organisation's memory (memkit.org), where configured
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,6 +56,8 @@ def check_query(
     type: str | None = None,
     scope: str | None = None,
     since: str | None = None,
+    *,
+    org: bool = False,
 ) -> Query:
     """The tool's arguments as a Query, or BadInput naming what is wrong."""
     text = strip_private(str(text or "")).strip()
@@ -67,7 +73,9 @@ def check_query(
         raise BadInput("scope must be shared, episodic, archive, role[:NAME] or personal[:USER]")
     if since is not None:
         since = check_date(since, "since")
-    return Query(text, limit, type, scope, since)
+    if not isinstance(org, bool):
+        raise BadInput("org must be true or false")
+    return Query(text, limit, type, scope, since, org)
 
 
 def check_date(value: str, name: str) -> str:
@@ -152,6 +160,7 @@ def mcp_search(payload: dict[str, Any], repos: Sequence[str], readers: Readers) 
         payload.get("type"),
         payload.get("scope"),
         payload.get("since"),
+        org=bool(payload.get("org", False)),
     )
     rows: list[dict[str, Any]] = []
     building: list[str] = []
@@ -169,4 +178,12 @@ def mcp_search(payload: dict[str, Any], repos: Sequence[str], readers: Readers) 
             )
         rows += [{**row, "repo": root.name} for row in found]
     rows.sort(key=lambda r: -float(r["score"]))
-    return {"rows": rows[: query.limit], "building": building}
+    rows = rows[: query.limit]
+    if query.org:  # after the team's own rows: the org's are other teams', ranked apart
+        from memkit.org.serving import OrgNotConfigured, org_rows
+
+        try:
+            rows += org_rows(readers, find_repos(payload, repos), query.text, query.limit)
+        except OrgNotConfigured as exc:
+            raise BadInput(str(exc)) from None
+    return {"rows": rows, "building": building}

@@ -27,6 +27,8 @@ from typing import Any
 from memkit.atom import atom_paths
 from memkit.atom.text import plain_text
 from memkit.config import load_config
+from memkit.embedding import resolve_model
+from memkit.embedding.usercache import model_cache_dir
 from memkit.errors import MemkitError
 from memkit.git import output, text
 from memkit.index import open_index, refresh
@@ -40,7 +42,7 @@ from memkit.safety.private import PRIVATE
 from memkit.safety.secrets import find_secrets
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.embedding", "memkit.embedding.usercache", "numpy"}
+__lazy_modules__ = {"memkit.embedding.encoder"}
 
 log = logging.getLogger(__name__)
 TEAM_DIRS = ("shared", "roles")
@@ -287,8 +289,7 @@ def _same_model(built_with: str, org_model: str) -> bool:
 
 def org_model(root: Path | None = None) -> OrgModel:
     """The org's model, loaded (converted once into the user's model cache)."""
-    from memkit.embedding import load_encoder, resolve_model
-    from memkit.embedding.usercache import model_cache_dir
+    from memkit.embedding.encoder import load_encoder
 
     path = str(resolve_model("default"))
     encoder = load_encoder(path, cache_dir=model_cache_dir(root))

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from memkit.index.relevance import cover, passages, query_terms
-from memkit.org.publish import OrgModel
+from memkit.org.publish import OrgModel, leaks
 from memkit.org.store import OrgStore, RepoState, audience_of
 from memkit.org.terms import Analyzer
 from memkit.recall.masking import mask
 from memkit.recall.pipeline import relevant
 from memkit.roles import git_email
+from memkit.safety.injection import is_injection
 from memkit.safety.private import strip_private
 
 STATE_TTL = 60.0  # seconds the repositories' roles are reused by a warm process
@@ -139,6 +140,10 @@ class OrgSearch:
             if expires and expires < today:
                 continue  # published before it expired; served by nobody now
             title, text = str(row.get("title") or ""), str(row.get("text") or "")
+            if leaks(title, text) or is_injection(f"{title}\n{text}"):
+                # Fail closed: whoever can write the org's collection is not vouched for by
+                # any repository's review; such a row never reaches anyone.
+                continue
             share, count = held(weighed, title, text)
             if floor and not relevant(share, count, weighed.known, trigger=False, cosine=None):
                 continue

@@ -35,6 +35,9 @@ from memkit.errors import MemkitError
 from memkit.org import lease
 from memkit.org.settings import OrgSettings
 
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"milvus_lite.server_manager"}
+
 log = logging.getLogger(__name__)
 # pymilvus prints every failed call to stderr with its traceback (its own handler); memkit
 # says what failed itself, once (OrgUnavailable), and a hook must print nothing.

@@ -31,8 +31,8 @@ ROLES = """# Roles
 """
 
 
-def _atom(repo: Path, rel: str, atom_id: str, title: str, body: str, extra: str = "") -> None:
-    write_atom(repo, rel, atom_text(atom_id, title=title, body=body, extra=extra))
+def _atom(repo: Path, rel: str, atom_id: str, title: str, body: str, *extra: str) -> None:
+    write_atom(repo, rel, atom_text(atom_id, title=title, body=body, extra="".join(extra)))
 
 
 def _commit(repo: Path, message: str) -> None:
