@@ -48,7 +48,7 @@ from memkit.roles import git_email
 
 log = logging.getLogger(__name__)
 ENGINE_WAIT = 2.0  # seconds; then this process answers by itself
-ORG_ENGINE_WAIT = 8.0  # with `org: true`: the engine waits up to 5 s for the org itself
+ORG_ENGINE_WAIT = 20.0  # with `org: true`: the engine waits up to 15 s for the org itself
 MAX_CANDIDATES = 30  # listed by the `candidates` tool
 CHECK_SECONDS = 10.0  # how often an in-process search checks that the index is current
 

@@ -35,7 +35,7 @@ __lazy_modules__ = {"memkit.org.publish"}
 log = logging.getLogger(__name__)
 # Seconds the MCP `search` waits for the org: someone asked, and waits; the engine answers
 # no hook meanwhile (each falls back on answering itself after its ENGINE_TIMEOUT).
-MCP_WAIT = 5.0
+MCP_WAIT = 15.0  # the first query also loads the client and opens the org
 
 
 def settings_of(readers: Readers, root: Path) -> OrgSettings | None:
@@ -95,6 +95,14 @@ def names_of(readers: Readers, roots: Sequence[Path]) -> list[str]:
                 kept[root] = ""
         out.append(kept[root])
     return [name for name in out if name]
+
+
+def warm_up(readers: Readers, root: Path) -> None:
+    """At the warm engine's start: when `root` asks for org recall, the org's client loaded
+    and its connection opened before the first prompt, not during it."""
+    settings = settings_of(readers, root)
+    if readers.warm and settings is not None and settings.recall and settings.results > 0:
+        worker_of(readers, settings).warm_up()
 
 
 @dataclass

@@ -5,7 +5,7 @@
                                                    # Milvus Lite file (DEFAULT_FILE)
       recall: true      # add the org's results to prompts (the warm engine only)
       search: true      # let the MCP `search` tool take `org: true`
-      timeout_ms: 300   # how long a prompt waits for the org's answer
+      timeout_ms: 300   # how long a prompt waits for the org's answer (at most 1000)
       results: 2        # org atoms a prompt may get at most
       name: payments    # this repository's name in the org (default: its remote's path)
 
@@ -30,6 +30,9 @@ URI_ENV = "MEMKIT_ORG_URI"
 TOKEN_ENV = "MEMKIT_ORG_TOKEN"  # noqa: S105  (the variable's name, not a token)
 DEFAULT_FILE = "org.db"  # Milvus Lite's data folder (pymilvus knows a Lite URI by ".db")
 TIMEOUT_MS = 300
+# A hook waits 1.5 s for the engine before answering by itself (memkit.claude.main): the org's
+# wait must end well before, or the prompt loses the team's own atoms too.
+MAX_TIMEOUT_MS = 1000
 RESULTS = 2
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
 
@@ -100,6 +103,11 @@ def org_settings(section: Mapping[str, Any], where: str = "memkit.yaml") -> OrgS
     for key, value in (("timeout_ms", timeout), ("results", results)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise MemkitError(f"{where}: `org.{key}` must be a whole number >= 0")
+    if timeout > MAX_TIMEOUT_MS:
+        raise MemkitError(
+            f"{where}: `org.timeout_ms` is at most {MAX_TIMEOUT_MS}: a prompt's hook waits "
+            "1.5 s for the engine, the org's wait must end well before"
+        )
     name = section.get("name", "")
     if not isinstance(name, str) or (name and not _NAME.fullmatch(name)):
         raise MemkitError(f"{where}: `org.name` must be letters, digits and . _ / -")

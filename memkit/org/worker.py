@@ -89,6 +89,13 @@ class OrgWorker:
         self._jobs.put(job)
         return job
 
+    def warm_up(self) -> None:
+        """Import the client now and open the org in the thread: importing pymilvus holds the
+        interpreter ~1 s, which a prompt answered meanwhile would pay."""
+        import memkit.org.search  # noqa: F401  (what the thread imports, done here)
+
+        self.submit("", "", limit=0)
+
     def given(self, session: str) -> set[str]:
         """The org atoms already added to this session's prompts (nothing twice)."""
         if session not in self._given and len(self._given) >= SESSIONS_KEPT:
