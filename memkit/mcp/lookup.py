@@ -19,14 +19,12 @@ from typing import Any
 from memkit.atom import TYPES
 from memkit.capture.episodic import search
 from memkit.mcp.tools import MAX_LIMIT
+from memkit.org.serving import OrgNotConfigured, org_rows
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.masking import mask
 from memkit.recall.pipeline import candidates
 from memkit.recall.readers import Readers, find_repos
 from memkit.safety.private import strip_private
-
-# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.org.serving"}
 
 SEARCH_KIND = "mcp-search"
 MAX_QUERY = 2_000
@@ -180,8 +178,6 @@ def mcp_search(payload: dict[str, Any], repos: Sequence[str], readers: Readers) 
     rows.sort(key=lambda r: -float(r["score"]))
     rows = rows[: query.limit]
     if query.org:  # after the team's own rows: the org's are other teams', ranked apart
-        from memkit.org.serving import OrgNotConfigured, org_rows
-
         try:
             rows += org_rows(readers, find_repos(payload, repos), query.text, query.limit)
         except OrgNotConfigured as exc:

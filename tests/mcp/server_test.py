@@ -196,7 +196,9 @@ def test_the_tools_are_listed_with_schemas_and_descriptions(repo: Path, tmp_path
             "type",
             "scope",
             "since",
+            "org",  # issue 46: the organisation's memory, where configured
         }
+        assert tools["search"].input_schema["properties"]["org"]["type"] == "boolean"
         assert tools["get"].input_schema["required"] == ["ids"]
         assert tools["save"].input_schema["required"] == ["text"]
         assert set(tools["save"].input_schema["properties"]) == {
