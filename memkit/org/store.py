@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ logging.getLogger("pymilvus").setLevel(logging.CRITICAL)
 ATOMS = "memkit_atoms"
 REPOS = "memkit_repos"
 ORG_ROW = "~memkit"  # the row of `memkit_repos` saying which layout and model made them
+MIN_SERVER = (2, 5)  # a Milvus server's version (Milvus Lite names itself milvus_lite-3.x)
 VERSION = 1  # of the rows' layout: a collection of another version is refused, never mixed
 BATCH = 500
 TEXT_BYTES = 60_000  # Milvus caps a VARCHAR at 65,535 bytes
@@ -203,10 +205,22 @@ class OrgStore:
         self.load()
         return True
 
+    def check_version(self) -> None:
+        """Refuse a Milvus server older than MIN_SERVER: BM25 functions and sparse vectors
+        (the collection's `terms` and `sparse`) came with Milvus 2.5."""
+        version = self.server_version()
+        found = re.match(r"v?(\d+)\.(\d+)", version)
+        if found and (int(found[1]), int(found[2])) < MIN_SERVER:
+            raise OrgUnavailable(
+                f"Milvus {version} at {self.where}: the org's collection needs Milvus "
+                f"{'.'.join(map(str, MIN_SERVER))} or later (BM25 functions, sparse vectors)"
+            )
+
     def ensure(self, dim: int, model: str) -> None:
         """Make the two collections when there are none; refuse ones of another layout or
         model (their vectors would not compare). What made them is a row of `memkit_repos`
         (ORG_ROW): Milvus Lite keeps no collection description."""
+        self.check_version()
         if not self._call("has_collection", ATOMS):
             self._create_atoms(dim)
         if not self._call("has_collection", REPOS):
