@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "publish":
         return _publish(args)
     settings = settings_for(args.uri, _configured(None))
+    if settings.is_lite and not Path(settings.uri).is_dir():
+        # Opening a Lite file that is not there would make an empty one.
+        raise MemkitError(f"nothing published at {settings.uri}: run `memkit org publish`")
     if args.action == "search":
         return _search(args, settings)
     with _opened(settings) as store:
