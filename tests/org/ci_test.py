@@ -43,6 +43,13 @@ def _run(commands: list[str], clone: Path, uri: str) -> subprocess.CompletedProc
     )
 
 
+def _merged(origin: Path, atom_id: str, title: str) -> None:
+    """An atom arrives on the default branch (a merged pull request)."""
+    write_atom(origin, f"shared/{atom_id}.md", atom_text(atom_id, title=title))
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "--no-verify", "-m", title)
+
+
 @pytest.mark.parametrize("path", WORKFLOWS)
 def test_the_org_job_publishes_each_merge_to_the_default_branch(path: str, tmp_path: Path) -> None:
     text = (ROOT / path).read_text(encoding="utf-8")
@@ -50,13 +57,7 @@ def test_the_org_job_publishes_each_merge_to_the_default_branch(path: str, tmp_p
     assert 'pip install "$MEMKIT_PACKAGE"' in text and "memkit[org]" in text
     assert "MEMKIT_ORG_TOKEN" in text  # from the CI's secrets, never from a committed file
     origin = make_memory_repo(tmp_path / "payments", hooks=False)
-    write_atom(
-        origin,
-        "shared/refund-idempotency.md",
-        atom_text("refund-idempotency", title="Refunds need an idempotency key"),
-    )
-    git(origin, "add", "-A")
-    git(origin, "commit", "-q", "--no-verify", "-m", "refunds")
+    _merged(origin, "refund-idempotency", "Refunds need an idempotency key")
     lite = str(tmp_path / "org.db")
     commands = _commands(path)
     # Without a URI the job refuses: a runner's own Lite file would be lost with the runner.
@@ -70,13 +71,7 @@ def test_the_org_job_publishes_each_merge_to_the_default_branch(path: str, tmp_p
     assert "payments: published" in ran.stdout and "1 written" in ran.stdout
 
     # A merge brings one more atom: the next run writes that one only.
-    write_atom(
-        origin,
-        "shared/refund-timeout.md",
-        atom_text("refund-timeout", title="Refund calls time out after 30 s"),
-    )
-    git(origin, "add", "-A")
-    git(origin, "commit", "-q", "--no-verify", "-m", "timeout")
+    _merged(origin, "refund-timeout", "Refund calls time out after 30 s")
     second = tmp_path / "ci-2"
     git(tmp_path, "clone", "-q", str(origin), str(second))
     ran = _run(commands, second, lite)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from tests.helpers import (
     git,
     make_memory_repo,
     memkit,
+    never_answering,
     run_hook,
     write_atom,
 )
@@ -148,28 +148,8 @@ def hanging_milvus() -> Iterator[str]:
     """A 'Milvus' on loopback that takes connections and never answers."""
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def take() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=take, daemon=True)
-    thread.start()
-    try:
+    with never_answering(server):
         yield f"http://127.0.0.1:{server.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join(timeout=5)
-        for conn in held:
-            conn.close()
-        server.close()
 
 
 def test_a_hanging_milvus_costs_a_prompt_nothing_but_the_orgs_atoms(
