@@ -101,7 +101,7 @@ SLUG_MAX = 60
 _FUNCTION_TEXT = (
     "a an the to of by for in on at with and or but from into onto over under via as "
     "than that which who when while because before after since until unless if so is "
-    "are was were be been it its their our your this these those not"
+    "are was were be been it its their our your this these those not instead rather except"
 )
 _FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 # Where a clause ends: punctuation followed by a space, or an opening parenthesis.

@@ -39,6 +39,7 @@ NEAR = 0.5  # of the longer text's content tokens kept by the alignment
 MAX_EDITS = 3
 # Longer texts are records, not lines: aligning them costs more and says less.
 MAX_TOKENS = 600
+MAX_CHARS = 8_000
 
 _UNIT = (
     r"ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?"
@@ -553,6 +554,8 @@ def _roles(toks: tuple[Token, ...]) -> _Roles:
 @functools.lru_cache(maxsize=16384)
 def read(a: str, b: str) -> Reading | None:
     """The edits that make `b` from `a`, when the two are near-identical; None otherwise."""
+    if max(len(a), len(b)) > MAX_CHARS:
+        return None  # a record, not a line: never tokenised for this
     ta, tb = tokens(a), tokens(b)
     ca, cb = _content(ta), _content(tb)
     if not ca or not cb or len(ta) > MAX_TOKENS or len(tb) > MAX_TOKENS:
@@ -832,9 +835,11 @@ def _substitution(
             return Edit(old, new, "subject", frame, "names")
     slots = {t.norm for t in xa[:1] + xb[:1] if t.norm in _SLOT}
     values = _value_token(xa) or _value_token(xb)
-    if values and (len(slots) == 2 or (slots and xa[0].norm != xb[0].norm)):
+    bare = len(xa) == 1 or len(xb) == 1
+    if values and (len(slots) == 2 or (slots and xa[0].norm != xb[0].norm and not bare)):
         # Two slots, not one slot's two values: "Run tests using `pytest`" / "Run tests for
-        # a specific crate" say two things.
+        # a specific crate" say two things. A slot against one bare word is that slot's
+        # value said otherwise ("drops idle sockets at 60 s" / "keeps idle sockets open").
         return Edit(old, new, "subject", frame, "slot")
     if _identifier(ta, i1, xa):
         # "Step 2" / "Step 4", "ADR 14" / "ADR 45", "33." / "34.": a number that names a

@@ -146,11 +146,11 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
             align.holds_value(e.old) or align.holds_value(e.new) for e in reading.values
         )
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
-            edit = reading.values[0]
-            return Verdict(EXTENDS, f"another value where several hold ({edit.old} / {edit.new})")
+            first = reading.values[0]
+            return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
         values = reading.values
-        edit = (values[0].new, values[0].old) if len(values) == 1 else ()
-        return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in values[:3]), edit=edit)
+        one = (values[0].new, values[0].old) if len(values) == 1 else ()
+        return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in values[:3]), edit=one)
     if reading.flips:
         frame = reading.flips[0].frame
         return Verdict(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import Atom
+from memkit.atom.read import read_atom
 from memkit.audit.classify import CONTRADICTS
 from memkit.audit.run import PairResult, compare
 from memkit.audit.status import WRITTEN, Seen, unresolved_items, unresolved_now
@@ -42,6 +43,9 @@ class Conflict:
     reason: str
     route: bool  # goes to review rather than live
     management: bool = False  # written by management (routed only for its sensitive type)
+    # Either atom is of a type only management writes (roles.sensitive): a member cannot
+    # settle it with `supersedes:` (that edits an approved atom), only through review.
+    sensitive: bool = False
     # One value of a longer atom changed: (its value there, the value here, its line there).
     edit: tuple[str, str, int] | None = None
 
@@ -67,7 +71,8 @@ class Conflict:
             else:
                 fix = (
                     f"send it to review with `git mv {self.atom.path} "
-                    f"{PENDING}/{Path(self.atom.path).name}` (or {settle})"
+                    f"{PENDING}/{Path(self.atom.path).name}`"
+                    + ("" if self.sensitive else f" (or {settle})")
                 )
             return Finding(
                 *where,
@@ -148,6 +153,7 @@ def conflicts(
             if management is None:
                 management = _is_management(root, identity)
             route = atom.type in sensitive or not management
+        touchy = route and not management and _either_sensitive(root, atom, pair, config)
         out.append(
             Conflict(
                 atom,
@@ -156,6 +162,7 @@ def conflicts(
                 pair.reason,
                 route,
                 bool(management),
+                touchy,
                 _value_in_longer(root, pair),
             )
         )
@@ -186,6 +193,14 @@ def _body_lines(lines: list[str]) -> list[tuple[int, str]]:
         return list(enumerate(lines))
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
     return [(i, lines[i]) for i in range(end + 1, len(lines))]
+
+
+def _either_sensitive(root: Path, atom: Atom, pair: Any, config: Config) -> bool:
+    kinds = sensitive_kinds(config)
+    if atom.type in kinds or atom.audience in kinds:
+        return True
+    other = read_atom(root, pair.other_path, config, fast=True).atom
+    return other is not None and (other.type in kinds or other.audience in kinds)
 
 
 def _pending(atom: Atom) -> bool:

@@ -361,6 +361,7 @@ class _Checks:
             created=cand.created,
             source=cand.source_value(),
             project=cand.project,
+            triggers=cand.triggers,
         )
         self.waiting.append((cand, out, draft))
 

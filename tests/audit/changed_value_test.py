@@ -162,6 +162,9 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("默认端口为 8080。", "默认端口为 8081。", CONTRADICTS),
         ("支付服務的端口是 8080。", "訂單服務的端口是 8080。", EXTENDS),
         ("回填订单表要分批，每批五千行。", "回填订单表要分批，每批 5000 行。", DUPLICATE),
+        # A slot against one bare word is that slot said otherwise, not another subject.
+        ("Ping every 30 s; the balancer drops idle sockets at 60 s.", "Ping every 90 s; the balancer keeps idle sockets open.", CONTRADICTS),  # noqa: E501
+        ("Run tests using `pytest`.", "Run tests for a specific crate.", EXTENDS),
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
