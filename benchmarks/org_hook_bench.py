@@ -21,11 +21,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-from _common import PYTHON, p50_p95
+from _common import PYTHON, ROOT, p50_p95
 
 HOOK = str(Path(PYTHON).parent / "memkit-hook")
 MEMKIT = [PYTHON, "-m", "memkit"]
@@ -50,26 +49,6 @@ def repo(path: Path, atoms: dict[str, str]) -> Path:
     subprocess.run(["git", "commit", "-qm", "atoms", "--no-verify"], cwd=path, check=True)
     subprocess.run([*MEMKIT, "index", "--quiet"], cwd=path, check=True)
     return path
-
-
-def hanging() -> tuple[str, threading.Event]:
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    stop = threading.Event()
-    held = []
-
-    def take() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                continue
-        server.close()
-
-    threading.Thread(target=take, daemon=True).start()
-    return f"http://127.0.0.1:{server.getsockname()[1]}", stop
 
 
 def hook(root: Path, prompt: str, session: str) -> tuple[float, str]:
@@ -120,7 +99,22 @@ def main() -> int:
             )
         },
     )
-    uri, stop = hanging()
+    # A 'Milvus' on loopback that takes connections and never answers.
+    sys.path.insert(0, str(ROOT))
+    from tests.helpers import never_answering
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    with never_answering(server):
+        measure(work, base, lite, f"http://127.0.0.1:{server.getsockname()[1]}", args.runs)
+    load = os.getloadavg()
+    print(f"\nload average {load[0]:.1f}; {os.cpu_count()} cores; org file {lite}")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def measure(work: Path, base: Path, lite: Path, uri: str, runs: int) -> None:
+    """Each variant's engine started, warmed, and its hook timed side by side."""
     variants = {"org off": None, "org on (Lite)": str(lite), "org on (Milvus hangs)": uri}
     roots = {}
     for name, org_uri in variants.items():
@@ -140,7 +134,7 @@ def main() -> int:
             time.sleep(1)
     times: dict[str, list[float]] = {name: [] for name in [*roots, "python -c pass"]}
     got: dict[str, int] = dict.fromkeys(roots, 0)
-    for run in range(args.runs):
+    for run in range(runs):
         started = time.perf_counter()
         subprocess.run([PYTHON, "-c", "pass"], check=True)
         times["python -c pass"].append((time.perf_counter() - started) * 1000)
@@ -150,16 +144,11 @@ def main() -> int:
             got[name] += "ws-heartbeat" in out
     for root in roots.values():
         subprocess.run([*MEMKIT, "serve", "--stop"], cwd=root, capture_output=True, check=False)
-    stop.set()
-    print(f"| variant | p50 ms | p95 ms | prompts with an org atom (of {args.runs // 2} asking) |")
+    print(f"| variant | p50 ms | p95 ms | prompts with an org atom (of {runs // 2} asking) |")
     print("|---|---|---|---|")
     for name, values in times.items():
         p50, p95 = p50_p95(values)
         print(f"| {name} | {p50:.0f} | {p95:.0f} | {got.get(name, '-')} |")
-    load = os.getloadavg()
-    print(f"\nload average {load[0]:.1f}; {os.cpu_count()} cores; org file {lite}")
-    shutil.rmtree(work, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -341,9 +341,10 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def never_answering(server: socket.socket) -> Iterator[None]:
+def never_answering(server: socket.socket) -> Iterator[list[socket.socket]]:
     """While the block runs, `server` (bound) takes every connection and answers none: a
-    hung engine, a Milvus that never replies. Closed, with what it took, after the block."""
+    hung engine, a Milvus that never replies. Yields the connections taken so far; closed,
+    with them, after the block."""
     server.listen(16)
     server.settimeout(0.1)
     held: list[socket.socket] = []
@@ -359,7 +360,7 @@ def never_answering(server: socket.socket) -> Iterator[None]:
     thread = threading.Thread(target=take, daemon=True)
     thread.start()
     try:
-        yield
+        yield held
     finally:
         stop.set()
         thread.join(timeout=5)
