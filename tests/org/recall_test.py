@@ -75,8 +75,8 @@ def _prompt(repo: Path, prompt: str, session: str) -> str:
 
 def _until_org(repo: Path, prompt: str, tag: str, seconds: float = 90) -> tuple[str, str]:
     """The prompt asked again (a new session each time) until the org's atom comes: the
-    engine opens the org (pymilvus, the Lite file, the model) on its first query, and the
-    prompts meanwhile go without the org's atoms rather than wait. Returns what the last
+    engine opens the org (pymilvus, the Lite file, the model) in a thread when it starts, and
+    the prompts meanwhile go without the org's atoms rather than wait. Returns what the last
     prompt was given, and its session."""
     deadline = time.monotonic() + seconds
     attempt = 0
