@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -337,3 +338,32 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@contextlib.contextmanager
+def never_answering(server: socket.socket) -> Iterator[list[socket.socket]]:
+    """While the block runs, `server` (bound) takes every connection and answers none: a
+    hung engine, a Milvus that never replies. Yields the connections taken so far; closed,
+    with them, after the block."""
+    server.listen(16)
+    server.settimeout(0.1)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def take() -> None:
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=take, daemon=True)
+    thread.start()
+    try:
+        yield held
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        for conn in held:
+            conn.close()
+        server.close()

@@ -139,11 +139,13 @@ def test_no_client_is_reached_from_recall_or_what_stands_on_it() -> None:
     """Another client (an MCP host, another agent) stands on recall without Claude Code's
     adapter; capture and lifecycle stand on recall too."""
     graph = import_graph()
-    for room in ("memkit.recall", "memkit.capture", "memkit.lifecycle", "memkit.mcp"):
+    rooms = ("memkit.recall", "memkit.capture", "memkit.lifecycle", "memkit.mcp", "memkit.org")
+    for room in rooms:
         inside = {m for m in graph if _in(room, m)}
         assert {m for m in reached(graph, inside) if _in("memkit.claude", m)} == set(), room
-    inside = {m for m in graph if _in("memkit.recall", m)}
-    assert {m for m in reached(graph, inside) if _in("memkit.mcp", m)} == set()
+    for room in ("memkit.recall", "memkit.org"):
+        inside = {m for m in graph if _in(room, m)}
+        assert {m for m in reached(graph, inside) if _in("memkit.mcp", m)} == set(), room
 
 
 def test_the_other_agents_stand_on_recall_without_claude_code_or_mcp() -> None:

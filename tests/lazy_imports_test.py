@@ -32,11 +32,14 @@ MEMKIT = Path(__file__).resolve().parents[1] / "memkit"
 
 # Third-party modules that cost ~10 ms or more to import (`python -X importtime`, this machine):
 # gitpython 139, numpy 125, safetensors 126, model2vec 208, mcp 639, ruamel.yaml 27, mistune
-# 30, python-frontmatter 27, PyYAML 19, tokenizers 18, orjson 19, huggingface_hub 12.
+# 30, python-frontmatter 27, PyYAML 19, tokenizers 18, orjson 19, huggingface_hub 12,
+# pymilvus ~1,000 (pandas, grpc).
 HEAVY = frozenset(
     {
         *("git", "numpy", "safetensors", "model2vec", "mcp", "ruamel", "mistune"),
         *("frontmatter", "yaml", "tokenizers", "orjson", "huggingface_hub"),
+        # The org's memory (issue 46): pymilvus imports pandas and grpc, ~1 s.
+        *("pymilvus", "milvus_lite"),
     }
 )
 NEVER_WHILE_CLAUDE_WAITS = HEAVY - {"orjson", "yaml", "tokenizers", "huggingface_hub"}

@@ -28,6 +28,7 @@ from memkit.claude.protocol import fail_open
 from memkit.errors import MemkitError
 from memkit.files import memkit_dir, write_atomic
 from memkit.index.manifest import is_stale
+from memkit.org.serving import warm_up as warm_up_org
 from memkit.recall.client import ASKER, HUNG, IDENTITY_VARS, socket_path, with_socket_path
 from memkit.recall.hooklog import log_error
 from memkit.recall.readers import Readers, start_index
@@ -298,6 +299,8 @@ def _warm_up(root: Path, readers: Readers) -> None:
         reader = readers.reader(root)
         if reader is not None:
             reader.encode("warm up")
+    with contextlib.suppress(Exception):  # the org costs its own results, never the engine
+        warm_up_org(readers, root)
     # The index's atom table (100,000 dicts at 100,000 atoms) lives as long as the engine:
     # out of the collector's sight, or every full collection walks it (a prompt's p95).
 

@@ -38,11 +38,13 @@ def render_rows(rows: Sequence[dict[str, Any]]) -> str:
             f"- {r['id']} · {r['type']} · {r['confidence']} · {r['title']} · "
             f"~{r['tokens']} tokens{repo} (why: {r['why']})"
         )
+        if r.get("excerpt"):  # another team's atom: `get` cannot read it here
+            lines.append("  " + " ".join(str(r["excerpt"]).split()))
     return fenced(mask("\n".join(lines)), "search")
 
 
 def _search(memory: Memory, a: dict[str, Any]) -> str:
-    query = check_query(a["query"], a["limit"], a["type"], a["scope"], a["since"])
+    query = check_query(a["query"], a["limit"], a["type"], a["scope"], a["since"], org=a["org"])
     rows, _ = memory.search(query)
     return render_rows(rows)
 

@@ -19,6 +19,7 @@ from typing import Any
 from memkit.atom import TYPES
 from memkit.capture.episodic import search
 from memkit.mcp.tools import MAX_LIMIT
+from memkit.org.serving import OrgNotConfigured, org_rows
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.masking import mask
 from memkit.recall.pipeline import candidates
@@ -41,6 +42,7 @@ class Query:
     type: str | None = None
     scope: str | None = None
     since: str | None = None
+    org: bool = False  # also the organisation's memory (memkit.org), where configured
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,6 +54,8 @@ def check_query(
     type: str | None = None,
     scope: str | None = None,
     since: str | None = None,
+    *,
+    org: bool = False,
 ) -> Query:
     """The tool's arguments as a Query, or BadInput naming what is wrong."""
     text = strip_private(str(text or "")).strip()
@@ -67,7 +71,9 @@ def check_query(
         raise BadInput("scope must be shared, episodic, archive, role[:NAME] or personal[:USER]")
     if since is not None:
         since = check_date(since, "since")
-    return Query(text, limit, type, scope, since)
+    if not isinstance(org, bool):
+        raise BadInput("org must be true or false")
+    return Query(text, limit, type, scope, since, org)
 
 
 def check_date(value: str, name: str) -> str:
@@ -152,6 +158,7 @@ def mcp_search(payload: dict[str, Any], repos: Sequence[str], readers: Readers) 
         payload.get("type"),
         payload.get("scope"),
         payload.get("since"),
+        org=bool(payload.get("org", False)),
     )
     rows: list[dict[str, Any]] = []
     building: list[str] = []
@@ -169,4 +176,10 @@ def mcp_search(payload: dict[str, Any], repos: Sequence[str], readers: Readers) 
             )
         rows += [{**row, "repo": root.name} for row in found]
     rows.sort(key=lambda r: -float(r["score"]))
-    return {"rows": rows[: query.limit], "building": building}
+    rows = rows[: query.limit]
+    if query.org:  # after the team's own rows: the org's are other teams', ranked apart
+        try:
+            rows += org_rows(readers, find_repos(payload, repos), query.text, query.limit)
+        except OrgNotConfigured as exc:
+            raise BadInput(str(exc)) from None
+    return {"rows": rows, "building": building}

@@ -48,6 +48,7 @@ from memkit.roles import git_email
 
 log = logging.getLogger(__name__)
 ENGINE_WAIT = 2.0  # seconds; then this process answers by itself
+ORG_ENGINE_WAIT = 20.0  # with `org: true`: the engine waits up to 15 s for the org itself
 MAX_CANDIDATES = 30  # listed by the `candidates` tool
 CHECK_SECONDS = 10.0  # how often an in-process search checks that the index is current
 
@@ -106,7 +107,7 @@ class Memory:
                 SEARCH_KIND,
                 json.dumps(query.to_json()),
                 [str(r) for r in self.roots],
-                self.engine_wait,
+                max(self.engine_wait, ORG_ENGINE_WAIT) if query.org else self.engine_wait,
             )
         except (OSError, ValueError) as exc:  # none, one too slow, or a garbled answer
             log.info("no warm engine answered (%s); searching in-process", type(exc).__name__)

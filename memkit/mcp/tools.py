@@ -37,7 +37,7 @@ class BadArguments(ValueError):
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str  # string | integer | strings | choice
+    kind: str  # string | integer | strings | choice | boolean
     description: str
     required: bool = False
     default: Any = None
@@ -53,6 +53,8 @@ class Param:
             out.update(type="integer", minimum=self.low, maximum=self.high)
         elif self.kind == "choice":
             out.update(type="string", enum=list(self.choices))
+        elif self.kind == "boolean":
+            out["type"] = "boolean"
         else:
             out["type"] = "string"
         if self.default is not None:
@@ -69,6 +71,10 @@ class Param:
                 raise BadArguments(f"{self.name} must be a whole number")
             if not self.low <= value <= self.high:
                 raise BadArguments(f"{self.name} must be from {self.low} to {self.high}")
+            return value
+        if self.kind == "boolean":
+            if not isinstance(value, bool):
+                raise BadArguments(f"{self.name} must be true or false")
             return value
         if self.kind == "strings":
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -144,6 +150,13 @@ TOOLS = (
             Param("type", "choice", "only atoms of this type", choices=TYPES),
             Param("scope", "string", SCOPE_SEARCH),
             Param("since", "string", "only atoms created on or after this date (YYYY-MM-DD)"),
+            Param(
+                "org",
+                "boolean",
+                "also search the organisation's memory (other teams' published atoms; rows "
+                "say which team, with an excerpt), where the team set it up",
+                default=False,
+            ),
         ),
         read_only=True,
     ),

@@ -56,6 +56,9 @@ class Readers:
         self._scopes: dict[tuple[Path, tuple[str | None, ...]], tuple[float, frozenset[str] | None]]
         self._scopes = {}
         self._logs: dict[Path, UsageLog] = {}
+        # What other rooms keep for the process's life, by name (the org's query thread,
+        # `memkit.org.serving`): recall itself never looks inside.
+        self.services: dict[str, Any] = {}
 
     def reader(self, root: Path) -> Any:
         """The index reader of `root`, kept open while warm until a new build is published
@@ -127,6 +130,11 @@ class Readers:
             log.close()
         self._logs.clear()
         self._open.clear()
+        for service in self.services.values():
+            for held in service.values() if isinstance(service, dict) else ():
+                if callable(getattr(held, "close", None)):
+                    held.close()
+        self.services.clear()
 
 
 def _heal_later(root: Path, problem: str, detail: str) -> None:

@@ -27,6 +27,7 @@ from tests.helpers import (
     git,
     make_memory_repo,
     memkit,
+    never_answering,
     start_engine,
     write_atom,
 )
@@ -196,7 +197,9 @@ def test_the_tools_are_listed_with_schemas_and_descriptions(repo: Path, tmp_path
             "type",
             "scope",
             "since",
+            "org",  # issue 46: the organisation's memory, where configured
         }
+        assert tools["search"].input_schema["properties"]["org"]["type"] == "boolean"
         assert tools["get"].input_schema["required"] == ["ids"]
         assert tools["save"].input_schema["required"] == ["text"]
         assert set(tools["save"].input_schema["properties"]) == {
@@ -604,20 +607,6 @@ def test_a_hung_engine_does_not_hang_the_tool(repo: Path, tmp_path: Path) -> Non
     (repo / ".memkit").mkdir(exist_ok=True)
     hung = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     hung.bind(str(repo / ".memkit/engine.sock"))
-    hung.listen(8)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        hung.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(hung.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
     took: list[float] = []
 
     async def body(client: Client) -> None:
@@ -626,15 +615,10 @@ def test_a_hung_engine_does_not_hang_the_tool(repo: Path, tmp_path: Path) -> Non
         took.append(time.monotonic() - start)
         assert not error and "ws-heartbeat-interval" in text
 
-    try:
+    with never_answering(hung) as held:
         log = drive(repo, body, tmp_path)
-    finally:
-        stop.set()
-        thread.join()
-        for conn in held:
-            conn.close()
-        hung.close()
-    assert held, "the search never asked the engine"
+        asked = bool(held)
+    assert asked, "the search never asked the engine"
     assert "no warm engine answered (TimeoutError)" in log
     assert took[0] < 30  # the engine's deadline (2 s) and an in-process search, not forever
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ from tests.helpers import (
     context,
     make_memory_repo,
     memkit,
+    never_answering,
     run_hook,
     write_atom,
 )
@@ -217,31 +217,10 @@ def test_a_damaged_usage_log_is_set_aside(team: Path) -> None:
 @pytest.fixture
 def hung_engine(team: Path) -> Iterator[Path]:
     """Something listening on the engine's socket that never answers."""
-    path = team / ".memkit/engine.sock"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(path))
-    server.listen(8)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
+    server.bind(str(team / ".memkit/engine.sock"))
+    with never_answering(server):
         yield team
-    finally:
-        stop.set()
-        thread.join()
-        for conn in held:
-            conn.close()
-        server.close()
 
 
 def test_a_hung_engine_does_not_hold_up_the_prompt(hung_engine: Path) -> None:
