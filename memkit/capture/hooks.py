@@ -19,7 +19,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -96,10 +97,17 @@ def _waiting(outcome: str, proposal: Proposal) -> str:
 
 
 def on_prompt(
-    payload: dict[str, Any], roots: Sequence[Path], prompt: str, items: list[Any]
+    payload: dict[str, Any],
+    roots: Sequence[Path],
+    prompt: str,
+    items: list[Any],
+    *,
+    judge: Callable[[str], float | None] | None = None,
+    given: AbstractSet[str] = frozenset(),
 ) -> list[Any]:
-    """Capture for one prompt (already free of `<private>` text); returns `items` with the
-    author's last session summary first when this is the session's first prompt."""
+    """Capture for one prompt (already free of `<private>` text); returns `items` with, after
+    them, the asker's summary of an earlier session that the prompt is about (`judge`, see
+    `memkit.capture.episodic.relevant_summary`), once a session (`given`)."""
     if not roots:
         return items
     root = roots[0]
@@ -109,7 +117,6 @@ def on_prompt(
         if not settings.enabled or not session:
             return items
 
-        first = states.mark_first(root, session)
         cid = ""
         proposal = proposal_of(prompt, settings.lower)
         if proposal is not None:
@@ -123,13 +130,13 @@ def on_prompt(
                 state.started = state.started or states.now()
                 state.note("candidates", cid)
                 states.save(root, state)
-        if first and settings.episodic and _has_summaries(root):
-            from memkit.capture.episodic import for_first_prompt
+        if judge is not None and settings.episodic and _has_summaries(root):
+            from memkit.capture.episodic import relevant_summary
 
-            given = {getattr(i, "id", "") for i in items}
-            last = for_first_prompt(root, session, _project(payload))
-            if last is not None and last.id not in given:
-                return [*items, last]  # after the team's atoms: it never outranks them
+            taken = {*given, *(getattr(i, "id", "") for i in items)}
+            earlier = relevant_summary(root, session, _project(payload), judge, taken)
+            if earlier is not None:
+                return [*items, earlier]  # after the team's atoms: it never outranks them
     except Exception:  # capture must never cost the prompt its memory
         _log(root, "user-prompt-submit")
     return items

@@ -17,6 +17,7 @@ from memkit.recall.budget import estimate_tokens
 from memkit.recall.pipeline import Recalled, on_disk, render, visible
 from memkit.recall.readers import Readers, find_repos
 from memkit.recall.trust import trusted_root
+from memkit.recall.usage import agent_key
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {
@@ -73,6 +74,9 @@ def pre_tool_use(
         return None
     rel = _relative(file_path, payload)
     session = str(payload.get("session_id") or "")
+    # A subagent (issue 43) has its own record: the main agent being given an atom does not
+    # give it to the subagent that reads the file.
+    holder = agent_key(session, str(payload.get("agent_id") or ""))
 
     items: list[Recalled] = []
     for root in find_repos(payload, repos):
@@ -81,7 +85,7 @@ def pre_tool_use(
             continue
         here: list[Recalled] = []
         with readers.usage_log(root) as usage:
-            given = usage.given(session)
+            given = usage.given(holder)
             scopes = readers.scopes(root)
             stale, today = reader.superseded, time.strftime("%Y-%m-%d")
             for entry in reader.atoms:
@@ -106,7 +110,7 @@ def pre_tool_use(
                     )
                 )
             here = here[: MAX_ATOMS - len(items)]
-            usage.record(session, [i.id for i in here], kind="path")
+            usage.record(session, [i.id for i in here], kind="path", given_to=holder)
         items += here
     # Context only: the permission decision is never touched.
     return context_output("PreToolUse", render(items))

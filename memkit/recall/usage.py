@@ -178,10 +178,18 @@ class UsageLog:
         return self._guard(op, set(), write=False)
 
     def record(
-        self, session: str, atoms: Iterable[str], kind: str = "inject", now: float | None = None
+        self,
+        session: str,
+        atoms: Iterable[str],
+        kind: str = "inject",
+        now: float | None = None,
+        *,
+        given_to: str = "",
     ) -> None:
         """Atoms given to a session (`kind`: inject for a prompt, path, get by the MCP server):
-        a use for activation, given for the no-repeat rule, evidence for the lifecycle."""
+        a use for activation, given for the no-repeat rule, evidence for the lifecycle.
+        `given_to`: whose no-repeat record holds them, when not the session's own (a subagent
+        of it: `agent_key`); the evidence is the session's either way."""
         now = now or time.time()
         atoms = list(atoms)
         if not atoms:
@@ -191,8 +199,9 @@ class UsageLog:
             # One transaction: in autocommit mode each row would be a commit of its own.
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT INTO uses VALUES (?, ?, ?)", [(a, now, kind) for a in atoms])
+            holder = given_to or session
             db.executemany(
-                "INSERT OR IGNORE INTO given VALUES (?, ?)", [(session, a) for a in atoms]
+                "INSERT OR IGNORE INTO given VALUES (?, ?)", [(holder, a) for a in atoms]
             )
             if session:
                 evidence.insert(db, session, atoms, evidence.WHAT_OF_KIND.get(kind, kind), now)
@@ -302,6 +311,12 @@ class UsageLog:
             if atom in out and total > 0:
                 out[atom] = math.log(total)
         return out
+
+
+def agent_key(session: str, agent: str) -> str:
+    """The no-repeat record of one subagent of `session` (Claude Code's `agent_id`): it reads
+    files on its own, and is given their atoms whatever the main agent was given."""
+    return f"{session}/agent/{agent}" if agent else session
 
 
 def _age(now: float, ts: float) -> float:
