@@ -6,7 +6,8 @@
 - Stop, PreCompact, SessionEnd (`on_transcript`): the transcript read where the last hook left
   off, bounded in time; PreCompact also keeps the atoms the session was given (the usage log
   forgets them at compaction); SessionEnd keeps what the last answer stated (nobody disputed
-  it) and writes the episodic summary under `.memkit/episodic/`. When the model levels
+  it). Each of them (re)writes the session's episodic summary under `.memkit/episodic/`: a
+  session that never reaches SessionEnd still leaves one. When the model levels
   or `write_personal` have work, a worker process does it, detached from the session.
 
 Every entry point fails open: an error is logged in `.memkit/logs/hooks.log` and the hook goes
@@ -189,7 +190,9 @@ def on_transcript(
             _read_transcript(root, settings, state, _transcript(payload), deadline, ending=ending)
             if event in ("pre-compact", "session-end"):
                 _keep_given(root, state)
-            if event == "session-end" and settings.episodic:
+            # Checkpointed at every Stop and PreCompact too (issue 43): a session killed, crashed
+            # or cut off before its SessionEnd (1.5 s for all its hooks) keeps what it did.
+            if settings.episodic:
                 from memkit.capture.episodic import write_summary
 
                 write_summary(root, state, settings.expires_days)

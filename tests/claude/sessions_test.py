@@ -124,3 +124,24 @@ def test_a_subagent_gets_its_own_index_and_the_atoms_of_the_files_it_reads(
     assert "memkit-index" in sub_first[0]  # SubagentStart: the subagent's own index
     assert "MEMKIT-MARK-NETPATH" in sub_after_read[0]  # its own once-per-agent record
     assert re.search(r"paths 'src/net/\*\*' matches src/net/conn\.py", sub_after_read[0])
+
+
+def test_a_session_that_never_reaches_session_end_leaves_its_summary(
+    project: Path, tmp_path: Path
+) -> None:
+    """A terminal closed, a crash, a `-p` run whose SessionEnd hooks Claude Code stopped: no
+    SessionEnd hook runs. The summary was checkpointed at Stop, and the next session about
+    the same thing is given it."""
+    settings = project / ".claude/settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    del data["hooks"]["SessionEnd"]  # what a killed session amounts to: it never runs
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    with fake_api() as (api, url):
+        api.answer = "The root cause is the retry: the handler is not idempotent on event.id."
+        run_claude(project, url, STRIPE, tmp_path)
+        (summary,) = summaries(project)
+        text = summary.read_text(encoding="utf-8")
+        assert "invoice.paid" in text.split("## Asked")[1]
+        api.requests.clear()
+        run_claude(project, url, "Back to the Stripe invoice.paid webhook handler.", tmp_path)
+        assert f"## {summary.stem} · episode" in "\n".join(api.messages_text())
