@@ -4,15 +4,14 @@ valid one that contradicts a live atom is reported, and sent to review when it m
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memkit.claude.protocol import context_output
+from memkit.index.paths import matching_glob
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.pipeline import Recalled, on_disk, render, visible
 from memkit.recall.readers import Readers, find_repos
@@ -31,28 +30,6 @@ __lazy_modules__ = {
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit")
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit")
 MAX_ATOMS = 5  # per file: the rest come with the next file or prompt
-
-
-@functools.lru_cache(maxsize=512)
-def _glob_re(pattern: str) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
 
 
 def _relative(file_path: str, payload: dict[str, Any]) -> str:
@@ -93,7 +70,7 @@ def pre_tool_use(
                     continue
                 if not visible(entry, scopes, stale, today):
                     continue
-                glob = next((g for g in entry["paths"] if _glob_re(g).match(rel)), None)
+                glob = matching_glob(entry["paths"], rel)
                 if glob is None or not on_disk(root, entry["path"]):
                     continue
                 body = reader.body(entry["path"])

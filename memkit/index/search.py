@@ -18,7 +18,8 @@ import tantivy
 from memkit.errors import MemkitError
 from memkit.index import parts, store
 from memkit.index.analysis import cjk_grams, query_words, register
-from memkit.index.fusion import POOL, FusionParams, fuse
+from memkit.index.fusion import POOL, TRIGGER_BONUS, FusionParams, fuse
+from memkit.index.paths import path_matches, with_paths
 from memkit.index.schema import BOOSTS, TEXT_FIELDS, document_of
 from memkit.parallel import no_cyclic_gc
 from memkit.safety.text import has_cjk
@@ -283,6 +284,23 @@ class IndexReader:
             self._passages[row] = parts
         return max(cover(terms, text, stems) for text, stems in parts)
 
+    def path_matches(self, query: str) -> dict[int, str]:
+        """Atoms whose `paths:` globs match a file path the query names, each with why
+        (`memkit.index.paths`); only atoms with globs are looked at."""
+        return path_matches(self.path_rows(), query)
+
+    def path_rows(self) -> list[tuple[int, list[str]]]:
+        """(row, globs) of the atoms that have `paths:`, once per reader."""
+        rows: list[tuple[int, list[str]]] | None = getattr(self, "_path_rows", None)
+        if rows is None:
+            columns = getattr(self.atoms, "columns", None)  # the light reader's: sparse
+            if columns is not None:
+                rows = sorted(columns["paths"].items())
+            else:
+                rows = [(i, list(a["paths"])) for i, a in enumerate(self.atoms) if a["paths"]]
+            self._path_rows = rows
+        return rows
+
     def trigger_matches(self, query: str) -> list[tuple[int, str]]:
         """Atoms with a trigger in the query: a whole word, or a CJK substring (or a phrase).
         Rows in order, each with its first trigger found, as a scan of every row would give;
@@ -327,6 +345,8 @@ class IndexReader:
         vec = self.vector(query) if mode in ("hybrid", "vector") else []
         triggers = self.trigger_matches(query) if mode == "hybrid" else []
         ranked = fuse(bm25, vec, triggers, mode=mode, params=params or FusionParams())
+        if mode == "hybrid":  # a file the query names finds the atoms about it (issue 43)
+            ranked = with_paths(ranked, self.path_matches(query), TRIGGER_BONUS)
         hits = []
         for row, score, why in ranked:
             entry = self.atoms[row]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse
+from memkit.index.paths import with_paths
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.fence import neutralise
 from memkit.recall.usage import NO_HISTORY
@@ -206,7 +207,11 @@ def candidates(
     vec = _vector_hits(reader, query) if use_vectors else []
     triggered = reader.trigger_matches(query)
     ranked = fuse(bm25, vec, triggered, mode="hybrid", params=FusionParams(min_span=SMALL_SPAN))
-    has_trigger = {row for row, _ in triggered}
+    # A file the prompt names brings the atoms whose `paths:` match it, as PreToolUse does
+    # before the file is read: the writer's own say, like a trigger, needing no word in common.
+    by_path = reader.path_matches(query)
+    ranked = with_paths(ranked, by_path, TRIGGER_BONUS)
+    has_trigger = {row for row, _ in triggered} | set(by_path)
     cosine = dict(vec)
     stale = reader.superseded
     today = time.strftime("%Y-%m-%d")
@@ -222,14 +227,16 @@ def candidates(
     rows: list[tuple[int, float, str, float]] = []
     best = 0.0
     # No atom covers more than the share of the prompt's weight the index holds at all.
-    reachable = terms.best_possible >= min(TRIGGER_FLOOR, VECTOR_SUPPORT)
+    reachable = terms.best_possible >= min(TRIGGER_FLOOR, VECTOR_SUPPORT) or bool(by_path)
     for row, score, why in ranked[:EXAMINE] if reachable else []:
         if row not in has_trigger and score < MIN_RELATIVE * best:
             break  # ranked best first: the cut below drops this one and every one after it
         if not recallable(reader.atoms[row], scopes, stale, today):
             continue
         cover, held = reader.coverage(terms, row)
-        if relevant(cover, held, terms.known, trigger=row in has_trigger, cosine=cosine.get(row)):
+        if row in by_path or relevant(
+            cover, held, terms.known, trigger=row in has_trigger, cosine=cosine.get(row)
+        ):
             rows.append((row, score, f"{why}; covers {cover:.0%} of the prompt", cover))
             best = max(best, content(row, score))
 

@@ -145,3 +145,20 @@ def test_a_session_that_never_reaches_session_end_leaves_its_summary(
         api.requests.clear()
         run_claude(project, url, "Back to the Stripe invoice.paid webhook handler.", tmp_path)
         assert f"## {summary.stem} · episode" in "\n".join(api.messages_text())
+
+
+def test_an_atom_is_found_by_the_file_it_is_about(project: Path, tmp_path: Path) -> None:
+    """`paths: ["src/net/**"]` is a search dimension everywhere, not only before a Read: the
+    MCP `search` for the file, a prompt that names it, and `memkit search`."""
+    search = "mcp__memkit__search"
+    with fake_api() as (api, url):
+        api.script = [(search, {"query": "src/net/conn.py"})]
+        asked = "Why does src/net/conn.py time out?"
+        run_claude(project, url, asked, tmp_path, "--allowedTools", search)
+        assert "MEMKIT-MARK-NETPATH" in api.messages_text()[0]  # the prompt hook
+        found = tool_result_text(api, 1)
+        assert "\n- socket-deadlines · fact" in found, found
+        assert "paths 'src/net/**' matches src/net/conn.py" in found
+    out = memkit("search", str(project / "src/net/conn.py"), cwd=project)
+    assert out.returncode == 0 and "socket-deadlines" in out.stdout, out.stdout + out.stderr
+    assert "texture-size" not in out.stdout and "ws-heartbeat-interval" not in out.stdout
