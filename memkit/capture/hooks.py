@@ -192,7 +192,7 @@ def on_transcript(
                 _keep_given(root, state)
             # Checkpointed at every Stop and PreCompact too (issue 43): a session killed, crashed
             # or cut off before its SessionEnd (1.5 s for all its hooks) keeps what it did.
-            if settings.episodic:
+            if settings.episodic and _worth_a_summary(state):
                 from memkit.capture.episodic import write_summary
 
                 write_summary(root, state, settings.expires_days)
@@ -206,6 +206,13 @@ def on_transcript(
             start_worker(root)
     except Exception:  # a hook never breaks the session
         _log(root, event)
+
+
+def _worth_a_summary(state: SessionState) -> bool:
+    """Whether the session did anything a summary tells (a session opened and closed, or a
+    turn that touched nothing yet, leaves none, and its hook loads no summary code)."""
+    touched = (state.prompts, state.read, state.edited, state.commands, state.candidates)
+    return any(touched) or bool(state.given) or bool(state.episodic)
 
 
 def _read_transcript(

@@ -29,7 +29,7 @@ def about_prompt(reader: Any, prompt: str) -> Callable[[str], float | None]:
             terms.append(
                 reader.query_terms(prompt) if reader is not None else query_terms(prompt, None)
             )
-        share, held = cover(terms[0], text)
+        share, held = cover(terms[0], reader.fold(text) if reader is not None else text)
         ok = relevant(share, held, terms[0].known, trigger=False, cosine=None)
         return share if ok else None
 

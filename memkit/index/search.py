@@ -18,6 +18,7 @@ import tantivy
 from memkit.errors import MemkitError
 from memkit.index import parts, store
 from memkit.index.analysis import cjk_grams, query_words, register
+from memkit.index.fold import fold, read_table
 from memkit.index.fusion import POOL, TRIGGER_BONUS, FusionParams, fuse
 from memkit.index.paths import path_matches, with_paths
 from memkit.index.schema import BOOSTS, TEXT_FIELDS, document_of
@@ -88,6 +89,7 @@ class IndexReader:
         if store.CHECKSUMS in self.problems or any(map(parts.is_table, self.problems)):
             raise IndexDamaged(f"{gen}: {store.describe(self.problems)}")
         self.meta = store.read_meta(gen)
+        self._folds: list[dict[int, int]] = []  # the generation's fold table, once read
         self.atoms: list[dict[str, Any]]
         # Hundreds of thousands of small objects and no cycle among them: with the cyclic
         # collector on, opening 100,000 atoms took 1.7 s instead of 0.9 s.
@@ -95,7 +97,7 @@ class IndexReader:
             self.atoms, self.meta["picks"] = parts.read_table(gen, parts.parts_of(self.meta))
             self.row_of = {a["path"]: i for i, a in enumerate(self.atoms)}
             self._triggers = [
-                (i, [t.lower() for t in a["triggers"] if t.strip()])
+                (i, [self.fold(t.lower()) for t in a["triggers"] if t.strip()])
                 for i, a in enumerate(self.atoms)
             ]
         self._open_rest()
@@ -132,6 +134,15 @@ class IndexReader:
         except (ValueError, OSError) as exc:  # tantivy's own check of its files
             self.index = self.searcher = None
             self._damaged(f"tantivy cannot open the index ({exc})")
+
+    def fold(self, text: str) -> str:
+        """`text` with traditional Chinese folded to simplified by the table this generation
+        was built with (`memkit.index.fold`), as its CJK text was; read on first need."""
+        if not has_cjk(text):
+            return text
+        if not self._folds:
+            self._folds.append(read_table(self.gen))
+        return fold(text, self._folds[0])
 
     def _writable_copy(self) -> str:
         """tantivy takes a lock file to open an index, which a read-only `.memkit/` (a
@@ -228,7 +239,7 @@ class IndexReader:
             parts.append((tantivy.Occur.Should, parsed))
         if has_cjk(query):
             schema = self.index.schema
-            for gram in cjk_grams(query):
+            for gram in cjk_grams(self.fold(query)):
                 term = tantivy.Query.term_query(schema, "cjk", gram)
                 # Bigrams carry word order; weigh them above single characters.
                 boost = 2.0 if len(gram) > 1 else 1.0
@@ -261,7 +272,7 @@ class IndexReader:
         when that is all a run has). Stop words carry no topic and are left out."""
         from memkit.index.relevance import query_terms
 
-        return query_terms(query, self.searcher)
+        return query_terms(self.fold(query), self.searcher)
 
     def coverage(self, terms: Terms, row: int, body: str | None = None) -> tuple[float, int]:
         """How much of the query an atom holds: the idf-weighted share of the query's terms
@@ -277,7 +288,9 @@ class IndexReader:
                 found = self._found.get(row)
                 body = str(found.get_first("body") or "") if found else self.body(entry["path"])
             head = f"{entry['title']}\n{' '.join(entry['triggers'])}\n"
-            parts = [(text, stems_of(text)) for text in (head + p for p in passages(body))]
+            parts = [
+                (text, stems_of(text)) for text in (self.fold(head + p) for p in passages(body))
+            ]
             # Kept while the reader lives (the warm engine's: one per index generation).
             if len(self._passages) >= STEM_CACHE:
                 self._passages.clear()
@@ -305,7 +318,7 @@ class IndexReader:
         """Atoms with a trigger in the query: a whole word, or a CJK substring (or a phrase).
         Rows in order, each with its first trigger found, as a scan of every row would give;
         only the rows a word or a character of the query can reach are looked at."""
-        lowered = query.lower()
+        lowered = self.fold(query.lower())  # triggers are folded as the index is
         words = set(re.findall(r"[\w][\w.+#-]*", lowered))
         by_word, by_char = self.trigger_index()
         rows = {row for word in words for row in by_word.get(word, ())}
@@ -314,13 +327,20 @@ class IndexReader:
         for row in sorted(rows):
             for trig in self.row_triggers(row):
                 if (trig in lowered) if has_cjk(trig) or " " in trig else (trig in words):
-                    found.append((row, trig))
+                    found.append((row, self._as_written(row, trig)))
                     break
         return found
 
+    def _as_written(self, row: int, trig: str) -> str:
+        """A matched trigger as its atom spells it (lower-cased), not as it was folded."""
+        if not has_cjk(trig):
+            return trig
+        own = (t.lower() for t in self.atoms[row]["triggers"] if t.strip())
+        return next((t for t in own if self.fold(t) == trig), trig)
+
     def row_triggers(self, row: int) -> list[str]:
-        """The atom's triggers, lower-cased, blank ones left out."""
-        return [t.lower() for t in self.atoms[row]["triggers"] if t.strip()]
+        """The atom's triggers, lower-cased and folded, blank ones left out."""
+        return [self.fold(t.lower()) for t in self.atoms[row]["triggers"] if t.strip()]
 
     def trigger_index(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
         """Rows by trigger word, and rows of substring triggers (CJK, phrases) by their

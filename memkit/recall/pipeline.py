@@ -109,14 +109,15 @@ def _sections(body: str) -> list[tuple[str, str]]:
     return out
 
 
-def _best_sections(terms: Any, body: str, limit_chars: int) -> str:
+def _best_sections(terms: Any, body: str, limit_chars: int, fold: Any = None) -> str:
     """For a long atom, the sections that hold some of the prompt, most first, by the same
     weighed coverage that admitted the atom (measured against word overlap and section
     vectors: docs/benchmarks.md), kept in their order, within `limit_chars`."""
     from memkit.index.relevance import coverage
 
     blocks = _sections(body)
-    cover = [coverage(terms, f"{head}\n{text}") for head, text in blocks]
+    # Chinese folded as the prompt's terms were (`memkit.index.fold`).
+    cover = [coverage(terms, (fold or str)(f"{head}\n{text}")) for head, text in blocks]
     ranked = sorted((i for i in range(len(blocks)) if cover[i] > 0), key=lambda i: -cover[i])
     chosen: list[int] = []
     used = 0
@@ -296,7 +297,7 @@ def pack(found: list[Candidate], query: str, *, given: set[str], budget: int) ->
         body = cand.reader.body(entry["path"])
         if len(body) > LONG_ATOM_CHARS:
             terms = cand.terms or cand.reader.query_terms(strip_private(query))
-            body = _best_sections(terms, body, LONG_ATOM_CHARS)
+            body = _best_sections(terms, body, LONG_ATOM_CHARS, cand.reader.fold)
         tokens = estimate_tokens(body) + 30
         if used + tokens > budget:
             continue
