@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.capture.hooks import on_prompt
+from memkit.capture.settings import load as capture_settings
 from memkit.claude.protocol import context_output
 from memkit.claude.skipped import take as take_skipped
 from memkit.index.relevance import cover, query_terms
@@ -16,6 +17,7 @@ from memkit.recall.fence import MEMORY_CLOSE, MEMORY_OPEN, neutralise
 from memkit.recall.pipeline import Candidate, candidates, pack, relevant, render
 from memkit.recall.readers import Readers, find_repos
 from memkit.safety.private import strip_private
+from memkit.safety.text import has_cjk
 
 
 def about_prompt(reader: Any, prompt: str) -> Callable[[str], float | None]:
@@ -34,6 +36,25 @@ def about_prompt(reader: Any, prompt: str) -> Callable[[str], float | None]:
         return share if ok else None
 
     return judge
+
+
+MAX_TOPICS = 5  # words of one prompt counted as a blind spot
+
+
+def _blind_spot(root: Path, reader: Any, session: str, prompt: str, readers: Readers) -> None:
+    """Nothing served, and memory holds none of some of the prompt's words: when the team
+    opted in (`capture.blind_spots`), count those words once for this session, never the
+    prompt, only plain words (no digits, no paths: no ids nor secrets)."""
+    if not capture_settings(root).blind_spots:
+        return
+    topics = [
+        t
+        for t in reader.query_terms(prompt).unknown
+        if (t.isalpha() and len(t) >= 3 and t.isascii()) or (len(t) == 2 and has_cjk(t))
+    ][:MAX_TOPICS]
+    if topics:
+        with readers.usage_log(root) as usage:
+            usage.note_blind(session, topics)
 
 
 def user_prompt_submit(
@@ -64,6 +85,8 @@ def user_prompt_submit(
         found += [c for c in ranked if c.id not in given]
     # Several repositories (team, personal) compete for one budget, best first.
     items = pack(found, prompt, given=set(), budget=budget_for(prompt))
+    if not items and first[0] is not None:
+        _blind_spot(roots[0], first[0], session, prompt, readers)
     # Capture (issue 15): L0 on the prompt; an earlier session's summary of the asker's that
     # the prompt is about (issue 43), judged as an atom is.
     items = on_prompt(

@@ -18,6 +18,7 @@ from memkit.audit.status import REPORT, WRITTEN, full_audit_rules, open_conflict
 from memkit.config import Config
 from memkit.index.manifest import is_stale
 from memkit.index.store import current_generation
+from memkit.lifecycle import blind
 from memkit.lifecycle.archive import DECAYED, EXPIRED, suggestions, unused_days
 from memkit.lifecycle.catalog import Entry, read_catalog, refused_by_index
 from memkit.lifecycle.promote import promotions
@@ -207,6 +208,16 @@ def build_health(root: Path, config: Config, *, today: dt.date | None = None) ->
             "memkit show ID; correct it or supersede it",
         )
     )
+    if blind.enabled(root):  # opt-in (`capture.blind_spots`)
+        lines.append(
+            Line(
+                "blind",
+                f"blind spots: asked about in {blind.SESSIONS}+ sessions of the last "
+                f"{blind.DAYS} days, and no atom holds them",
+                tuple(f"{word} ({n} sessions)" for word, n in blind.blind_spots(root, today)),
+                "write down what the team knows of them: `memkit add`",
+            )
+        )
     lines.append(_conflicts(root, len(live)))
     lines.append(_rules(root))
     lines.append(

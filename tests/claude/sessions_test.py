@@ -162,3 +162,36 @@ def test_an_atom_is_found_by_the_file_it_is_about(project: Path, tmp_path: Path)
     out = memkit("search", str(project / "src/net/conn.py"), cwd=project)
     assert out.returncode == 0 and "socket-deadlines" in out.stdout, out.stdout + out.stderr
     assert "texture-size" not in out.stdout and "ws-heartbeat-interval" not in out.stdout
+
+
+BLIND = (
+    "How does the Stripe webhook verify its signature?",
+    "Our Stripe webhook retries: what is the policy?",
+    "Where do we log Stripe webhook payloads?",
+)
+
+
+def test_a_topic_memory_has_nothing_on_is_counted_as_a_blind_spot_when_opted_in(
+    project: Path, tmp_path: Path
+) -> None:
+    """Prompts on a topic no atom holds get nothing, as before; once the team opts in, each
+    session counts the topic's words (never the prompt) and `memkit health` lists those asked
+    in three sessions. Off (the default), nothing is counted."""
+    config = project / "memkit.yaml"
+    with fake_api() as (api, url):
+        run_claude(project, url, BLIND[0], tmp_path)  # off: nothing counted
+        config.write_text(
+            config.read_text(encoding="utf-8").replace("blind_spots: false", "blind_spots: true"),
+            encoding="utf-8",
+        )
+        for prompt in BLIND:
+            api.requests.clear()
+            run_claude(project, url, prompt, tmp_path)
+            assert "MEMKIT-MARK" not in "\n".join(api.messages_text())  # no atom served
+    health = memkit("health", "--json", cwd=project)
+    assert health.returncode == 0, health.stderr
+    (line,) = [c for c in json.loads(health.stdout)["checks"] if c["kind"] == "blind"]
+    assert "stripe (3 sessions)" in line["items"] and "webhook (3 sessions)" in line["items"]
+    assert not any("signatur" in item or "payload" in item for item in line["items"])  # 1 each
+    stored = (project / ".memkit/usage.db").read_bytes()
+    assert b"verify its signature" not in stored and b"Stripe webhook" not in stored
