@@ -22,7 +22,7 @@ from typing import Any
 from _common import ROOT, read_jsonl
 
 sys.path.insert(0, str(ROOT))
-from tests.claude.fake_api import fake_api, text_reply, tool_reply, tool_results  # noqa: E402
+from tests.claude.fake_api import fake_api, text_reply, tool_reply, tool_results
 
 OUT = ROOT / "benchmarks" / "data" / "transcripts"
 CLAUDE = ROOT / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"
