@@ -123,7 +123,8 @@ def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
     decided = []
     for cid in state.candidates:
         with contextlib.suppress(MemkitError):  # gone since: not named
-            decided.append((cid, queue.get(root, cid).statement))
+            cand = queue.get(root, cid)
+            decided.append((cid, cand.statement, cand.type))
     text = outline.render(
         state,
         atom_id=atom_id,

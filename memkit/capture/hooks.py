@@ -74,22 +74,23 @@ def prompt_key(text: str) -> str:
     return digest(text, 12)
 
 
-def proposal_of(text: str, lower: float) -> Proposal | None:
-    """What L0 proposes for `text`, or None when it shows no signal at all."""
-    from memkit.capture.detect import detect
+def proposals_of(text: str, lower: float) -> list[Proposal]:
+    """What L0 proposes for `text`: one proposal per kind of statement in it (a correction
+    and a preference in one prompt are two), [] when it shows no signal at all."""
+    from memkit.capture.detect import detect_all
 
-    found = detect(text, floor=lower)
-    if found is None:
-        return None
-    return Proposal(
-        statement=found.statement,
-        kind=found.kind,
-        type=found.type,
-        scope=found.scope,
-        score=found.score,
-        why=found.why,
-        triggers=found.triggers,
-    )
+    return [
+        Proposal(
+            statement=found.statement,
+            kind=found.kind,
+            type=found.type,
+            scope=found.scope,
+            score=found.score,
+            why=found.why,
+            triggers=found.triggers,
+        )
+        for found in detect_all(text, floor=lower)
+    ]
 
 
 def _waiting(outcome: str, proposal: Proposal) -> str:
@@ -118,18 +119,18 @@ def on_prompt(
         if not settings.enabled or not session:
             return items
 
-        cid = ""
-        proposal = proposal_of(prompt, settings.lower)
-        if proposal is not None:
+        waiting = []
+        for proposal in proposals_of(prompt, settings.lower):
             key = str(payload.get("prompt_id") or prompt_key(prompt))
             source = {"session": session, "event": "prompt", "prompt": key}
-            cid = _waiting(offer(root, proposal, source, settings.lower), proposal)
-        if cid:
+            waiting.append(_waiting(offer(root, proposal, source, settings.lower), proposal))
+        if any(waiting):
             with states.session_lock(root, session):
                 state = states.load(root, session)
                 state.project = state.project or _project(payload)
                 state.started = state.started or states.now()
-                state.note("candidates", cid)
+                for cid in waiting:
+                    state.note("candidates", cid)
                 states.save(root, state)
         if judge is not None and settings.episodic and _has_summaries(root):
             from memkit.capture.episodic import relevant_summary
@@ -234,8 +235,7 @@ def _read_transcript(
         settle_heard(state, found)  # nobody disputed what the last answer said
     offers: list[tuple[Proposal, dict[str, str]]] = []
     for text, prompt_id, line in found.prompts:
-        proposal = proposal_of(text, settings.lower)
-        if proposal is not None:
+        for proposal in proposals_of(text, settings.lower):
             key = prompt_id or prompt_key(text)
             source = {"session": state.session, "event": "transcript", "prompt": key}
             offers.append((proposal, {**source, "line": str(line)}))
@@ -283,7 +283,7 @@ def worker_needed(root: Path, settings: CaptureSettings) -> bool:
     for cand in queue.pending(root):
         if settings.model and cand.level == "L0":
             return True
-        if settings.write_personal and cand.score >= settings.upper:
+        if settings.write_personal and cand.score >= settings.upper and cand.scope == "personal":
             return True
     return False
 

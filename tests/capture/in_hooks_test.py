@@ -391,7 +391,9 @@ def test_what_the_agent_states_and_the_user_accepts_becomes_a_candidate(
     (summary,) = (heartbeat_team / ".memkit/episodic").glob("session-*-a1.md")
     text = summary.read_text(encoding="utf-8")
     decided = text.split("## Decided", 1)[1].split("##", 1)[0]
-    assert "The root cause is the connection pool" in decided and "uv lock" in decided
+    learned = text.split("## Learned", 1)[1].split("##", 1)[0]
+    assert "uv lock" in decided and "connection pool" not in decided  # a root cause decides
+    assert "The root cause is the connection pool" in learned  # nothing (issue 43)
     assert '"Why do the tasks hang?"' in text.split("## Asked", 1)[1]
 
 

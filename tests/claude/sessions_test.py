@@ -195,3 +195,24 @@ def test_a_topic_memory_has_nothing_on_is_counted_as_a_blind_spot_when_opted_in(
     assert not any("signatur" in item or "payload" in item for item in line["items"])  # 1 each
     stored = (project / ".memkit/usage.db").read_bytes()
     assert b"verify its signature" not in stored and b"Stripe webhook" not in stored
+
+
+def test_a_real_session_s_incident_is_no_pitfall_and_its_root_cause_decides_nothing(
+    project: Path, tmp_path: Path
+) -> None:
+    """The user reports what happened; Claude finds the root cause. The report is no
+    candidate, the root cause is a pitfall, and the summary lists it as learned, not decided."""
+    with fake_api() as (api, url):
+        api.answer = (
+            "The root cause is that the handler is not idempotent: Stripe retries invoice.paid "
+            "and we never dedupe on event.id."
+        )
+        run_claude(
+            project, url, "The Stripe invoice.paid webhook charged a customer twice.", tmp_path
+        )
+    listed = json.loads(memkit("candidates", "list", "--json", cwd=project).stdout)
+    (cand,) = listed["candidates"]
+    assert cand["type"] == "pitfall" and cand["statement"].startswith("The root cause is")
+    (summary,) = summaries(project)
+    text = summary.read_text(encoding="utf-8")
+    assert "## Decided" not in text and cand["id"] in text.split("## Learned")[1]
