@@ -104,7 +104,7 @@ def main() -> int:
             for name in versions:
                 while not (repos[name] / ".memkit" / "engine.sock").exists():
                     time.sleep(0.05)
-            events = {
+            events: dict[str, tuple[str, dict[str, object]]] = {
                 "prompt": ("user-prompt-submit", {"prompt": "how often to rotate the cache?"}),
                 "prompt about a summary": (
                     "user-prompt-submit",
@@ -137,7 +137,11 @@ def main() -> int:
                         for name, env in versions.items():
                             folder = repos[name]
                             session = f"{name}-{label[:6]}-{warm}-{i}"
-                            payload = {**fields, "cwd": str(folder), "session_id": session}
+                            payload: dict[str, object] = {
+                                **fields,
+                                "cwd": str(folder),
+                                "session_id": session,
+                            }
                             if event in ("stop", "session-end"):
                                 payload["transcript_path"] = str(transcript(folder, i))
                             start = time.perf_counter()
