@@ -218,12 +218,37 @@ MAX_WEIGHED = 24  # the newest summaries of a project weighed against one prompt
 _NOT_CONTENT = re.compile(r"^(?:#|What a Claude Code session )")
 
 
+_PATH = re.compile(r"[\w.~-]*/[\w./~-]+|[\w-]+\.[A-Za-z]\w{0,4}\b")
+# Pieces of a path every project has: a prompt naming `src/mod3/conn.py` is not about a session
+# that read `src/billing/export.py` for sharing `src` and `py`.
+_PATH_NOISE = frozenset(
+    ("src", "lib", "app", "apps", "pkg", "cmd", "internal", "main", "index", "test", "tests")
+)
+
+
+_EXTENSIONS = frozenset(
+    (
+        *("py", "js", "ts", "tsx", "jsx", "mjs", "rb", "rs", "go", "java", "kt", "c", "h", "cc"),
+        *("cpp", "hpp", "cs", "php", "swift", "sh", "md", "txt", "json", "yaml", "yml", "toml"),
+        *("cfg", "ini", "html", "css", "scss", "sql", "lock", "xml", "csv", "log"),
+    )
+)
+
+
+def _path_words(found: re.Match[str]) -> str:
+    pieces = [p for p in re.split(r"[/._~-]+", found.group(0)) if p]
+    if len(pieces) > 1 and pieces[-1].lower() in _EXTENSIONS:
+        pieces.pop()
+    return " ".join(p for p in pieces if p.lower() not in _PATH_NOISE)
+
+
 def about(summary: Summary) -> str:
     """What a summary is about, as a prompt is weighed against it: its title and its items
-    (prompts, decisions, files, commands, what was left), not the words every summary has."""
+    (prompts, decisions, files, commands, what was left), not the words every summary has;
+    a path by its telling folder and file names (not `src`, not the extension)."""
     kept = [ln for ln in summary.body.splitlines() if ln.strip() and not _NOT_CONTENT.match(ln)]
     topic = summary.title.partition(": ")[2]
-    return "\n".join([topic, *kept])
+    return _PATH.sub(_path_words, "\n".join([topic, *kept]))
 
 
 def relevant_summary(
