@@ -20,6 +20,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Callable
+from typing import Any
 
 from _common import ROOT, read_jsonl
 
@@ -41,6 +42,7 @@ def measure() -> Counts:
     from memkit.audit.classify import CONTRADICTS
     from memkit.embedding import load_encoder
 
+    judge: Callable[..., Any]
     try:
         from memkit.audit.verdict import verdict as judge
     except ImportError:  # a tree from before the one verdict (issue 27)

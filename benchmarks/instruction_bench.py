@@ -202,7 +202,9 @@ def table(title: str, scores: dict[str, dict[str, list[int]]]) -> list[str]:
     return out
 
 
-def show(rows: list[dict[str, Any]], found: dict[str, list[tuple[str, str, str]]], ids: dict[str, str]) -> None:
+def show(
+    rows: list[dict[str, Any]], found: dict[str, list[tuple[str, str, str]]], ids: dict[str, str]
+) -> None:
     """The misses and false findings, for reading (dev only: never read the held-out ones)."""
     for r in rows:
         codes, naming = _judged(r, found, ids)

@@ -33,11 +33,13 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memkit.audit import lexicon as lx
+from memkit.audit.claims import is_identifier
 
 NEAR = 0.5  # of the longer text's content tokens kept by the alignment
 MAX_EDITS = 3
 # Longer texts are records, not lines: aligning them costs more and says less.
 MAX_TOKENS = 600
+MAX_CHARS = 8_000
 
 _UNIT = (
     r"ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?"
@@ -52,10 +54,11 @@ _TOKEN = re.compile(
     r"|(?P<num>\d+(?:[.,:]\d+)?)"
     r"|(?P<flag>(?<![\w-])--?[a-z][\w-]*)"
     r"|(?P<channel>(?<![\w&])#[a-z][\w-]*)"
-    r"|(?P<word>[a-z][\w'’+#.-]*[\w+#]|[a-z])"
+    r"|(?P<word>[a-z][\w'’+#.:-]*[\w+#]|[a-z])"
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
     r"|(?P<end>[.!?;。！？；](?=\s|$)|\n)"
-    r"|(?P<sep>[:：|](?=\s|$)|(?<=\s)[-–—](?=\s))",
+    r"|(?P<sep>[:：|](?=\s|$)|(?<=\s)[-–—](?=\s))"
+    r"|(?P<comma>[,，、](?=\s|$)|[，、])",
     re.I,
 )
 _STOP = lx.word_set(
@@ -78,7 +81,7 @@ _GLUE_ZH = frozenset(
 # Two values of one switch: substituted, they flip a setting.
 _FLIP = {
     frozenset(p.split("/"))
-    for p in (
+    for p in (  # noqa: SIM905  (a word list reads better as text)
         "on/off true/false yes/no enabled/disabled enable/disable allow/deny allowed/denied "
         "public/private required/optional sync/async synchronous/asynchronous before/after "
         "opt-in/opt-out include/exclude included/excluded 開啟/關閉 开启/关闭 啟用/停用 "
@@ -132,13 +135,27 @@ _ADVERBS = lx.word_set(
     "first beforehand afterwards afterward later then again manually hand always usually "
     "normally typically generally also too"
 )
-_NUMBER_WORDS = {
-    w: str(n)
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-} | {"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b(?=\s+[a-z])", re.I)
+_UNITS_EN = (  # noqa: SIM905  (a word list reads better as text)
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS_EN = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
+_NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS_EN)} | {
+    w: 20 + 10 * n for n, w in enumerate(_TENS_EN)
+}
+# "ten minutes", "thirty five seconds", "twenty-one days": a number written out.
+_NUMBER_WORD = re.compile(
+    r"\b(?:(" + "|".join(_TENS_EN) + r")(?:[\s-]+(" + "|".join(_UNITS_EN[1:10]) + r"))?"
+    r"|(" + "|".join(_UNITS_EN) + r"))\b(?=\s+[a-z])",
+    re.I,
+)
+
+
+def _number_word(m: re.Match[str]) -> str:
+    words = [w.lower() for w in m.groups() if w]
+    return str(sum(_NUMBER_WORDS[w] for w in words))
+
+
 _ZH_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2, "兩": 2}
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000, "萬": 10000}
 _ZH_NUMBER = re.compile(
@@ -153,7 +170,7 @@ def _zh_number(text: str) -> str:
     for c in text:
         if c in _ZH_DIGITS:
             digit = _ZH_DIGITS[c]
-        elif c == "万" or c == "萬":
+        elif c in {"万", "萬"}:
             total = (total + digit) * 10000
             digit = 0
         else:
@@ -166,7 +183,7 @@ def _zh_number(text: str) -> str:
 class Token:
     text: str
     norm: str
-    kind: str  # code url path qty ver num flag channel word stop neg cjk glue end sep
+    kind: str  # code url path qty ver num flag channel word stop neg cjk glue end sep comma
 
 
 def _quantity(raw: str) -> str:
@@ -215,7 +232,7 @@ def tokens(text: str) -> tuple[Token, ...]:
     numbers aside; a link is its text and its target (a moved page is a changed value)."""
     text = _LINK.sub(r"\1 \2", text)
     text = _EMPHASIS.sub("", text)
-    text = _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
+    text = _NUMBER_WORD.sub(_number_word, text)
     text = _ZH_NUMBER.sub(lambda m: f" {_zh_number(m.group(1))} ", text)
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
@@ -236,6 +253,8 @@ def tokens(text: str) -> tuple[Token, ...]:
                 out.append(Token(raw, raw, "glue" if raw in _GLUE_ZH else "cjk"))
         elif kind == "sep":
             out.append(Token(raw, ":", "sep"))
+        elif kind == "comma":
+            out.append(Token(raw, ",", "comma"))
         elif kind == "word":
             token = _word(raw)
             if token is not None:
@@ -266,6 +285,9 @@ class Edit:
     # a changed span), added, dropped
     kind: str
     frame: str = ""  # the words around it in `a`, for the reason
+    # For a subject: what says so (head, condition, object, command, label, slot, names,
+    # chinese); the strong cues outweigh a contradiction rule's reading.
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -318,7 +340,7 @@ def _join(toks: list[Token] | tuple[Token, ...]) -> str:
     out = ""
     prev_cjk = False
     for t in toks:
-        if t.kind in ("end", "sep"):
+        if t.kind in ("end", "sep", "comma"):
             continue
         cjk = not t.text.isascii()
         if out and not (cjk and prev_cjk):
@@ -335,9 +357,11 @@ def _equivalent(xa: list[Token], xb: list[Token]) -> bool:
     ca, cb = _content(xa), _content(xb)
     if [t.norm for t in ca] == [t.norm for t in cb]:
         return True
-    if all(t.norm in _ADVERBS or t.norm.endswith("ly") for t in (*ca, *cb) if t.kind == "word") and all(
-        t.kind == "word" for t in (*ca, *cb)
-    ):
+    if " ".join(t.norm for t in ca) == " ".join(t.norm for t in cb):
+        return True  # `make migrate` and make migrate
+    if all(
+        t.norm in _ADVERBS or t.norm.endswith("ly") for t in (*ca, *cb) if t.kind == "word"
+    ) and all(t.kind == "word" for t in (*ca, *cb)):
         return True
     if len(ca) != 1 or len(cb) != 1:
         return False
@@ -346,6 +370,8 @@ def _equivalent(xa: list[Token], xb: list[Token]) -> bool:
         return True
     if ca[0].kind != "word" or cb[0].kind != "word" or min(len(x), len(y)) < 4:
         return False
+    if not (x.isalpha() and y.isalpha()):
+        return False  # identifiers: `ruff_cli` and `ruff` are two crates
     if x.startswith(y) or y.startswith(x):
         return True
     p = 0
@@ -371,6 +397,8 @@ class _Roles:
     obj: tuple[int, ...]
     label: tuple[int, ...]
     start: tuple[int, ...]
+    cue: tuple[str, ...]  # head, condition, object or command
+    obj_from: tuple[int, ...]  # where the object starts (after the verb or the command)
 
 
 def _sentences(toks: tuple[Token, ...]) -> list[tuple[int, int]]:
@@ -405,29 +433,44 @@ def _label_end(toks: tuple[Token, ...], start: int, end: int) -> int:
     return start
 
 
-def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int, int]:
+def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int, int, str]:
     """Where a sentence's subject ends and where an instruction's acted-on object ends."""
-    first = next((i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep")), None)
+    first = next(
+        (i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep", "comma")),
+        None,
+    )
     if first is None:
-        return start, start
+        return start, start, ""
     t = toks[first]
+    lead = "".join(x.text for x in toks[start : start + 2]).lower()
+    if toks[start].norm in _CONDITIONS or lead.startswith(_CONDITIONS_ZH):
+        # "If you use X, …", "若要使用 X 记录数据，…": the condition names what the rest of the
+        # sentence is about.
+        comma = next((i for i in range(start, end) if toks[i].kind == "comma"), None)
+        return (comma, start, "condition") if comma is not None else (start, start, "")
     if t.kind in ("cjk", "glue"):
-        return _cjk_head(toks, start, end), start
+        return _cjk_head(toks, start, end), start, "head"
     determiner = toks[start].norm in _DETERMINERS
     aux = next((i for i in range(first + 1, min(end, first + 5)) if toks[i].norm in _AUX), None)
-    if aux is None and t.kind in ("word", "neg") and t.text.lower().replace("’", "'") in _IMPERATIVE:
+    if (
+        aux is None
+        and t.kind in ("word", "neg")
+        and t.text.lower().replace("’", "'") in _IMPERATIVE
+    ):
         # An instruction: what it acts on runs to the first slot word or value.
         if t.norm in _MEANS_VERBS:
-            return start, start
+            return start, start, ""
         i = first + 1
         while i < end and toks[i].norm not in _SLOT and toks[i].kind not in _STOPS_OBJECT:
             i += 1
-        return start, i
+        return start, i, "object"
     command = t.norm in lx.TOOLS or t.norm in _COMMANDS
-    if t.kind in _VALUE or command or (toks[start].kind == "stop" and not determiner):
+    if command:
+        return start, _command_object(toks, first, end), "command"
+    if t.kind in _VALUE or (toks[start].kind == "stop" and not determiner):
         # A line that starts with a value ("`pnpm fix` | …") is a labelled entry; one that
         # starts with "if", "to", "in" … puts its subject later, if anywhere.
-        return start, start
+        return start, start, ""
     for i in range(first + 1, min(end, first + 7)):
         u = toks[i]
         low = u.text.lower()
@@ -435,9 +478,14 @@ def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int
             break  # the head of a sentence names a thing; a value comes after its verb
         plural_verb = determiner and u.kind == "word" and low.endswith("s") and i > first + 1
         verb = u.kind == "word" and (u.norm in _VERB_LEMMAS or low in _VERB_LEMMAS)
-        if u.norm in _PREDICATE or u.norm in _AUX or verb or (plural_verb and not low.endswith("ss")):
-            return i, start
-    return start, start
+        if (
+            u.norm in _PREDICATE
+            or u.norm in _AUX
+            or verb
+            or (plural_verb and not low.endswith("ss"))
+        ):
+            return i, start, "head"
+    return start, start, ""
 
 
 # Programs a command line starts with, beside the tools of `memkit.audit.lexicon`.
@@ -456,7 +504,29 @@ _VERB_LEMMAS = _IMPERATIVE | lx.word_set(
 )
 
 
-_STOPS_OBJECT = frozenset(("neg", "end", *("code url path qty ver num flag channel".split())))
+_CONDITIONS = lx.word_set("if when whenever unless once")
+_CONDITIONS_ZH = ("若", "如果", "假如", "当", "當")
+
+
+def _command_object(toks: tuple[Token, ...], first: int, end: int) -> int:
+    """Where a command line's object ends: its subcommand and the first argument after it
+    ("npm run `build:all`", "pip install browser-use") name which command this is; a value
+    after a flag (`-p ruff_cli`, `-g react-devtools@4`) is a value. `first` when none."""
+    sub = first + 1
+    if sub >= end or toks[sub].kind not in ("word", "stop"):
+        return first
+    arg = sub + 1
+    while arg < end and toks[arg].kind in ("stop", "glue"):
+        arg += 1
+    value = toks[arg].kind in _VALUE if arg < end else True  # a file or a command is a value
+    if arg < end and not value and toks[arg - 1].kind != "flag":
+        return arg + 1
+    return sub + 1
+
+
+_STOPS_OBJECT = frozenset(
+    ("neg", "end", "code", "url", "path", "qty", "ver", "num", "flag", "channel")
+)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -465,17 +535,27 @@ def _roles(toks: tuple[Token, ...]) -> _Roles:
     obj = [0] * len(toks)
     label = [0] * len(toks)
     starts = [0] * len(toks)
+    cues = [""] * len(toks)
+    obj_from = [0] * len(toks)
     for start, end in _sentences(toks):
-        h, o = _head_and_object(toks, start, end)
+        h, o, cue = _head_and_object(toks, start, end)
         lab = _label_end(toks, start, end)
+        verb = next(
+            (i for i in range(start, end) if toks[i].kind not in ("glue", "stop", "sep")), start
+        )
         for i in range(start, end):
-            head[i], obj[i], label[i], starts[i] = h, o, lab, start
-    return _Roles(tuple(head), tuple(obj), tuple(label), tuple(starts))
+            head[i], obj[i], label[i], starts[i], cues[i] = h, o, lab, start, cue
+            obj_from[i] = verb + 1
+    return _Roles(
+        tuple(head), tuple(obj), tuple(label), tuple(starts), tuple(cues), tuple(obj_from)
+    )
 
 
 @functools.lru_cache(maxsize=16384)
 def read(a: str, b: str) -> Reading | None:
     """The edits that make `b` from `a`, when the two are near-identical; None otherwise."""
+    if max(len(a), len(b)) > MAX_CHARS:
+        return None  # a record, not a line: never tokenised for this
     ta, tb = tokens(a), tokens(b)
     ca, cb = _content(ta), _content(tb)
     if not ca or not cb or len(ta) > MAX_TOKENS or len(tb) > MAX_TOKENS:
@@ -500,7 +580,9 @@ def read(a: str, b: str) -> Reading | None:
             pure = not content_a and not content_b
             # Alone, a negation denies the statement; inside a changed span it says no to
             # something else ("publish from the workflow" / "never with a token").
-            edits.append(Edit(_join(xa), _join(xb), "flip" if pure else "denial", _frame(ta, i1, i2)))
+            edits.append(
+                Edit(_join(xa), _join(xb), "flip" if pure else "denial", _frame(ta, i1, i2))
+            )
             if pure:
                 continue
         if _flip(xa, xb):
@@ -510,18 +592,57 @@ def read(a: str, b: str) -> Reading | None:
         elif content_a and content_b:
             if not _equivalent(xa, xb):
                 changed.append((xa, xb, i1, i2, j1, j2))
+        elif _inside_cjk_word(ta, i1, i2) if content_a else _inside_cjk_word(tb, j1, j2):
+            # Characters added inside a run of Chinese ("插件" / "插件集"): another word.
+            edits.append(Edit(_join(xa), _join(xb), "word", _frame(ta, i1, i2)))
         else:
             kind = "added" if not content_a else "dropped"
             edits.append(Edit(_join(xa), _join(xb), kind, _frame(ta, i1, i2)))
     roles = (_roles(ta), _roles(tb))
     for xa, xb, i1, i2, j1, j2 in changed:
-        edit = _substitution(ta, xa, xb, (i1, i2, j1, j2), roles, changed)
+        edit = _substitution(ta, xa, xb, at=(i1, i2, j1, j2), roles=roles, changed=changed)
         if edit is not None:
             edits.append(edit)
     edits = _moved(edits)
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
+
+
+# A line read against the lines of a longer atom: at most this many sentences on its side.
+SHORT = 2
+
+
+def read_in(a: str, b: str) -> Reading | None:
+    """A short text read against the one sentence of a longer text that it is the same line
+    as, with one value changed or not ("Bump the version with `just bump`" against a release
+    procedure whose third line says `make bump`); None when no sentence is near-identical."""
+    pieces_a, pieces_b = _pieces(a), _pieces(b)
+    if len(pieces_a) > SHORT < len(pieces_b) or len(pieces_a) == len(pieces_b) == 1:
+        return None
+    short, long, flipped = (
+        (a, pieces_b, False) if len(pieces_a) <= len(pieces_b) else (b, pieces_a, True)
+    )
+    if len(long) <= SHORT:
+        return None
+    best: Reading | None = None
+    for piece in long:
+        found = read(piece, short) if flipped else read(short, piece)
+        if found is not None and (best is None or found.kept > best.kept):
+            best = found
+    return best
+
+
+@functools.lru_cache(maxsize=16384)
+def _pieces(text: str) -> tuple[str, ...]:
+    """The sentences of a text as written (code spans and links kept), one per line item."""
+    out: list[str] = []
+    for line in text.splitlines():
+        out += [p for p in _SENTENCE_END.split(line) if _content(list(tokens(p)))]
+    return tuple(out)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+(?=[A-Z`*\[(\u4e00-\u9fff])")
 
 
 def _moved(edits: list[Edit]) -> list[Edit]:
@@ -533,12 +654,26 @@ def _moved(edits: list[Edit]) -> list[Edit]:
 
     def said(texts: list[str]) -> tuple[list[str], int]:
         toks = [t for text in texts for t in tokens(text)]
-        kept = [t.norm for t in _content(toks) if t.norm not in _DOING and t.norm not in _IMPERATIVE]
+        kept = [
+            t.norm for t in _content(toks) if t.norm not in _DOING and t.norm not in _IMPERATIVE
+        ]
         return sorted(kept), sum(t.kind == "neg" for t in toks)
 
     if said([e.old for e in moving]) == said([e.new for e in moving]):
         return [e for e in edits if e not in moving]
     return edits
+
+
+def _inside_cjk_word(toks: tuple[Token, ...], i1: int, i2: int) -> bool:
+    """One Chinese character between two others that are no glue: part of a word."""
+    if i2 - i1 != 1 or i1 == 0 or i2 >= len(toks):
+        return False
+    span = toks[i1:i2]
+    if not all(t.kind == "cjk" for t in (toks[i1 - 1], *span, toks[i2])):
+        return False
+    # 用 / 使用: a verb said in two ways, not another word.
+    joined = (toks[i1 - 1].text + span[0].text, span[0].text + toks[i2].text)
+    return not any(j in _VERBS_ZH for j in joined)
 
 
 def _frame(toks: tuple[Token, ...], i1: int, i2: int, width: int = 6) -> str:
@@ -585,8 +720,10 @@ def _is_adjective(t: Token) -> bool:
 def _wording(toks: list[Token]) -> bool:
     """A span of verbs and adjectives: how a statement is put, not what it is about."""
     words = [t for t in _content(toks) if t.kind == "word"]
-    return bool(words) and len(words) == len(_content(toks)) and all(
-        _is_verb(t) or _is_adjective(t) or t.norm in _ADVERBS for t in words
+    return (
+        bool(words)
+        and len(words) == len(_content(toks))
+        and all(_is_verb(t) or _is_adjective(t) or t.norm in _ADVERBS for t in words)
     )
 
 
@@ -600,14 +737,22 @@ _VERBS_ZH = (
 
 
 def _value_token(toks: list[Token]) -> bool:
-    """A code span, path, URL, number, version, option or channel."""
-    return any(t.kind in _VALUE or (t.kind == "word" and any(c.isdigit() for c in t.text)) for t in toks)
+    """A code span, path, URL, number, version, option or channel, or an identifier
+    (`ruff_cli`, `config.yaml`, `test:e2e`)."""
+    return any(t.kind in _VALUE or (t.kind == "word" and _IDENTIFIER.search(t.text)) for t in toks)
+
+
+_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w")
 
 
 @functools.lru_cache(maxsize=16384)
 def values_of(text: str) -> frozenset[str]:
     """The value tokens and tool names of a text."""
-    return frozenset(t.norm for t in tokens(text) if t.kind in _VALUE or t.norm in lx.TOOLS)
+    return frozenset(
+        t.norm
+        for t in tokens(text)
+        if t.kind in _VALUE or t.norm in lx.TOOLS or t.norm in _COMMANDS
+    )
 
 
 def swapped(a: str, b: str) -> bool:
@@ -629,12 +774,22 @@ def states_more(text: str) -> bool:
     return _value_token(toks) or _named(toks, False)
 
 
+def _identifier(ta: tuple[Token, ...], i1: int, xa: list[Token]) -> bool:
+    """A number substituted right after a word that numbers things (`memkit.audit.claims`)."""
+    nums = [t for t in _content(xa) if t.kind in ("num", "ver")]
+    if len(nums) != len(_content(xa)) or not nums:
+        return False
+    before = next((t for t in reversed(ta[:i1]) if t.kind not in ("sep", "comma")), None)
+    return before is not None and is_identifier(before.text, nums[0].text)
+
+
 def _named(toks: list[Token], start: bool) -> bool:
     """A tool, or a name (a capitalised word where a sentence does not start)."""
     for n, t in enumerate(_content(toks)):
         if t.norm in lx.TOOLS:
             return True
-        if t.kind == "word" and t.text[:1].isupper() and not (start and n == 0):
+        compound = re.search(r"-[a-z]+$", t.text)  # "OpenAI-specific" describes
+        if t.kind == "word" and t.text[:1].isupper() and not (start and n == 0) and not compound:
             return True
     return False
 
@@ -653,30 +808,43 @@ def _substitution(
     ta: tuple[Token, ...],
     xa: list[Token],
     xb: list[Token],
+    *,
     at: tuple[int, int, int, int],
     roles: tuple[_Roles, _Roles],
     changed: list[tuple[list[Token], list[Token], int, int, int, int]],
 ) -> Edit | None:
     """How a substituted span reads (`Edit.kind`)."""
-    i1, i2, j1, j2 = at
+    i1, i2, j1, _ = at
     ra, rb = roles
     old, new, frame = _join(xa), _join(xb), _frame(ta, i1, i2)
     if i1 < ra.head[i1] and j1 < rb.head[j1]:
-        return Edit(old, new, "subject", frame)  # what the sentence is about
+        return Edit(old, new, "subject", frame, ra.cue[i1])  # what the sentence is about
     if i1 < ra.label[i1] and j1 < rb.label[j1] and len(changed) > 1:
         # A label and its description both changed: another entry of the list ("`packages/
         # core`: Backend logic" / "`packages/cli`: terminal UI"). A label changed alone is a
         # renamed entry: its value.
-        return Edit(old, new, "subject", frame)
-    if i1 < ra.obj[i1] and j1 < rb.obj[j1]:
-        return Edit(old, new, "subject", frame)  # what the instruction acts on
+        return Edit(old, new, "subject", frame, "label")
+    if ra.obj_from[i1] <= i1 < ra.obj[i1] and rb.obj_from[j1] <= j1 < rb.obj[j1]:
+        return Edit(old, new, "subject", frame, ra.cue[i1])  # what the instruction acts on
     # One name substituted in several places, once as a plain word ("`packages/core`" …
     # "the core package"): the thing the line is about.
     mine_a, mine_b = _parts(xa), _parts(xb)
     for ya, yb, k1, _, _, _ in changed:
-        if k1 != i1 and mine_a & _parts(ya) and mine_b & _parts(yb):
-            if any(t.kind == "word" for t in (*xa, *ya, *xb, *yb)):
-                return Edit(old, new, "subject", frame)
+        shared = k1 != i1 and mine_a & _parts(ya) and mine_b & _parts(yb)
+        if shared and any(t.kind == "word" for t in (*xa, *ya, *xb, *yb)):
+            return Edit(old, new, "subject", frame, "names")
+    slots = {t.norm for t in xa[:1] + xb[:1] if t.norm in _SLOT}
+    values = _value_token(xa) or _value_token(xb)
+    bare = len(xa) == 1 or len(xb) == 1
+    if values and (len(slots) == 2 or (slots and xa[0].norm != xb[0].norm and not bare)):
+        # Two slots, not one slot's two values: "Run tests using `pytest`" / "Run tests for
+        # a specific crate" say two things. A slot against one bare word is that slot's
+        # value said otherwise ("drops idle sockets at 60 s" / "keeps idle sockets open").
+        return Edit(old, new, "subject", frame, "slot")
+    if _identifier(ta, i1, xa):
+        # "Step 2" / "Step 4", "ADR 14" / "ADR 45", "33." / "34.": a number that names a
+        # record or a place in a list names a thing, never a value of one.
+        return Edit(old, new, "subject", frame, "names")
     if _flip(xa, xb) or _value_token(xa) or _value_token(xb):
         return Edit(old, new, "value", frame)
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
@@ -686,7 +854,7 @@ def _substitution(
     if text_a or text_b:
         after = "".join(t.text for t in ta[i2 : i2 + 3])
         if after.startswith(_THING_ZH):
-            return Edit(old, new, "subject", frame)  # 部署支付服務 / 部署搜索服務
+            return Edit(old, new, "subject", frame, "chinese")  # 部署支付服務 / 部署搜索服務
         if any(
             v in text if len(v) > 1 else text == v for text in (text_a, text_b) for v in _VERBS_ZH
         ):
@@ -696,8 +864,8 @@ def _substitution(
     if _wording(xa) and _wording(xb):
         return Edit(old, new, "verb", frame)  # "Return" / "Prefer returning", clear / helpful
     before = next((t for t in reversed(ta[:i1]) if t.kind != "stop" or t.norm in _VALUE_SLOT), None)
-    after = next((t for t in ta[i2:] if t.kind != "stop"), None)
-    last = after is None or after.kind not in _CONTENT  # the head of its phrase, no modifier
+    following = next((t for t in ta[i2:] if t.kind != "stop"), None)
+    last = following is None or following.kind not in _CONTENT  # its phrase's head, no modifier
     if len(ca) == 1 and len(cb) == 1 and before is not None and before.norm in _VALUE_SLOT and last:
         return Edit(old, new, "value", frame)  # "open pull requests against develop"
     return Edit(old, new, "word", frame)

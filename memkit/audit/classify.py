@@ -115,6 +115,9 @@ class Verdict:
     # The same line with a detail added, dropped or reworded: it may belong in the other
     # atom (the gate's MK104).
     near: bool = False
+    # The one value that changed, the other atom's then this one's ("make lint", "make
+    # check"): the fix may be that value edited in the other atom rather than a new atom.
+    edit: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=65536)
@@ -228,6 +231,9 @@ def _all_values(text: str) -> dict[str, set[float]]:
     return {kind: {n for n, _, _ in found} for kind, found in _values(text).items()}
 
 
+_VALUES_PER_SENTENCE = 40
+
+
 def _different_values(
     a: str, b: str, held_a: dict[str, set[float]], held_b: dict[str, set[float]]
 ) -> tuple[str, frozenset[str]]:
@@ -237,8 +243,10 @@ def _different_values(
     is one."""
     va, vb = _values(a), _values(b)
     for kind in va.keys() & vb.keys():
-        for num_a, anchor_a, raw_a in va[kind]:
-            for num_b, anchor_b, raw_b in vb[kind]:
+        # A sentence states a few values; a run of text with hundreds is no statement, and
+        # comparing every pair would cost their product.
+        for num_a, anchor_a, raw_a in va[kind][:_VALUES_PER_SENTENCE]:
+            for num_b, anchor_b, raw_b in vb[kind][:_VALUES_PER_SENTENCE]:
                 shared = anchor_a & anchor_b
                 both = num_a in held_b.get(kind, ()) and num_b in held_a.get(kind, ())
                 if shared and num_a != num_b and not both:
@@ -249,11 +257,10 @@ def _different_values(
     ver_a, ver_b = _versions(a), _versions(b)
     for name in ver_a.keys() & ver_b.keys():
         if ver_a[name].isdisjoint(ver_b[name]):
-            return (
-                f"different versions of {name}: {sorted(ver_a[name])[0]} vs "
-                f"{sorted(ver_b[name])[0]}",
-                frozenset([name]),
-            )
+            one, other = sorted(ver_a[name])[0], sorted(ver_b[name])[0]
+            # `port 6379` is a value; `node 20.11` a version (a whole number says neither).
+            what = "versions of" if "." in one + other else "values for"
+            return f"different {what} {name}: {one} vs {other}", frozenset([name])
     paths_a, paths_b = set(_PATH.findall(a)), set(_PATH.findall(b))
     if paths_a and paths_b and paths_a.isdisjoint(paths_b):
         pa, pb = sorted(paths_a)[0], sorted(paths_b)[0]
@@ -397,9 +404,7 @@ def _denied_in_both(negated: str, other: str) -> bool:
     m = _NEGATION.search(negated)
     if not m:
         return False
-    head = next(
-        (w for w in _ordered_words(negated[m.end() : m.end() + 60]) if w not in _VERBS), ""
-    )
+    head = next((w for w in _ordered_words(negated[m.end() : m.end() + 60]) if w not in _VERBS), "")
     if not head or not head.isascii():
         return False
     for sentence in sentences(other):
@@ -445,7 +450,10 @@ def _units(text: str) -> tuple[str, ...]:
 
 def _same_frame(a: str, b: str) -> str:
     for ua in _units(a):
+        wa = words(ua)
         for ub in _units(b):
+            if not wa & words(ub):
+                continue  # one frame shares a content word at least
             change = frame.changed_value(ua, ub)
             if (
                 change is not None
@@ -485,6 +493,7 @@ def conflict(
     The readers share the claim model's parts (`memkit.audit.claims`): identifiers are not
     values, a set-valued relation is never contradicted by a second value, two subjects are
     two things, and values are sets."""
+    a, b = _focus(a, b)
     # The word-anchored readers were built for close pairs; a pair found only by a wide
     # candidate source (BM25, a lower cosine) needs the frame reader's structural evidence.
     loose = similarity >= loose_from or shared_triggers > 0
@@ -504,6 +513,43 @@ def conflict(
         if reason:
             return reason
     return ""
+
+
+# The readers compare sentence with sentence; past this many pairs, only sentences that share
+# words with one of the other text's are compared (the work stays linear in the text).
+PAIR_BUDGET = 2_500
+_FOCUS_SENTENCES = 60
+_COMMON = 40  # a word in more of the other text's sentences than this says nothing of a pair
+
+
+def _focus(a: str, b: str) -> tuple[str, str]:
+    """The two texts, or for two long ones only the sentences of each that share two content
+    words with a sentence of the other (at most `_FOCUS_SENTENCES` each): no rule can find a
+    conflict between sentences that share nothing, and every rule compares pairs."""
+    sa, sb = sentences(a), sentences(b)
+    if len(sa) * len(sb) <= PAIR_BUDGET:
+        return a, b
+    index: dict[str, list[int]] = {}
+    for j, sentence in enumerate(sb):
+        for w in words(sentence):
+            index.setdefault(w, []).append(j)
+    keep_a: list[int] = []
+    keep_b: set[int] = set()
+    for i, sentence in enumerate(sa):
+        counts: dict[int, int] = {}
+        for w in words(sentence):
+            posting = index.get(w, ())
+            if len(posting) > _COMMON:
+                continue
+            for j in posting:
+                counts[j] = counts.get(j, 0) + 1
+        hits = [j for j, n in counts.items() if n >= 2]
+        if hits:
+            keep_a.append(i)
+            keep_b.update(hits)
+    kept_a = "\n".join(sa[i] for i in keep_a[:_FOCUS_SENTENCES])
+    kept_b = "\n".join(sb[j] for j in sorted(keep_b)[:_FOCUS_SENTENCES])
+    return kept_a, kept_b
 
 
 def overlap(a: str, b: str) -> float:

@@ -30,11 +30,10 @@ What it reads of each atom is a claim: a subject, a relation and values.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-import re
-
-from memkit.audit import align
+from memkit.audit import align, migration
 from memkit.audit.claims import set_valued, without_names
 from memkit.audit.classify import (
     CONTRADICTS,
@@ -50,7 +49,16 @@ from memkit.audit.subject import _names_subject, _subjects, per_subject
 from memkit.audit.text import statement_text
 from memkit.gate.duplicates import DEFAULT_DUPLICATE, content_of, subject_swap
 
-__all__ = ["CONTRADICTS", "DUPLICATE", "EXTENDS", "UNRELATED", "Verdict", "text_of", "verdict"]
+__all__ = [
+    "CONTRADICTS",
+    "DUPLICATE",
+    "EXTENDS",
+    "UNRELATED",
+    "Verdict",
+    "newer_of",
+    "text_of",
+    "verdict",
+]
 
 
 def text_of(atom: Any) -> str:
@@ -63,6 +71,11 @@ def text_of(atom: Any) -> str:
 
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _LIST_NUMBER = re.compile(r"(?m)^\s*\d+\.\s+(?=\D)")
+
+
+# What makes a substituted span the line's subject beyond doubt: a condition ("If you use
+# X, …"), a list entry's label with its description, a command's name, a slot of its own.
+_STRONG = frozenset(("condition", "label", "command", "slot"))
 
 
 def raw_of(atom: Any) -> str:
@@ -129,11 +142,15 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         shown = "; ".join(f"{e.old} / {e.new}" for e in subs[:2])
         return Verdict(EXTENDS, f"the same frame saying another thing ({shown})", quiet=True)
     if reading.values:
-        names_only = not any(align.holds_value(e.old) or align.holds_value(e.new) for e in reading.values)
+        names_only = not any(
+            align.holds_value(e.old) or align.holds_value(e.new) for e in reading.values
+        )
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
-            edit = reading.values[0]
-            return Verdict(EXTENDS, f"another value where several hold ({edit.old} / {edit.new})")
-        return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in reading.values[:3]))
+            first = reading.values[0]
+            return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
+        values = reading.values
+        one = (values[0].new, values[0].old) if len(values) == 1 else ()
+        return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in values[:3]), edit=one)
     if reading.flips:
         frame = reading.flips[0].frame
         return Verdict(
@@ -151,11 +168,12 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
 
 
 def _shown(edit: align.Edit) -> str:
-    if edit.kind == "added":
-        return f"adds {edit.new}"
+    """An edit as this atom (the first of the pair) differs from the other."""
     if edit.kind == "dropped":
-        return f"drops {edit.old}"
-    return f"{edit.old} → {edit.new}"
+        return f"adds {edit.old}"
+    if edit.kind == "added":
+        return f"leaves out {edit.new}"
+    return f"{edit.new} → {edit.old}"
 
 
 def _changed(edit: align.Edit) -> str:
@@ -183,6 +201,16 @@ def verdict(
     if not (similarity >= related_at or shared_triggers > 0 or share >= 0.3):
         return Verdict(UNRELATED, f"similarity {similarity:.2f}, no shared triggers")
     reason = conflict(ta, tb, similarity=similarity, shared_triggers=shared_triggers)
+    ra, rb = raw_of(a), raw_of(b)
+    reading = align.read(ra, rb) or align.read_in(ra, rb)
+    subjects = reading.subjects if reading is not None and not reading.negations else ()
+    if reason and subjects and all(e.why in _STRONG for e in subjects):
+        # The same line about another subject ("If you use W&B, …" / "If you use SwanLab,
+        # …"): the value that differs belongs to each subject, as each line says.
+        edit = subjects[0]
+        return Verdict(
+            EXTENDS, f"the same line about another subject ({edit.old} / {edit.new})", quiet=True
+        )
     if reason:
         explained = (
             per_subject(a, b, (ta, tb), similarity=similarity, shared_triggers=shared_triggers)
@@ -192,7 +220,6 @@ def verdict(
         if not explained:
             return Verdict(CONTRADICTS, reason)
         return Verdict(EXTENDS, f"each value names its own subject ({explained}): {reason}")
-    reading = align.read(raw_of(a), raw_of(b))
     if reading is not None:
         found = _near_identical(a, b, reading, atoms)
         if found is not None:
@@ -215,3 +242,15 @@ def verdict(
         # the vectors ("uv pip install browser-use" / "uvx browser-use install").
         return Verdict(EXTENDS, f"close, but each states a value the other lacks ({found.reason})")
     return found
+
+
+def newer_of(a: Any, b: Any, texts: tuple[str, str]) -> Any:
+    """Which of two contradicting atoms is the update: the one that reports the change ("we
+    moved CI from Jenkins to GitHub Actions"), else the later `created`, else `a` (the one
+    that came in). Only the newer is ever told to supersede the other: one fix, never two
+    opposite ones."""
+    if migration.retired(*texts):
+        return a
+    if migration.retired(texts[1], texts[0]):
+        return b
+    return b if (getattr(b, "created", "") or "") > (getattr(a, "created", "") or "") else a

@@ -30,6 +30,7 @@ __lazy_modules__ = {"memkit.audit.near"}
 
 
 log = logging.getLogger(__name__)
+CANDIDATE_FLOOR = 0.60  # as `audit.candidate_similarity`
 # Retired atoms are not gated: they are kept for history, not recalled. Nor are episodic
 # session summaries: a log of what one session touched, neither a claim to score nor a copy
 # of the atoms it names.
@@ -50,7 +51,9 @@ def gate_atoms(root: Path, atoms: Sequence[Atom], config: Config) -> list[GateRe
     settings = GateSettings.from_config(section)
     dup = DuplicateSettings.from_config(section)
     try:
-        matches = nearest(atoms, root=root, floor=dup.near) if atoms else {}
+        # Neighbours as wide as the audit's (a line whose long URL changed sits at 0.7 from
+        # its old self under a static embedding); the one verdict decides what each means.
+        matches = nearest(atoms, root=root, floor=CANDIDATE_FLOOR, limit=5) if atoms else {}
     except IndexUnavailable as exc:
         # No index can be read or built here (a read-only checkout): the score needs none,
         # so it still runs; duplicates are left to CI or the next commit that can check.

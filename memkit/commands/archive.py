@@ -11,7 +11,13 @@ from typing import Any
 
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
-from memkit.lifecycle.archive import EXPIRED, archive_atom, restore_atom, suggestions
+from memkit.lifecycle.archive import (
+    EXPIRED,
+    archive_atom,
+    put_back_deleted,
+    restore_atom,
+    suggestions,
+)
 from memkit.lifecycle.catalog import usable_entries
 from memkit.lifecycle.settings import lifecycle_settings
 from memkit.lifecycle.team import read_team_usage
@@ -84,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
     reasons = {s.entry.id: s.reason for s in found}
     wanted = [s.entry.id for s in found if s.kind == EXPIRED] if args.sweep else args.apply
     missing = [i for i in wanted if i not in by_id]
+    # Archiving an atom that the change deletes (MK024's advice) archives it as committed.
+    put_back = [put_back_deleted(root, i) for i in missing] if args.apply else []
+    if any(put_back):
+        by_id = {e.id: e for e in usable_entries(root)}
+        missing = [i for i in wanted if i not in by_id]
     if missing:
         raise MemkitError(f"no atom with id {', '.join(f'`{i}`' for i in missing)}")
     done = []

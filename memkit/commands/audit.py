@@ -15,6 +15,8 @@ from memkit.config import load_config
 from memkit.errors import UsageError
 from memkit.findings import describe_refused
 from memkit.git import rev_exists
+from memkit.reviewlog import news_for
+from memkit.roles import identify
 from memkit.safety.secrets import redact_secrets
 from memkit.where import memory_root
 
@@ -88,12 +90,19 @@ def _run(args: argparse.Namespace) -> int:
         refs = (from_ref, args.to_ref)
         paths = changed_paths(root, *refs)
     results = audit(root, paths, config, everything=args.all)
+    # Review's decisions on what this person proposed: git shows them only as renames.
+    news = news_for(root, *refs, identify(root)) if refs else []
     incoming = len({r.incoming_path for r in results}) if args.all else len(paths)
     save_report(root, results, incoming, refs, audited=None if args.all else paths)
     refused = _refused(root, None if args.all else paths)
     # File names are printed redacted: one named after a token must not print it.
     if args.json:
-        data = {"refs": refs, "incoming": incoming, "results": [asdict(r) for r in results]}
+        data = {
+            "refs": refs,
+            "incoming": incoming,
+            "results": [asdict(r) for r in results],
+            "review": news,
+        }
         print(redact_secrets(json.dumps({**data, "refused": refused}, ensure_ascii=False)))
     elif problems(results) or refused or not args.hook:
         print(redact_secrets(format_report(results, incoming)))
@@ -102,4 +111,6 @@ def _run(args: argparse.Namespace) -> int:
                 f"  not audited, refused by validation ({len(refused)}): "
                 f"{describe_refused(refused, 10)}; `memkit validate` says why"
             )
+    if news and not args.json:
+        print(redact_secrets("\n".join(news)))
     return 0 if args.hook or not problems(results) else 1

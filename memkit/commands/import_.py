@@ -53,18 +53,17 @@ def add_parser(subparsers: Any) -> None:
         sub.add_argument(
             "--type", choices=TYPES, help="give every atom this type (default: guessed)"
         )
-        if name != "adr":
-            about = sub.add_mutually_exclusive_group()
-            about.add_argument(
-                "--project",
-                help="the code project the text is about (default: the folder name of each "
-                "file's git work tree); exported into that project only",
-            )
-            about.add_argument(
-                "--no-project",
-                action="store_true",
-                help="the text is team-wide: no `project:` on the atoms",
-            )
+        about = sub.add_mutually_exclusive_group()
+        about.add_argument(
+            "--project",
+            help="the code project the text is about (default: the folder name of each "
+            "file's git work tree); exported into that project only",
+        )
+        about.add_argument(
+            "--no-project",
+            action="store_true",
+            help="the text is team-wide: no `project:` on the atoms",
+        )
         sub.add_argument(
             "--encoding", help="read files in this encoding (default: UTF-8, or UTF-16 with a BOM)"
         )

@@ -6,6 +6,7 @@ calibrated on labelled pairs (see docs/benchmarks.md) rather than taken from the
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -69,6 +70,13 @@ def _tokens(text: str) -> set[str]:
     return set(_TOKEN.findall(text.lower()))
 
 
+@dataclass(frozen=True)
+class _Texts:
+    body: str
+    title: str
+
+
+@functools.lru_cache(maxsize=16384)
 def _letters(text: str) -> str:
     """A text as its letters and digits: "`docs`: Documentation" is its plain heading "docs:
     Documentation"."""
@@ -78,6 +86,13 @@ def _letters(text: str) -> str:
 
 def content_of(atom: Atom) -> str:
     """The body without its `# title` heading."""
+    return _content(atom.body, atom.title)
+
+
+@functools.lru_cache(maxsize=16384)
+def _content(body: str, title: str) -> str:
+    """`content_of` by value: an audit reads each atom's content for many pairs."""
+    atom = _Texts(body, title)
     first, _, rest = atom.body.lstrip().partition("\n")
     heading = first.lstrip("#").strip()
     same = heading == atom.title.strip() or _letters(heading) == _letters(atom.title)

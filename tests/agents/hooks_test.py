@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,11 @@ def wire(folder: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module")
-def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return wire(tmp_path_factory.mktemp("wired"))
+def layout(
+    tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]
+) -> tuple[Path, Path]:
+    with module_home():
+        return wire(tmp_path_factory.mktemp("wired"))
 
 
 def load(app: Path, rel: str) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,10 +44,17 @@ def _needs(agent: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def layout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+def layout(
+    tmp_path_factory: pytest.TempPathFactory, module_home: Callable[[], Any]
+) -> tuple[Path, Path]:
     """`team-memory` (two atoms) and beside it `app`, a code project wired for all three
-    agents with the files a team commits."""
-    folder = tmp_path_factory.mktemp("agents")
+    agents with the files a team commits (made in the module's own HOME: `memkit init` and
+    the commits run pre-commit, which would fill the real HOME's cache)."""
+    with module_home():
+        return _layout(tmp_path_factory.mktemp("agents"))
+
+
+def _layout(folder: Path) -> tuple[Path, Path]:
     team = make_memory_repo(folder / "team-memory")
     write_atom(
         team,
@@ -78,7 +86,7 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     assert wired.returncode == 0, wired.stdout + wired.stderr
     git(app, "add", "-A")
     git(app, "commit", "-q", "-m", "wire memkit")
-    yield team, app
+    return team, app
 
 
 def _env(home: Path, tmp: Path, **extra: str) -> dict[str, str]:
