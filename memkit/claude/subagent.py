@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memkit.claude.protocol import context_output
-from memkit.claude.session_start import _session_index as session_index
+from memkit.claude.session_start import index_lines
 from memkit.recall.readers import Readers, find_repos
 
 
@@ -22,5 +22,5 @@ def subagent_start(
             continue  # being built: the session's start said so already
         with readers.usage_log(root) as usage:
             act = usage.activation([a["id"] for a in reader.atoms])
-        lines += session_index(root, reader, act, readers.scopes(root))
+        lines += index_lines(root, reader, act, readers.scopes(root))
     return context_output("SubagentStart", "\n".join(lines))

@@ -127,8 +127,10 @@ def test_the_real_cli_receives_exactly_the_right_memory(project: Path, tmp_path:
             assert f"MEMKIT-MARK-{mark}" not in second
 
         api.requests.clear()
-        target = project / "src/net/conn.py"
-        run_claude(project, url, f"READ-FILE {target} and summarise it.", tmp_path)
+        # The prompt does not name the file: a prompt that does is given its atoms itself
+        # (issue 43, tests/claude/sessions_test.py); here the Read alone brings them.
+        api.script = [("Read", {"file_path": str(project / "src/net/conn.py")})]
+        run_claude(project, url, "Summarise the connection module.", tmp_path)
         third = api.messages_text()
         assert any("tool_result" in m for m in third), "the CLI did not run the Read tool"
         after_tool = "\n".join(m for m in third if "tool_result" in m)
