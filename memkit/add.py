@@ -35,8 +35,10 @@ from memkit.findings import Finding, Severity
 from memkit.gate.score import is_pitfall
 from memkit.repo import list_atom_files
 from memkit.roles import git_email, identify, sensitive_kinds
+from memkit.safety.invisible import harmless, without_harmless
 from memkit.safety.secrets import find_secrets
 from memkit.safety.text import has_cjk
+from memkit.safety.values import looks_random
 
 # Refused for what the text says: a secret, `<private>` text, prompt injection.
 TEXT_REFUSALS = ("MK110", "MK111", "MK112")
@@ -79,6 +81,7 @@ class AddOutcome:
     similar: list[dict[str, Any]] = field(default_factory=list)
     contradicts: list[str] = field(default_factory=list)  # ids of live atoms it contradicts
     let_in: list[Any] = field(default_factory=list)  # those contradictions (audit.write)
+    invisible: int = 0  # invisible characters that hid nothing, left out of the text
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -112,12 +115,27 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
+def _random_part(word: str) -> bool:
+    """A word of a title that holds something drawn at random (`KEY=Zx9qL2…`, `glsa_ab12…`)."""
+    return any(looks_random(part) for part in re.split(r"[=:@/`'\"]", word) if len(part) >= 16)
+
+
+def _randomish(word: str) -> bool:
+    """An id word (lower case) too long or too mixed to be a word: 20 characters and more, or
+    10 and more with three digits and three letters."""
+    digits = sum(c.isdigit() for c in word)
+    return len(word) >= 20 or (len(word) >= 10 and digits >= 3 and len(word) - digits >= 3)
+
+
 def slugify(title: str) -> str:
     """The title's words as an id of at most SLUG_MAX characters. A long title is cut where
     a clause ends (`…-to-argo-cd`, not `…-argo-cd-production-deploys-are`), else before a
     word a phrase does not end on, never after one (`…-never-by`)."""
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    words = _words(ascii_text)
+    # A token nothing recognised as a secret still never names a file: random-looking parts
+    # are left out (`use-glsa-r8x2kq9…` was an id).
+    ascii_text = " ".join(w for w in ascii_text.split(" ") if not _random_part(w))
+    words = [w for w in _words(ascii_text) if not _randomish(w)]
     fit = 0
     while fit < len(words) and len("-".join(words[: fit + 1])) <= SLUG_MAX:
         fit += 1
@@ -254,6 +272,18 @@ def check_drafts(
         planned.add(outcome.id)
         parsed = parse_atom_bytes(outcome.path, outcome.content.encode("utf-8"), config)
         found = list(parsed.findings)
+        if outcome.invisible:
+            found.append(
+                Finding(
+                    outcome.path,
+                    1,
+                    1,
+                    "MK113",
+                    f"{outcome.invisible} invisible character(s) between or inside words, as "
+                    "pasted web text brings them, were left out of the atom",
+                    Severity.WARNING,
+                )
+            )
         if parsed.atom is not None:
             found += run_content_checks(parsed.atom, outcome.content, config)
             atoms.append(parsed.atom)
@@ -296,7 +326,8 @@ def check_drafts(
 
 def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcome:
     """The file `draft` becomes: its id, folder (review for what needs it) and text."""
-    text = draft.text.strip()
+    raw = draft.text.strip()
+    text = without_harmless(raw)  # pasted web text brings zero-width spaces: left out, said
     if not text:
         raise UsageError("TEXT is empty")
     shown = without_secrets(text)
@@ -339,7 +370,9 @@ def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcom
     if draft.project:
         lines.append(f"project: {json.dumps(without_secrets(draft.project), ensure_ascii=False)}")
     content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
-    return AddOutcome(f"{folder}/{atom_id}.md", atom_id, content, pending_review=review)
+    outcome = AddOutcome(f"{folder}/{atom_id}.md", atom_id, content, pending_review=review)
+    outcome.invisible = len(harmless(raw))
+    return outcome
 
 
 def _named_by_nothing_it_says(

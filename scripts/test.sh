@@ -32,13 +32,20 @@ install_cli codex @openai/codex 0.171.0 codex
 install_cli gemini-cli @google/gemini-cli 0.61.0 gemini
 install_cli opencode opencode-ai 1.18.33 opencode
 
-# Headless Chromium for tests/site/browser_test.py: Debian's package (no browser download).
-if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+# Headless Chromium for tests/site/browser_test.py and layout_test.py: Debian's package (no
+# browser download), and a small Chinese font (fonts-wqy-microhei, ~5 MB), without which
+# Chinese text is drawn as boxes and layout_test.py cannot check that it is not.
+# (fc-list's output is captured, not piped: under pipefail a reader that stops early would
+# make a machine with the font look as if it had none.)
+if { ! command -v chromium >/dev/null 2>&1 || [ -z "$(fc-list :lang=zh 2>/dev/null || true)" ]; } \
+   && command -v apt-get >/dev/null 2>&1; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   { $SUDO apt-get update -qq \
-    && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null; } \
-    || echo "warning: could not install chromium: the site's browser tests fail under CI=true" >&2
+    && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei \
+       </dev/null >/dev/null; } \
+    || echo "warning: could not install chromium or a CJK font: the site's browser tests fail \
+under CI=true" >&2
 fi
 
 # The tests run git hooks through pre-commit, which look for `memkit` on PATH.

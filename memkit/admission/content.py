@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 
 from memkit.atom import Atom
 from memkit.config import Config
+from memkit.errors import MemkitError
 from memkit.findings import Finding, Severity
+from memkit.safety.catalogue import Catalogue, CatalogueError, for_section
+from memkit.safety.invisible import harmless
 from memkit.safety.secrets import PRIVATE_TAG, find_secrets
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -39,6 +42,7 @@ def _load_builtin() -> None:
 
     register(secret_findings)
     register(injection_findings, may_refuse=lambda config: injection_mode(config) == "fail")
+    register(invisible_findings, may_refuse=lambda config: False)
 
 
 def register(
@@ -71,9 +75,17 @@ def run_content_checks(
     return findings
 
 
+def catalogue(config: Config) -> Catalogue:
+    """The secret catalogue with the team's `secrets:` of memkit.yaml added."""
+    try:
+        return for_section(config.section("secrets"))
+    except CatalogueError as exc:
+        raise MemkitError(f"memkit.yaml: secrets: {exc}") from exc
+
+
 def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
-    del config
-    for hit in find_secrets(atom.path):
+    known = catalogue(config)
+    for hit in find_secrets(atom.path, known):
         yield Finding(
             atom.path,  # shown redacted, as every path (see Finding)
             1,
@@ -82,7 +94,7 @@ def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
             f"possible secret in the file name ({hit.kind}: {hit.redacted}); rename the file "
             "(and its id) and rotate the secret if it was real",
         )
-    for hit in find_secrets(text):
+    for hit in find_secrets(text, known):
         yield Finding(
             atom.path,
             hit.line,
@@ -131,3 +143,26 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
             "memkit.yaml)",
             severity,
         )
+
+
+def invisible_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
+    """MK113: invisible characters that hide nothing (pasted with web text), said once an atom;
+    the ones that hide something are MK112."""
+    del config
+    found = harmless(text)
+    if not found:
+        return
+    first = found[0]
+    line = text.count("\n", 0, first.start) + 1
+    col = first.start - (text.rfind("\n", 0, first.start) + 1) + 1
+    codes = sorted({f"U+{ord(c):04X}" for inv in found for c in text[inv.start : inv.end]})
+    yield Finding(
+        atom.path,
+        line,
+        col,
+        "MK113",
+        f"{len(found)} invisible character(s) ({', '.join(codes)}) between or inside words, "
+        "as pasted web text brings them: harmless, and left out of what memkit writes; "
+        "`memkit validate --fix` removes them from this file",
+        Severity.WARNING,
+    )

@@ -109,11 +109,13 @@ def full_audit_rules(report: dict[str, Any]) -> int:
 
 def reported(root: Path) -> list[dict[str, Any]]:
     """The unresolved pairs of the last audit report and of the writes since, each pair
-    once."""
-    items: dict[tuple[str, str], dict[str, Any]] = {}
+    once: A against B and B against A are one conflict (a pull's report may name it one
+    way, a write since the other)."""
+    items: dict[frozenset[str], dict[str, Any]] = {}
     for name in (REPORT, WRITTEN):
         for item in unresolved_items(root / name):
-            items.setdefault((str(item.get("incoming_path")), str(item.get("other_path"))), item)
+            pair = frozenset((str(item.get("incoming_path")), str(item.get("other_path"))))
+            items.setdefault(pair, item)
     return list(items.values())
 
 
@@ -185,13 +187,13 @@ def first_conflicts(
     wanted = set(kinds)
     found: list[dict[str, Any]] = []
     more = False
-    pairs: set[tuple[str, str]] = set()
+    pairs: set[frozenset[str]] = set()  # A against B and B against A: one conflict
     atoms: Seen = {}
     for name in (WRITTEN, REPORT):
         items, rest = head_items(root / name, max_bytes)
         more = more or rest
         for n, item in enumerate(items):
-            pair = (str(item.get("incoming_path")), str(item.get("other_path")))
+            pair = frozenset((str(item.get("incoming_path")), str(item.get("other_path"))))
             if item.get("kind") not in wanted or pair in pairs:
                 continue
             pairs.add(pair)

@@ -265,6 +265,7 @@ def answer_proposal(heard: dict[str, Any]) -> Proposal:
         score=float(heard.get("score", 0.0)),
         why=str(heard.get("why", "")) + "; not disputed by the user",
         triggers=tuple(str(t) for t in heard.get("triggers", ())),
+        detail={"after": str(heard["after"])} if heard.get("after") else {},
     )
 
 

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.provenance import held
 from memkit.capture.state import now
 from memkit.errors import MemkitError
 from memkit.files import memkit_dir, private_dirs, write_atomic
@@ -206,7 +207,10 @@ def offer_many(
             dropped[why] = dropped.get(why, 0) + 1
             outcomes.append(f"dropped:{why}")
             continue
-        ready.append((len(outcomes), statement, proposal, {**source, "at": now()}))
+        hold = held(" ".join((statement, *proposal.detail.values())))
+        # A URL, a download to run, a registry: a person decides, never the router.
+        kept = replace(proposal, detail={**proposal.detail, "held": hold}) if hold else proposal
+        ready.append((len(outcomes), statement, kept, {**source, "at": now()}))
         outcomes.append("")
     if not ready and not dropped:
         return outcomes

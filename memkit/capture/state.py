@@ -53,6 +53,8 @@ class SessionState:
     left: list[str] = field(default_factory=list)  # the last answer's open next steps
     last_prompt: str = ""  # the latest prompt (2,000 characters): what the answer was about
     refused: dict[str, int] = field(default_factory=dict)  # answer statements refused, by why
+    prints: list[int] = field(default_factory=list)  # fingerprints of what tools returned
+    sources: list[str] = field(default_factory=list)  # the tools of this turn, latest last
 
     def note(self, name: str, value: str) -> None:
         """Add `value` to the list `name` once, keeping the first MAX_ITEMS."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memkit.capture.provenance import quoted, remember
 from memkit.capture.queue import Proposal, refusal
 from memkit.capture.state import SessionState
 from memkit.safety.private import strip_private
@@ -164,6 +165,7 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
             return
         text = strip_private(_text(content)).strip()
         if text and not text.startswith(_META):
+            state.sources = []  # a new turn: what the agent reads next is its own
             state.prompts += 1
             short = " ".join(text.split())[:200]
             state.last_prompt = "" if refusal(text[:2000]) else text[:2000]
@@ -183,7 +185,8 @@ def _answer(text: str, state: SessionState) -> None:
     for said in stated(text):
         if any(h.get("statement") == said.statement for h in state.heard):
             continue
-        why = refusal(said.statement)
+        # Quoted from a page, a file or an output the agent read: not the team's decision.
+        why = "quoted" if quoted(said.statement, state.prints) else refusal(said.statement)
         if why:  # not even in the session's state: counted, as the queue counts its refusals
             state.refused[why] = state.refused.get(why, 0) + 1
             continue
@@ -197,6 +200,7 @@ def _answer(text: str, state: SessionState) -> None:
                 "why": said.why,
                 "triggers": list(said.triggers),
                 "line": state.lines,
+                "after": ", ".join(state.sources[-3:]),
             },
         ][-MAX_HEARD:]
     left = [item for item in open_items(text) if not refusal(item)]
@@ -232,6 +236,10 @@ def _tool_use(block: dict[str, Any], state: SessionState) -> None:
     if not isinstance(args, dict):
         args = {}
     target = str(args.get("file_path") or args.get("notebook_path") or "")
+    source = str(args.get("url") or args.get("query") or target or args.get("command") or "")
+    source = strip_private(source).split("\n", 1)[0][:120]
+    if name and name not in EDIT_TOOLS and not refusal(source):
+        state.sources = [*state.sources, f"{name} {relative(source, state.project)}".strip()][-5:]
     if name in READ_TOOLS:
         state.note("read", relative(strip_private(target), state.project))
     elif name in EDIT_TOOLS:
@@ -248,6 +256,10 @@ def _tool_use(block: dict[str, Any], state: SessionState) -> None:
 
 
 def _tool_result(block: dict[str, Any], state: SessionState, found: Found) -> None:
+    content = block.get("content")
+    state.prints = remember(
+        state.prints, strip_private(_text(content) if not isinstance(content, str) else content)
+    )
     call = state.tools.pop(str(block.get("tool_use_id") or ""), None)
     if call is None:
         return

@@ -24,6 +24,7 @@ from pathlib import Path
 from memkit.capture import model, queue
 from memkit.capture import state as states
 from memkit.capture.accept import write_personal
+from memkit.capture.provenance import held
 from memkit.capture.queue import Candidate
 from memkit.capture.settings import DROP, WRITE, CaptureSettings, load
 from memkit.llm import Endpoint
@@ -117,6 +118,7 @@ def run(root: Path, seconds: float = SECONDS) -> dict[str, int]:
             current is not None
             and current.scope == "personal"  # a team's decision waits for a person (issue 43)
             and settings.route(current.score) == WRITE
+            and not (current.detail.get("held") or held(current.statement))
             and write_personal(root, current).written
         ):
             done["written"] += 1

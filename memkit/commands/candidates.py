@@ -18,6 +18,8 @@ DROPPED = {
     "model": "refused by the model",
     "secret": "holding a secret",
     "private": "holding <private> text",
+    "injection": "holding an order to the agent",
+    "quoted": "quoted from what the agent read (a page, a file, an output)",
 }
 
 
@@ -99,6 +101,10 @@ def _list(root: Path, *, as_json: bool, everything: bool) -> int:
             for s in cand.sources[:3]
         )
         print(f"          {cand.level}: {cand.why}; from {where}")
+        if cand.detail.get("held"):
+            after = cand.detail.get("after")
+            seen = f"; the agent had just used {after}" if after else ""
+            print(f"          held for you: {cand.detail['held']}{seen}")
     for cand in settled:
         atom = f" -> {cand.atom['path']}" if cand.atom.get("path") else ""
         reason = f" ({cand.reason})" if cand.reason else ""

@@ -138,11 +138,12 @@ def _from_json(path: str, raw: Any) -> Verdict | None:
 
 
 def _code_stamp() -> str:
-    """memkit's version and the size and mtime of every source file of the package: a
-    release, or an edit in a checkout, judges anew."""
+    """memkit's version and the size and mtime of every source file of the package (and of
+    the secret catalogue, `memkit/safety/secret_formats.json`): a release, or an edit in a
+    checkout, judges anew."""
     digest = hashlib.sha1(memkit.__version__.encode())  # noqa: S324  (a cache key)
     package = Path(memkit.__file__).parent
-    for source in sorted(package.rglob("*.py")):
+    for source in sorted([*package.rglob("*.py"), *package.glob("safety/*.json")]):
         try:
             stat = source.stat()
         except OSError:

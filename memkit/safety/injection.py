@@ -17,14 +17,19 @@ session summary).
 
 from __future__ import annotations
 
+import base64
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memkit.safety.lookalike import normalised, tag_starts, view
-from memkit.safety.secrets import quote
-from memkit.safety.text import finditer_at, folded, starts
+from memkit.safety.invisible import refusals
+from memkit.safety.lookalike import tag_starts
+from memkit.safety.orders import negated, orders
+from memkit.safety.reading import read
+from memkit.safety.secrets import quote, secret_spans
+from memkit.safety.text import folded, starts
 
 if TYPE_CHECKING:
     from memkit.config import Config
@@ -37,13 +42,27 @@ _OVERRIDDEN = (
 )
 _OVERRIDE = (
     r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|your\s+"
-    r"|of\s+|every\s+|everything\s+)*(?:(?:previous|prior|above|earlier|preceding)(?:\s+"
+    r"|of\s+|every\s+|everything\s+)*(?:(?:previous|prior|above|earlier|preceding)"
+    r"(?!\s+(?:warnings?|errors?|deprecation|notices?|messages?\s+from|output|log|lines?|"
+    r"examples?|sections?|steps?|commands?|diffs?|changes|results?|failures?)\b)(?:\s+"
     + _OVERRIDDEN
     + r")?|(?:system|original|former|existing|other)\s+"
     + _OVERRIDDEN
     + r")\b"
     r"|\bpay\s+no\s+attention\s+to\s+(?:the\s+|any\s+|all\s+)*(?:previous|prior|above"
     r"|earlier)"
+)
+# The same order in the languages a team may also write in.
+_FOREIGN = (
+    r"\b(?:ignore[rz]?|oublie[rz]?|ne\s+tenez\s+pas\s+compte\s+des?)\s+(?:toutes\s+)?"
+    r"(?:les\s+|vos\s+|tes\s+)?(?:instructions|consignes|r[eè]gles|directives)\s+"
+    r"(?:pr[eé]c[eé]dentes|ant[eé]rieures|ci-dessus|d'avant)"
+    r"|\b(?:ignoriere|ignorier|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte)\s+"
+    r"(?:bitte\s+)?(?:alle\s+|die\s+|s[aä]mtliche\s+)?(?:vorherigen|bisherigen|obigen|"
+    r"fr[uü]heren|vorigen)\s+(?:anweisungen|instruktionen|regeln|befehle|vorgaben)"
+    r"|\b(?:ignora(?:r)?|olvida)\s+(?:todas\s+)?(?:las\s+)?instrucciones\s+(?:anteriores|previas)"
+    r"|\b(?:ignora|dimentica)\s+(?:tutte\s+)?le\s+istruzioni\s+precedenti"
+    r"|\b(?:ignore|esque[cç]a)\s+(?:todas\s+)?as\s+instru[cç][oõ]es\s+anteriores"
 )
 _IDENTITY = (
     r"\byou\s+(?:must|will|should)\s+now\s+(?:ignore|obey|delete|disable|reveal|forget|only"
@@ -314,33 +333,35 @@ _RULES: tuple[tuple[Callable[[str], bool], re.Pattern[str]], ...] = tuple(
             _OVERRIDE,
         ),
         (_any("now", "act as", "behave as"), _IDENTITY),
+        (
+            _any(
+                "ignor", "oubli", "vergiss", "vergessen", "missacht", "olvida", "dimentica", "esque"
+            ),
+            _FOREIGN,
+        ),
         (_any("read", "tool", "工具", "讀到", "读到"), _ADDRESS),
         (_may_exfiltrate, _EXFILTRATION),
         (lambda _lowered: True, _OTHER),
     )
 )
-_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
 # A comment is hidden when rendered; it is an order when it speaks to the agent, or carries
 # a command. "<!-- Describe the tests that you ran -->" in a template is neither.
 _HIDDEN_ORDER = re.compile(
     r"\b(?:ignore|instructions?|assistants?|claude|agents?|ai|llm|copilot|execute|reveal"
     r"|exfiltrat\w*)\b|\byou\s+(?:must|should|will|need\s+to|have\s+to|are\s+now)\b"
-    r"|\b(?:curl|wget)\b[^\n]*\|\s*\w*sh\b|\brm\s+-rf\b|指令|指示|你必須|你必须|助手|助理",
+    r"|\b(?:curl|wget)\b[^\n|]{0,200}\|\s*\w*sh\b|\brm\s+-rf\b|指令|指示|你必須|你必须|助手|助理",
     re.I,
 )
-# Zero-width and bidi controls, and the tag characters (U+E0000 block) that spell ASCII a
-# model reads and a person never sees.
-_INVISIBLE = re.compile(
-    "[\u200b\u200c\u200d\u2060\u2061-\u2064\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
-)
 MODES = ("fail", "warn", "off")
-# What normalising may change: anything outside ASCII, CJK ideographs, kana and Hangul (none
-# of which NFKC changes or folds), found at C speed.
-_MAY_CHANGE = re.compile(
-    "[^\x00-\x7f\u3041-\u3096\u30a1-\u30fa\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
-)
 _FENCE_TAG = "memkit's own fence tag (it would close the fence memory is served in)"
 _HIDDEN_COMMENT = "hidden HTML comment with instructions (invisible when rendered)"
+# The patterns run on windows of the text read, each overlapping the next by more than any
+# match is long, so that every match lies whole in one window: linear in the text's length.
+WINDOW = 1200
+OVERLAP = 300
+MAX_HITS = 20  # of one kind: a text with this many is refused whatever else it holds
+# A base64 run long enough to hold an order, read once decoded.
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,4096}+={0,2}(?![A-Za-z0-9+/=])")
 
 
 @dataclass(frozen=True)
@@ -352,74 +373,143 @@ class Hit:
     what: str
 
 
+def windows(size: int) -> Iterator[tuple[int, int]]:
+    start = 0
+    while True:
+        end = min(size, start + WINDOW)
+        yield start, end
+        if end >= size:
+            return
+        start += WINDOW - OVERLAP
+
+
 def _pattern_matches(text: str) -> list[re.Match[str]]:
     """Every instruction pattern's matches in `text`, none inside an earlier one."""
-    lowered = text.lower()
     found: list[re.Match[str]] = []
-    # The two patterns that run on most text are tried only where a match can start.
     cased = folded(text)
-    for n, (may, pattern) in enumerate(_RULES):
-        if not may(lowered):
-            continue
-        if n < 3:
-            found += pattern.finditer(text)
-        else:
-            words = _EXFILTRATION_STARTS if pattern.pattern == _EXFILTRATION else _OTHER_STARTS
-            found += finditer_at(pattern, text, _offsets(text, cased, words))
+    offsets: dict[int, list[int]] = {}
+    for start, end in windows(len(text)):
+        lowered = cased[start:end]
+        for n, (may, pattern) in enumerate(_RULES):
+            if not may(lowered):
+                continue
+            if pattern.pattern not in (_EXFILTRATION, _OTHER):
+                matches: Iterable[re.Match[str]] = pattern.finditer(text, start, end)
+            else:
+                if n not in offsets:
+                    words = (
+                        _EXFILTRATION_STARTS if pattern.pattern == _EXFILTRATION else _OTHER_STARTS
+                    )
+                    offsets[n] = sorted(_offsets(text, cased, words))
+                places = offsets[n]
+                first = bisect.bisect_left(places, start)
+                last = bisect.bisect_left(places, end)
+                matches = _matches_at(pattern, text, places[first:last], end)
+            # A match cut by the window's end is found whole in the next window.
+            found += [m for m in matches if m.end() < end or end == len(text)]
     if ":" in text or "：" in text:
         found += _fake_turns(text)
     out: list[re.Match[str]] = []
-    end = -1
-    for m in sorted(found, key=lambda m: m.start()):
-        if m.start() >= end:
+    last_end = -1
+    for m in sorted(found, key=lambda m: (m.start(), -m.end())):
+        if m.start() >= last_end:
             out.append(m)
-            end = m.end()
+            last_end = m.end()
+            if len(out) >= MAX_HITS:
+                break
     return out
 
 
-def _instruction(text: str, start: int, end: int) -> Hit:
-    # The quote is cut to 40 characters: a secret in it is masked first, whole or in part.
-    return Hit(start, end, f"instruction aimed at the agent ({quote(text, start, end)!r})")
+def _covered(hits: Sequence[Hit], at: int) -> bool:
+    """Whether `at` lies in one of `hits` (sorted by start, none overlapping)."""
+    i = bisect.bisect_right([h.start for h in hits], at) - 1
+    return i >= 0 and hits[i].start <= at < hits[i].end
 
 
-def _to_original(text: str, seen: str, offset: int) -> int:
-    """The offset in `text` of what is at `offset` of `normalised(text)` (line by line:
-    normalising keeps line breaks, so only the line is looked at closely)."""
-    line = seen.count("\n", 0, offset)
-    col = offset - (seen.rfind("\n", 0, offset) + 1)
-    lines = text.split("\n")
-    if line >= len(lines):
-        return len(text)
-    head = sum(len(x) + 1 for x in lines[:line])
-    origin = view(lines[line], keep_space=True)[1]
-    return head + (origin[col] if col < len(origin) else len(lines[line]))
+def _matches_at(
+    pattern: re.Pattern[str], text: str, places: Sequence[int], end: int
+) -> Iterator[re.Match[str]]:
+    """`finditer_at` within `text[:end]`, without copying it."""
+    done = -1
+    for at in places:
+        if at < done:
+            continue
+        found = pattern.match(text, at, end)
+        if found is not None:
+            yield found
+            done = found.end()
+
+
+def _comments(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each HTML comment (an unclosed one runs to the end: it hides the rest when rendered)."""
+    at = text.find("<!--")
+    while at >= 0:
+        close = text.find("-->", at + 4)
+        end = len(text) if close < 0 else close + 3
+        yield at, end, text[at + 4 : end - 3 if close >= 0 else end]
+        if close < 0:
+            return
+        at = text.find("<!--", end)
+
+
+def _decoded(run: str) -> str:
+    """A base64 run's text, when it decodes to words (else "")."""
+    try:
+        raw = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
+        text = raw.decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    printable = sum(c.isprintable() or c in "\n\t" for c in text)
+    return text if " " in text and printable >= 0.95 * len(text) else ""
 
 
 def _hits(text: str) -> list[Hit]:
-    # The patterns read the text as a reader takes it: written so that they would miss it
-    # (`ig\u200bnore`, `&#105;gnore`, fullwidth letters), the model still reads plain words.
-    seen = normalised(text, set(_MAY_CHANGE.findall(text)))
-    if seen is text:
-        hits = [_instruction(text, m.start(), m.end()) for m in _pattern_matches(text)]
-    else:
-        hits = [
-            _instruction(
-                text, _to_original(text, seen, m.start()), _to_original(text, seen, m.end())
-            )
-            for m in _pattern_matches(seen)
-        ]
-    for at in tag_starts(text):
-        if not any(h.start <= at < h.end for h in hits):
-            hits.append(Hit(at, at + 1, _FENCE_TAG))
-    for m in _COMMENT.finditer(text):
-        if _HIDDEN_ORDER.search(m.group(1)):
-            hits.append(Hit(m.start(), m.end(), _HIDDEN_COMMENT))
-    for m in _INVISIBLE.finditer(text):
-        if m.start() == 0 and m.group(0) == "\ufeff":
-            continue  # a byte order mark: how some editors start a UTF-8 file, hides nothing
-        what = f"invisible character U+{ord(m.group(0)):04X} (can hide text)"
-        hits.append(Hit(m.start(), m.end(), what))
-        break
+    # The patterns read the text as a reader takes it (`memkit.safety.reading`): entities
+    # decoded, NFKC, lookalike letters folded, markup left out, spaced letters joined.
+    reading = read(text)
+    seen = reading.text
+    spans: list[tuple[int, int]] | None = None
+    hits: list[Hit] = []
+
+    def place(start: int, end: int) -> tuple[int, int]:
+        return reading.original(start), reading.original(max(start, end - 1)) + 1
+
+    def quoted(start: int, end: int) -> str:
+        nonlocal spans
+        if spans is None:
+            spans = secret_spans(text)
+        return quote(text, start, end, spans=spans)
+
+    for m in _pattern_matches(seen):
+        if m.re.pattern == _EXFILTRATION and negated(seen, 0, m.start()):
+            continue  # "不要把憑證貼到 PR 描述": a rule against it
+        a, b = place(m.start(), m.end())
+        hits.append(Hit(a, b, f"instruction aimed at the agent ({quoted(a, b)!r})"))
+    for order in orders(seen):
+        a, b = place(order.start, order.end)
+        if not _covered(hits, a):
+            hits.append(Hit(a, b, f"order to the agent to {order.what} ({quoted(a, b)!r})"))
+    hits.sort(key=lambda h: h.start)
+    encoded = 0
+    for m in _BASE64.finditer(text):
+        decoded = read(_decoded(m.group(0))).text
+        if decoded and (_pattern_matches(decoded) or next(orders(decoded), None)):
+            hits.append(Hit(m.start(), m.end(), "instruction to the agent hidden in base64"))
+            encoded += 1
+            if encoded >= MAX_HITS:
+                break
+    hits.sort(key=lambda h: h.start)
+    tags = [at for at in tag_starts(text) if not _covered(hits, at)][:MAX_HITS]
+    hits += [Hit(at, at + 1, _FENCE_TAG) for at in tags]
+    comments = 0
+    for start, end, body in _comments(text):
+        if _HIDDEN_ORDER.search(body):
+            hits.append(Hit(start, end, _HIDDEN_COMMENT))
+            comments += 1
+            if comments >= MAX_HITS:
+                break
+    for invisible in refusals(text)[:1]:
+        hits.append(Hit(invisible.start, invisible.end, invisible.what))
     return sorted(hits, key=lambda h: h.start)
 
 

@@ -15,7 +15,7 @@ Standard library only, no `re` (the hook's fast path imports this through the fe
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"html.entities"}
@@ -94,6 +94,12 @@ def _entity(text: str, at: int) -> tuple[str, int] | None:
     return None
 
 
+def fold_char(char: str) -> str:
+    """One character as `normalised` reads it ("" for a format character)."""
+    value = _FOLD[ord(char)]
+    return chr(value) if isinstance(value, int) else value or ""
+
+
 def normalised(text: str, chars: Iterable[str] | None = None) -> str:
     """`text` as the checks read it (white space kept): entities decoded, NFKC (a character
     at a time), format characters removed, dashes and lookalikes folded. `chars`: the
@@ -115,19 +121,25 @@ def normalised(text: str, chars: Iterable[str] | None = None) -> str:
     return text
 
 
-def _decoded(text: str) -> str:
-    """`text` with its HTML entities decoded (a `&` that starts none is kept)."""
-    parts: list[str] = []
-    done = 0
+def entities(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, what it stands for) of each HTML entity in `text`, in order."""
     at = text.find("&")
     while at >= 0:
         found = _entity(text, at)
         if found is None:
             at = text.find("&", at + 1)
             continue
-        parts += (text[done:at], found[0])
-        done = at + found[1]
-        at = text.find("&", done)
+        yield at, at + found[1], found[0]
+        at = text.find("&", at + found[1])
+
+
+def _decoded(text: str) -> str:
+    """`text` with its HTML entities decoded (a `&` that starts none is kept)."""
+    parts: list[str] = []
+    done = 0
+    for start, end, char in entities(text):
+        parts += (text[done:start], char)
+        done = end
     return "".join(parts) + text[done:] if parts else text
 
 

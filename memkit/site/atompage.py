@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from memkit.site.graph import neighbourhood
-from memkit.site.html import badge, esc, page, table
+from memkit.site.html import badge, breakable_path, esc, inline, page, table
 from memkit.site.model import ARCHIVED, EXPIRED, PENDING, SUPERSEDED, Model
 
 HISTORY_ROWS = 30
@@ -34,7 +34,7 @@ def page_inputs(model: Model, atom_id: str) -> tuple[object, ...]:
         tuple((n, model.atoms[n].atom.title, model.status[n]) for n in near),
         tuple(use.tally),
         tuple(sorted(use.users)),
-        bool(model.usage.sources),  # "no usage exported yet" or "none recorded"
+        bool(model.usage.sources),  # a usage section, or none
         tuple(changes[:HISTORY_ROWS]),
         len(changes),  # "N earlier changes"
     )
@@ -61,11 +61,21 @@ def _header(model: Model, atom_id: str) -> str:
         ("triggers", ", ".join(atom.triggers)),
         ("paths", ", ".join(atom.paths)),
         ("tags", ", ".join(atom.tags)),
-        ("file", atom.path),
     ]
     rows += [(k, v) for k, v in sorted(atom.extra.items())]
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows if v)
-    return f'<section class="card"><h2>Frontmatter</h2><dl class="meta">{items}</dl></section>'
+    items += f"<dt>file</dt><dd>{breakable_path(atom.path)}</dd>"
+    return (
+        f'<section class="card" id="frontmatter"><h2>Frontmatter</h2><dl class="meta">{items}'
+        "</dl></section>"
+    )
+
+
+def _about(model: Model, atom_id: str) -> str:
+    """One line under the title: what kind of atom, how sure, whose, since when."""
+    atom = model.atoms[atom_id].atom
+    said = [atom.type, atom.confidence, atom.scope, atom.created, atom.author]
+    return '<p class="about">' + " · ".join(esc(x) for x in said if x) + "</p>"
 
 
 def _banner(model: Model, atom_id: str) -> str:
@@ -80,13 +90,13 @@ def _banner(model: Model, atom_id: str) -> str:
         expires = esc(model.atoms[atom_id].atom.expires)
         return (
             f'<p class="banner">Expired on {expires}: recall no longer serves it. '
-            '<span class="fix">memkit archive --sweep</span></p>'
+            "<code>memkit archive --sweep</code></p>"
         )
     if status == PENDING:
         return (
             '<p class="banner">Waiting for review in shared/_pending/. Management settles it: '
-            f'<span class="fix">memkit review approve {esc(atom_id)}</span> or '
-            f'<span class="fix">memkit review reject {esc(atom_id)} --reason TEXT</span></p>'
+            f"<code>memkit review approve {esc(atom_id)}</code> or "
+            f"<code>memkit review reject {esc(atom_id)} --reason TEXT</code></p>"
         )
     return ""
 
@@ -99,39 +109,36 @@ def _link(model: Model, atom_id: str) -> str:
 
 
 def _links(model: Model, atom_id: str, number: int) -> str:
+    """Its links, one atom a row: newer ones above it, older and related ones below."""
     links = model.links[atom_id]
-    parts = []
-    for label, ids in (
-        ("Supersedes", links.supersedes),
-        ("Superseded by", links.superseded_by),
-        ("Related", links.related),
-    ):
-        if ids:
-            items = "".join(f"<li>{_link(model, i)} {badge(model.status[i])}</li>" for i in ids)
-            parts.append(f'<h3>{label}</h3><ul class="plain">{items}</ul>')
-    if links.hidden:
-        parts.append(
-            f'<p class="muted">{links.hidden} link(s) to atoms this site does not show.</p>'
-        )
-    if not parts:
+    rows = neighbourhood(model, atom_id, href, number)
+    hidden = (
+        f'<p class="muted">{links.hidden} link(s) to atoms this site does not show.</p>'
+        if links.hidden
+        else ""
+    )
+    if not rows and not hidden:
         return ""
-    picture = neighbourhood(model, atom_id, href, number)
-    figure = f"<figure>{picture}</figure>" if picture else ""
-    return f'<section class="card"><h2>Links</h2>{figure}{"".join(parts)}</section>'
+    legend = (
+        '<p class="muted legend">Newer atoms above it, older and related ones below; red '
+        "arrows: supersedes, dashed: related.</p>"
+        if rows
+        else ""
+    )
+    return f'<section class="card" id="links"><h2>Links</h2>{legend}{rows}{hidden}</section>'
 
 
 def _usage(model: Model, atom_id: str) -> str:
+    """Its use from the team's exports; nothing at all while the team exports none (the
+    start page says how to begin, once)."""
+    if not model.usage.sources:
+        return ""
     use = model.use(atom_id)
     t = use.tally
     if not any((t.confirmed, t.contradicted, t.injected, t.read, t.cited, t.shown)):
-        text = (
-            "No use recorded in the team's usage exports (usage/*.json)."
-            if model.usage.sources
-            else "No usage exported yet: each member runs"
-        )
-        fix = "" if model.usage.sources else ' <span class="fix">memkit usage export --write</span>'
         return (
-            f'<section class="card"><h2>Usage</h2><p class="muted">{esc(text)}{fix}</p></section>'
+            '<section class="card" id="usage"><h2>Usage</h2><p class="muted">No use recorded '
+            "in the team&#x27;s usage exports (usage/*.json).</p></section>"
         )
     rows = [
         [esc(label), str(value)]
@@ -152,7 +159,8 @@ def _usage(model: Model, atom_id: str) -> str:
     people = f"{len(use.users)} person(s) confirmed it" if use.users else ""
     note = " · ".join(x for x in (when, people) if x)
     return (
-        f'<section class="card"><h2>Usage</h2>{table(["evidence", "sessions"], rows, numeric=1)}'
+        f'<section class="card" id="usage"><h2>Usage</h2>'
+        f"{table(['evidence', 'sessions'], rows, numeric=1, stack=False)}"
         f'<p class="muted">{esc(note)}</p></section>'
     )
 
@@ -174,14 +182,14 @@ def _history(model: Model, atom_id: str) -> str:
             esc(c.author),
             esc(c.kind),
             esc(c.subject),
-            f"<code>{esc(c.commit[:10])}</code>",
+            f"<code>{esc(c.commit[:8])}</code>",
         ]
         for c in changes[:HISTORY_ROWS]
     ]
     more = len(changes) - HISTORY_ROWS
     tail = f'<p class="muted">{more} earlier change(s): git log --follow.</p>' if more > 0 else ""
     return (
-        '<section class="card"><h2>History</h2>'
+        '<section class="card" id="history"><h2>History</h2>'
         f"{table(['date', 'who', 'change', 'commit message', 'commit'], rows)}{tail}</section>"
     )
 
@@ -189,8 +197,11 @@ def _history(model: Model, atom_id: str) -> str:
 def _findings(findings: Sequence[str]) -> str:
     if not findings:
         return ""
-    items = "".join(f"<li><code>{esc(f)}</code></li>" for f in findings)
-    return f'<section class="card"><h2>Findings</h2><ul class="plain">{items}</ul></section>'
+    items = "".join(f"<li>{inline(f)}</li>" for f in findings)
+    return (
+        f'<section class="card" id="findings"><h2>Findings</h2><ul class="findings">{items}</ul>'
+        "</section>"
+    )
 
 
 def body_markdown(title: str, body: str) -> str:
@@ -211,13 +222,15 @@ def atom_page(
 ) -> str:
     atom = model.atoms[atom_id].atom
     status = model.status[atom_id]
+    # What it says first; what the file's frontmatter holds after it.
     parts = [
         f"<h1>{esc(atom.title)} {badge(status)}</h1>",
+        _about(model, atom_id),
         _banner(model, atom_id),
-        _header(model, atom_id),
         f'<article class="card body">{body_html}</article>',
         _findings(findings),
         _links(model, atom_id, 0),
+        _header(model, atom_id),
         _usage(model, atom_id),
         _history(model, atom_id),
     ]

@@ -39,13 +39,14 @@ from memkit.site.html import ATOM_DIR
 from memkit.site.lists import archive_page, atoms_page, graph_page, search_page
 from memkit.site.markdown import known_pages, make_renderer
 from memkit.site.model import PENDING, Model, build_model
+from memkit.site.needs import Conflict, conflict_of
 from memkit.site.plots import PLOTS
 from memkit.site.searchdocs import atom_weights, search_index
-from memkit.site.start import Conflict, conflict_of, start_page
+from memkit.site.start import start_page
 
 log = logging.getLogger(__name__)
 MANIFEST = ".memkit-site.json"
-FORMAT = 1
+FORMAT = 2  # of the pages: a new layout makes every page again
 ASSETS = ("site.css", "search.js")
 PARALLEL_PAGES = 1000  # from this many pages to render, a forked child renders half
 
@@ -141,22 +142,31 @@ def _findings(model: Model, config: Config, conflicts: Sequence[Conflict]) -> di
     for shown in model.with_status(PENDING):
         atom = shown.atom
         score = score_atom(atom.title, atom.body, atom.type, settings)
-        out[atom.id] = [*shown.findings, f"write gate: {score.verdict} — {score.explain()}"]
+        gate = f"write gate: {score.verdict} (quality {score.score:.2f})"
+        if score.verdict != "pass":
+            gate += f" — {score.explain()}"
+        out[atom.id] = [*shown.findings, gate]
     for c in conflicts:
         for atom_id, other in ((c.a, c.b), (c.b, c.a)):
-            out.setdefault(atom_id, []).append(f"{c.kind} `{other}`: {c.reason}; {c.fix}")
+            out.setdefault(atom_id, []).append(f"{c.kind} `{other}`: {c.reason}. Fix: {c.fix}")
     return out
 
 
-def _conflicts(root: Path, model: Model) -> list[Conflict] | None:
+def _conflicts(root: Path, model: Model) -> tuple[list[Conflict] | None, int]:
+    """The audit's open conflicts the site shows (None: no audit report in this clone), and
+    how many more stand between atoms it does not show. `open_conflicts` counts a pair once
+    whichever way round it was reported, as `memkit health` does."""
     if not (root / REPORT).is_file() and not (root / WRITTEN).is_file():
-        return None
-    found = []
+        return None, 0
+    found: dict[frozenset[str], Conflict] = {}
+    hidden = 0
     for item in open_conflicts(root, kinds=("contradicts", "duplicate")):
         conflict = conflict_of(item, lambda i: i in model.atoms)
-        if conflict is not None:
-            found.append(conflict)
-    return found
+        if conflict is None:
+            hidden += 1
+        else:
+            found.setdefault(conflict.pair, conflict)
+    return list(found.values()), hidden
 
 
 def build_site(
@@ -197,7 +207,7 @@ def _build(
     stats.files, stats.read = len(collected.entries), collected.read
     lap("history")
     health = build_health(root, config, today=today)
-    conflicts = _conflicts(root, model)
+    conflicts, not_shown = _conflicts(root, model)
     findings = _findings(model, config, conflicts or [])
     lap("health")
     _atom_pages(model, keys, collected.entries, findings=findings, memory=memory, stats=stats)
@@ -206,14 +216,22 @@ def _build(
     _put(
         keys,
         "index.html",
-        start_page(model, health, conflicts, findings, top, memory=memory),
+        start_page(
+            model,
+            health,
+            conflicts,
+            findings,
+            top,
+            memory=memory,
+            not_shown=not_shown,
+        ),
         stats,
     )
     _put(keys, "atoms.html", atoms_page(model, memory=memory), stats)
     _put(keys, "archive.html", archive_page(model, memory=memory), stats)
     _put(keys, "graph.html", graph_page(model, memory=memory), stats)
     _put(keys, "search.html", search_page(memory=memory), stats)
-    for name, draw in PLOTS.items():
+    for name, (_, draw) in PLOTS.items():
         _put(keys, f"plots/{name}", draw(model), stats)
     for name in ASSETS:
         text = (

@@ -30,7 +30,7 @@ __lazy_modules__ = {"orjson"}
 
 log = logging.getLogger(__name__)
 CACHE = "site-cache.json"  # in .memkit/
-FORMAT = 1
+FORMAT = 2  # 2: code spans may wrap (`memkit.site.html.code_text`)
 _TUPLES = ("triggers", "paths", "tags", "related", "supersedes", "superseded_by")
 
 

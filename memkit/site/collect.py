@@ -8,7 +8,9 @@ is the team's. The site is published to the whole team (CI, Pages), so:
   configuration refuses it, a broken reference), not even its title: it is counted, not named;
 - never `personal/<user>/`: a person's own memory is served by recall to that person alone,
   and a site built in CI has no "me" to serve it to;
-- never `episodic/` summaries: they are their author's, and they expire.
+- never `episodic/` summaries: they are their author's, and they expire;
+- nor either of them archived (`archive/episodic/…`, `archive/personal/<user>/…`): `memkit
+  archive` keeps the path, and the atom stays whose it was.
 
 Everything else is shown, each where it belongs: live atoms on the start page and in the
 lists, `shared/_pending/` under review, superseded and archived atoms on the archive page,
@@ -27,9 +29,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 from memkit.admission.decide import file_findings, read_admitted, refused_across
-from memkit.atom import Atom
+from memkit.atom import Atom, scope_from_path
 from memkit.atom.plain import read_strings
 from memkit.config import Config
+from memkit.lifecycle.archive import ARCHIVE
 from memkit.parallel import in_halves
 from memkit.recall.visibility import kept_from_team
 from memkit.site.cache import Entry
@@ -45,7 +48,13 @@ def hidden_because(atom: Atom | None, codes: Sequence[str]) -> str:
     across files; a shown atom's status only decides where it is shown."""
     if atom is None or codes:
         return "refused"
-    return kept_from_team(atom.scope)  # the team's site shows what is the whole team's
+    scope = atom.scope
+    if scope == "archive":
+        # `memkit archive` keeps the path the atom had (archive/episodic/…,
+        # archive/personal/<user>/…): archived, it is still its author's alone.
+        before = scope_from_path(atom.path.removeprefix(ARCHIVE))
+        scope = before[0] if before is not None else scope
+    return kept_from_team(scope)  # the team's site shows what is the whole team's
 
 
 @dataclass(frozen=True)

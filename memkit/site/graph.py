@@ -1,25 +1,25 @@
-"""Supersedes and related links drawn at build time as SVG: no script, no library.
+"""Supersedes and related links as a list with its arcs: no script, no library.
 
-An atom's page shows its neighbourhood (the atom in the middle, what it links to around it);
-the links page shows every group of linked atoms, each laid out on its own by a small
-force-directed pass (deterministic: the same memory draws the same picture). Labels are atom
-ids, titles are tooltips; every string is escaped.
+Each linked atom is one row of text (its title, its id, its status) and the links are arcs in
+a narrow gutter beside the rows: a red arrow from the newer atom to the one it supersedes, a
+dashed arc for related ones. A row's label has the width of the page, so labels never overlap
+and never leave their frame, at any width (a long title ends in "…", whole in its tooltip);
+the arcs need no room of their own. Rows are ordered so that a chain of supersedes reads top
+down, newest first. Every string is escaped.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memkit.site.html import esc
-from memkit.site.model import RETIRED, Model
+from memkit.site.html import badge, esc
+from memkit.site.model import LIVE, Model
 
 Href = Callable[[str], str]  # atom id -> link from the page the picture sits in
-LABEL = 26  # characters of an id shown under its node
-NEIGHBOURS = 24  # on an atom's page; the lists below the picture name every link
-FORCE_NODES = 40  # a larger group is drawn on a circle (the force pass is quadratic)
-GROUPS = 200  # groups drawn on the links page, largest first
+ROW = 32  # px: a row's height, as the stylesheet sets it (.chain li)
+GROUPS = 200  # groups listed on the links page, largest first
+GROUP_ROWS = 60  # rows drawn for one group; the rest are named below it
 
 
 @dataclass(frozen=True)
@@ -35,34 +35,6 @@ def edges_of(model: Model) -> list[Edge]:
         out.extend(Edge(atom_id, old, "supersedes") for old in links.supersedes)
         out.extend(Edge(atom_id, other, "related") for other in links.related if atom_id < other)
     return out
-
-
-def neighbourhood(model: Model, center: str, href: Href, number: int = 0) -> str:
-    """The atom and its direct links, for its own page; '' when it has none."""
-    links = model.links[center]
-    around = list(dict.fromkeys([*links.superseded_by, *links.supersedes, *links.related]))
-    if not around:
-        return ""
-    around = around[:NEIGHBOURS]
-    size = 360 if len(around) <= 8 else 480
-    height = 110 if len(around) <= 2 else size  # one or two: on a line, left and right
-    mid = size / 2
-    radius = size / 2 - 60
-    pos = {center: (mid, height / 2)}
-    for i, other in enumerate(around):
-        angle = math.pi + 2 * math.pi * i / len(around)  # the first on the left
-        pos[other] = (mid + radius * math.cos(angle), height / 2 + radius * math.sin(angle))
-    shown = set(pos)
-    edges = [e for e in edges_of_around(model, center, around) if e.a in shown and e.b in shown]
-    return _svg(model, pos, edges, href, (size, height), number=number, center=center)
-
-
-def edges_of_around(model: Model, center: str, around: Sequence[str]) -> list[Edge]:
-    links = model.links[center]
-    out = [Edge(center, old, "supersedes") for old in links.supersedes]
-    out += [Edge(newer, center, "supersedes") for newer in links.superseded_by]
-    out += [Edge(center, other, "related") for other in links.related]
-    return [e for e in out if e.a in around or e.b in around]
 
 
 def groups(model: Model, edges: Sequence[Edge]) -> list[list[str]]:
@@ -90,105 +62,121 @@ def groups(model: Model, edges: Sequence[Edge]) -> list[list[str]]:
     return out
 
 
-def group_picture(
-    model: Model, group: list[str], edges: Sequence[Edge], href: Href, number: int
-) -> str:
-    """One group's picture; `edges`: the group's own."""
-    size = int(max(260, min(900, 90 * math.sqrt(len(group)) + 120)))
-    pos = _force(group, edges, size) if len(group) <= FORCE_NODES else _circle(group, size)
-    return _svg(model, pos, edges, href, (size, size), number=number)
+def reading_order(group: Sequence[str], edges: Sequence[Edge]) -> list[str]:
+    """The group's atoms in the order a person reads them: from an atom nothing supersedes,
+    down its supersedes chain, then its related atoms, depth first (linked atoms stay close,
+    so arcs stay short)."""
+    members = set(group)
+    older: dict[str, list[str]] = {n: [] for n in group}
+    related: dict[str, list[str]] = {n: [] for n in group}
+    newer: set[str] = set()
+    for e in edges:
+        if e.a not in members or e.b not in members:
+            continue
+        if e.kind == "supersedes":
+            older[e.a].append(e.b)
+            newer.add(e.b)
+        else:
+            related[e.a].append(e.b)
+            related[e.b].append(e.a)
+    roots = sorted(group, key=lambda n: (n in newer, -len(older[n]) - len(related[n]), n))
+    out: list[str] = []
+    seen: set[str] = set()
+    for root in roots:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            out.append(node)
+            # pushed in reverse: older atoms come right after, then the related ones
+            stack.extend(reversed([*sorted(older[node]), *sorted(related[node])]))
+    return out
 
 
-def _circle(nodes: Sequence[str], size: int) -> dict[str, tuple[float, float]]:
-    mid, radius = size / 2, size / 2 - 50
-    return {
-        n: (
-            mid + radius * math.cos(2 * math.pi * i / len(nodes)),
-            mid + radius * math.sin(2 * math.pi * i / len(nodes)),
-        )
-        for i, n in enumerate(nodes)
-    }
-
-
-def _force(
-    nodes: Sequence[str], edges: Sequence[Edge], size: int
-) -> dict[str, tuple[float, float]]:
-    """Fruchterman-Reingold from a circle, cooling linearly; kept inside the frame."""
-    pos = {n: list(p) for n, p in _circle(nodes, size).items()}
-    if len(nodes) <= 2:
-        return {n: (p[0], p[1]) for n, p in pos.items()}
-    k = 0.8 * math.sqrt((size - 100) ** 2 / len(nodes))
-    steps = 60
-    for step in range(steps):
-        heat = size / 10 * (1 - step / steps)
-        move = {n: [0.0, 0.0] for n in nodes}
-        for i, a in enumerate(nodes):
-            for b in nodes[i + 1 :]:
-                dx, dy = pos[a][0] - pos[b][0], pos[a][1] - pos[b][1]
-                dist = max(math.hypot(dx, dy), 0.01)
-                push = k * k / dist
-                move[a][0] += dx / dist * push
-                move[a][1] += dy / dist * push
-                move[b][0] -= dx / dist * push
-                move[b][1] -= dy / dist * push
-        for e in edges:
-            dx, dy = pos[e.a][0] - pos[e.b][0], pos[e.a][1] - pos[e.b][1]
-            dist = max(math.hypot(dx, dy), 0.01)
-            pull = dist * dist / k
-            move[e.a][0] -= dx / dist * pull
-            move[e.a][1] -= dy / dist * pull
-            move[e.b][0] += dx / dist * pull
-            move[e.b][1] += dy / dist * pull
-        for n in nodes:
-            dx, dy = move[n]
-            length = max(math.hypot(dx, dy), 0.01)
-            pos[n][0] = min(size - 50, max(50, pos[n][0] + dx / length * min(length, heat)))
-            pos[n][1] = min(size - 40, max(30, pos[n][1] + dy / length * min(length, heat)))
-    return {n: (p[0], p[1]) for n, p in pos.items()}
-
-
-def _svg(
+def link_rows(
     model: Model,
-    pos: dict[str, tuple[float, float]],
+    rows: Sequence[str],
     edges: Sequence[Edge],
     href: Href,
-    frame: tuple[int, int],
     *,
     number: int,
     center: str = "",
+    tags: dict[str, str] | None = None,
 ) -> str:
-    width, height = frame
+    """The rows and their arcs; `tags`: a word in front of a row ("newer", "related");
+    `number` keeps the arrow marker's id unique on the page."""
+    at = {node: i for i, node in enumerate(rows)}
+    drawn = [e for e in edges if e.a in at and e.b in at]
+    span = max((abs(at[e.a] - at[e.b]) for e in drawn), default=1)
+    width = max(64, min(28 + 12 * span, 120))  # one gutter width for most groups
+    x = width - 8
+    height = ROW * len(rows)
     marker = f"arrow-{number}"
-    parts = [
-        f'<svg class="graph" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="links between atoms" xmlns="http://www.w3.org/2000/svg">',
-        f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-        'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>'
+    svg = [
+        f'<svg class="arcs" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        'aria-hidden="true" xmlns="http://www.w3.org/2000/svg">',
+        f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
+        'markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>'
         "</defs>",
     ]
-    for e in edges:
-        (x1, y1), (x2, y2) = pos[e.a], pos[e.b]
-        if e.kind == "supersedes":  # stop short of the older atom's circle
-            dist = max(math.hypot(x2 - x1, y2 - y1), 0.01)
-            x2, y2 = x2 - (x2 - x1) / dist * 9, y2 - (y2 - y1) / dist * 9
-            parts.append(
-                f'<line class="edge-supersedes" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" '
-                f'y2="{y2:.1f}" marker-end="url(#{marker})"/>'
-            )
+    for e in drawn:
+        y1, y2 = ROW * at[e.a] + ROW / 2, ROW * at[e.b] + ROW / 2
+        bend = min(10 + 12 * abs(at[e.a] - at[e.b]), x - 4)
+        path = f"M{x},{y1:.0f} C{x - bend},{y1:.0f} {x - bend},{y2:.0f} {x - 5},{y2:.0f}"
+        if e.kind == "supersedes":
+            svg.append(f'<path class="edge-supersedes" d="{path}" marker-end="url(#{marker})"/>')
         else:
-            parts.append(
-                f'<line class="edge-related" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" '
-                f'y2="{y2:.1f}"/>'
-            )
-    for node, (x, y) in pos.items():
-        cls = "self" if node == center else "retired" if model.status[node] in RETIRED else ""
-        label = node if len(node) <= LABEL else node[: LABEL - 1] + "…"
-        title = model.atoms[node].atom.title
-        parts.append(
-            f'<a href="{esc(href(node))}"><title>{esc(title)}</title>'
-            f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" r="7"/>'
-            f'<text x="{x:.1f}" y="{y + 20:.1f}" text-anchor="middle" font-size="11">'
-            f"{esc(label)}</text></a>"
+            svg.append(f'<path class="edge-related" d="{path}"/>')
+    for node, i in at.items():
+        cls = "self" if node == center else "" if model.status[node] == LIVE else "retired"
+        svg.append(f'<circle class="{cls}" cx="{x}" cy="{ROW * i + ROW / 2:.0f}" r="5"/>')
+    svg.append("</svg>")
+    items = []
+    for node in rows:
+        atom = model.atoms[node].atom
+        status = model.status[node]
+        tag = f'<span class="tag">{esc(tags[node])}</span> ' if tags and node in tags else ""
+        mark = f" {badge(status)}" if status != LIVE else ""
+        name = (
+            f"<strong>{esc(atom.title)}</strong>"
+            if node == center
+            else f'<a href="{esc(href(node))}">{esc(atom.title)}</a>'
         )
-    parts.append("</svg>")
-    return "\n".join(parts)
+        items.append(
+            f'<li title="{esc(atom.title)} ({esc(node)})">{tag}{name} '
+            f'<span class="meta">{esc(node)}</span>{mark}</li>'
+        )
+    return f'<div class="chain">{"".join(svg)}<ol class="chain-rows">{"".join(items)}</ol></div>'
+
+
+def neighbourhood(model: Model, center: str, href: Href, number: int = 0) -> str:
+    """The atom among its direct links, for its own page: the atoms that supersede it above
+    it, the ones it supersedes and its related ones below; '' when it has none."""
+    links = model.links[center]
+    if not (links.superseded_by or links.supersedes or links.related):
+        return ""
+    above = list(links.superseded_by)
+    below = [*links.supersedes, *(r for r in links.related if r not in links.supersedes)]
+    rows = list(dict.fromkeys([*above, center, *below]))
+    tags = dict.fromkeys(above, "newer")
+    tags.update(dict.fromkeys(links.supersedes, "older"))
+    tags.update({n: "related" for n in links.related if n not in tags})
+    edges = [Edge(n, center, "supersedes") for n in above]
+    edges += [Edge(center, n, "supersedes") for n in links.supersedes]
+    edges += [Edge(center, n, "related") for n in links.related if tags.get(n) == "related"]
+    return link_rows(model, rows, edges, href, number=number, center=center, tags=tags)
+
+
+def group_rows(
+    model: Model, group: list[str], edges: Sequence[Edge], href: Href, number: int
+) -> str:
+    """One group of the links page; `edges`: the group's own."""
+    order = reading_order(group, edges)
+    drawn, rest = order[:GROUP_ROWS], order[GROUP_ROWS:]
+    more = ""
+    if rest:
+        names = ", ".join(f'<a href="{esc(href(n))}">{esc(n)}</a>' for n in rest)
+        more = f'<p class="muted">Also in this group ({len(rest)}): {names}</p>'
+    return link_rows(model, drawn, edges, href, number=number) + more

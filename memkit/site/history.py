@@ -31,6 +31,7 @@ class Change:
     day: str  # YYYY-MM-DD, the author's date
     subject: str  # secrets masked
     kind: str  # added | modified | deleted | renamed | sent to review | approved | rejected
+    revision: bool = False  # approved: a change written over an atom already shared
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def _revisions_approved(history: History, sha: str, gone: list[str], day: str) -
             if not path.startswith("shared/") or not is_revision(new_id, id_from_path(path)):
                 continue
             if changes and changes[-1].commit == sha and changes[-1].kind == "modified":
-                changes[-1] = replace(changes[-1], kind="approved")
+                changes[-1] = replace(changes[-1], kind="approved", revision=True)
                 history.reviews.append((day, "approved"))
 
 

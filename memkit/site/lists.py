@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from memkit.atom import TYPES
-from memkit.site.graph import GROUPS, Edge, edges_of, group_picture, groups
+from memkit.site.graph import GROUPS, Edge, edges_of, group_rows, groups
 from memkit.site.html import atom_href, badge, esc, page, table
 from memkit.site.model import ARCHIVED, EXPIRED, LIVE, SUPERSEDED, Model
 
@@ -16,8 +16,8 @@ def _row(model: Model, atom_id: str) -> list[str]:
     status = model.status[atom_id]
     return [
         f'<a href="{esc(atom_href(atom_id))}">{esc(atom.title)}</a>'
-        + (f" {badge(status)}" if status != LIVE else ""),
-        esc(atom_id),
+        + (f" {badge(status)}" if status != LIVE else "")
+        + f'<br><span class="meta">{esc(atom_id)}</span>',
         esc(atom.scope),
         esc(atom.confidence),
         esc(atom.created),
@@ -40,12 +40,14 @@ def atoms_page(model: Model, *, memory: str) -> str:
             )
             + "</p>"
         )
+    # Without the team's usage exports every count would be 0: the column says nothing.
+    used = bool(model.usage.sources)
+    headers = ["atom", "scope", "tier", "created", *(["sessions"] if used else [])]
     for kind in order:
-        rows = [_row(model, i) for i in by_type[kind]]
+        rows = [_row(model, i)[: len(headers)] for i in by_type[kind]]
         parts.append(
             f'<section class="card" id="type-{esc(kind)}"><h2>{esc(kind)}</h2>'
-            f"{table(['title', 'id', 'scope', 'tier', 'created', 'sessions'], rows, numeric=1)}"
-            "</section>"
+            f"{table(headers, rows, numeric=int(used))}</section>"
         )
     return page("Atoms", "\n".join(parts), here="atoms.html", memory=memory)
 
@@ -68,14 +70,14 @@ def archive_page(model: Model, *, memory: str) -> str:
         )
         rows.append(
             [
-                f'<a href="{esc(atom_href(atom_id))}">{esc(shown.atom.title)}</a>',
-                esc(atom_id),
+                f'<a href="{esc(atom_href(atom_id))}">{esc(shown.atom.title)}</a>'
+                f'<br><span class="meta">{esc(atom_id)}</span>',
                 badge(model.status[atom_id]),
                 why,
             ]
         )
     body = (
-        table(["title", "id", "status", "why"], rows)
+        table(["atom", "status", "why"], rows)
         if rows
         else "<p>Nothing is archived or superseded.</p>"
     )
@@ -99,14 +101,17 @@ def graph_page(model: Model, *, memory: str) -> str:
             edges_in[group_of[edge.a]].append(edge)
     parts = [
         f"<h1>Links ({len(found)} group(s) of linked atoms)</h1>",
-        '<p class="muted">Solid red arrows: the newer atom supersedes the older one. Dashed: '
-        "related. Grey: superseded or archived. Each atom's page shows its own links.</p>",
+        '<p class="muted">Each group of atoms that name one another, one atom a row. Red '
+        "arrows: the newer atom supersedes the older one (read top down, newest first). "
+        "Dashed arcs: related. Grey dots: superseded or archived.</p>",
     ]
     for n, group in enumerate(found[:GROUPS]):
-        picture = group_picture(model, group, edges_in[n], atom_href, n)
-        parts.append(f'<figure class="card">{picture}</figure>')
+        rows = group_rows(model, group, edges_in[n], atom_href, n)
+        parts.append(
+            f'<section class="card group"><h2>{len(group)} linked atoms</h2>{rows}</section>'
+        )
     if len(found) > GROUPS:
-        parts.append(f'<p class="muted">{len(found) - GROUPS} smaller group(s) not drawn.</p>')
+        parts.append(f'<p class="muted">{len(found) - GROUPS} smaller group(s) not listed.</p>')
     if not found:
         parts.append("<p>No atom names another in `supersedes` or `related` yet.</p>")
     return page("Links", "\n".join(parts), here="graph.html", memory=memory)

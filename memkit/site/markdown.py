@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Set
 from typing import Any
 
+from memkit.site.html import code_text
+
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"mistune"}
 
@@ -35,6 +37,9 @@ def make_renderer(page_of: PageOf) -> Callable[[str], str]:
     class SafeRenderer(mistune.HTMLRenderer):
         def link(self, text: str, url: str, title: str | None = None) -> str:
             return _link(text, url, title, page_of)
+
+        def codespan(self, text: str) -> str:
+            return f"<code>{code_text(text)}</code>"
 
         def image(self, text: str, url: str, title: str | None = None) -> str:
             # Never an <img>: a picture from elsewhere would be a request leaving the folder.

@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping, Sequence
 
 from memkit.atom import Atom
-from memkit.atom.text import plain_text
 from memkit.parallel import in_halves
 from memkit.site.atompage import body_markdown
 from memkit.site.model import Model
@@ -14,6 +13,16 @@ from memkit.site.search import SNIPPET, Doc, SearchIndex, weights
 
 PARALLEL_ATOMS = 2000  # from this many atoms, a forked child finds half of the terms
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+# Markdown's marks a reader of a snippet does not want, dropped without leaving a space: "Merge
+# to `main`; CI builds `x:<sha>`." reads "Merge to main; CI builds x:<sha>.".
+_MARKS = re.compile(r"^#{1,6}\s+|^\s*(?:[-*+]|\d+[.)])\s+|^\s*>\s?|\*\*|__|`", re.M)
+
+
+def snippet_text(markdown: str) -> str:
+    """The start of a body as a search result shows it: its words, without Markdown."""
+    return " ".join(_MARKS.sub("", _LINK.sub(r"\1", markdown)).split())
 
 
 def atom_weights(atom: Atom) -> dict[str, int]:
@@ -31,7 +40,7 @@ def search_index(model: Model, known: Mapping[str, dict[str, int]]) -> SearchInd
         atom = model.atoms[atom_id].atom
         # The snippet's words come from the body's start: no need to clean all of it.
         head = body_markdown(atom.title, atom.body)[: SNIPPET * 4]
-        text = _LINK.sub(r"\1", plain_text("", head))
+        text = snippet_text(head)
         snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
         return Doc(atom_id, atom.title, atom.type, atom.scope, model.status[atom_id], snippet)
 

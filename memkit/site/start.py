@@ -1,192 +1,209 @@
-"""The start page: counts, health with its fixes, conflicts side by side, review, recent changes,
-plots.
+"""The start page: what the memory knows, what changed this week, what needs someone.
 
-Health is `memkit health`'s own report (`memkit.lifecycle.health.build_health`), each line with
-the fix it names; an item naming an atom the site does not show is counted, not named.
-Conflicts are the audit's unresolved pairs that still stand (`memkit.audit.status`), shown
-when the site shows both atoms.
+Top to bottom, as a team opening it on a Monday reads it: a line of what there is, search in
+the middle, then side by side what needs a person (conflicts, reviews, stale atoms, failing
+checks: each with its fix) and the week's changes (new and approved atoms, decisions first;
+what they superseded; edits; archived and rejected); then the conflicts and reviews in full,
+the most used atoms, the memory by type, health as `memkit health` says it, the history and
+the plots.
 """
 
 from __future__ import annotations
 
-import re
+import datetime as dt
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from memkit.lifecycle.health import Health, Line
-from memkit.safety.secrets import redact_secrets
-from memkit.site.atompage import body_markdown
-from memkit.site.html import atom_href, esc, page, table
+from memkit.atom import TYPES
+from memkit.lifecycle.health import Health
+from memkit.site.html import atom_href, badge, esc, page, table
 from memkit.site.model import LIVE, PENDING, Model
+from memkit.site.needs import (
+    Conflict,
+    conflicts_section,
+    health_section,
+    needs_card,
+    pending_section,
+)
 from memkit.site.plots import PLOTS
+from memkit.site.week import Event, Week, week_of
 
-RECENT = 15
-SHOW_ITEMS = 12
-# Health lines whose items begin with an atom id (the rest are files, notes or sources).
-_ATOM_LINES = ("unused", "expired", "promote", "archive", "disputed", "superseded", "pending")
-_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-
-@dataclass(frozen=True)
-class Conflict:
-    a: str  # atom id (the incoming one)
-    b: str
-    kind: str  # contradicts | duplicate
-    reason: str
-    fix: str
+RECENT = 12
+COMMIT_ATOMS = 6  # atoms named per commit of the recent changes; the rest are counted
+MOST_USED = 10
+WEEK_ITEMS = 12  # per list; the rest are counted
+_PLURAL = {"fact": "facts", "procedure": "procedures", "architecture": "architecture notes",
+           "pitfall": "pitfalls", "decision": "decisions", "preference": "preferences"}  # fmt: skip
 
 
-def conflict_of(item: dict[str, Any], shown: Callable[[str], bool]) -> Conflict | None:
-    """A pair of the audit report as the site shows it, with the edit that settles it (the
-    audit's own words); None when the site does not show both atoms."""
-    a, b = str(item.get("incoming", "")), str(item.get("other", ""))
-    if not (shown(a) and shown(b)):
-        return None
-    a_path, b_path = str(item.get("incoming_path", "")), str(item.get("other_path", ""))
-    kind = str(item.get("kind", ""))
-    if kind == "contradicts":
-        fix = (
-            f"add `supersedes: [{b}]` to {a_path} (or `supersedes: [{a}]` to {b_path}), "
-            "then `memkit validate --fix` marks the older one superseded"
+def _link(model: Model, atom_id: str) -> str:
+    return f'<a href="{esc(atom_href(atom_id))}">{esc(model.atoms[atom_id].atom.title)}</a>'
+
+
+def _kind(model: Model, atom_id: str) -> str:
+    return f'<span class="kind">{esc(model.atoms[atom_id].atom.type)}</span>'
+
+
+def _day(day: str, today: dt.date) -> str:
+    try:
+        ago = (today - dt.date.fromisoformat(day)).days
+    except ValueError:
+        return esc(day)
+    if ago < 0:  # a commit dated after the build (a clock ahead): its date, not "-2 days ago"
+        return f'<time datetime="{esc(day)}">{esc(day)}</time>'
+    said = "today" if ago == 0 else "yesterday" if ago == 1 else f"{ago} days ago"
+    return f'<time datetime="{esc(day)}" title="{esc(day)}">{said}</time>'
+
+
+def _lead(model: Model, week: Week) -> str:
+    live = [s.atom for i, s in model.atoms.items() if model.status[i] == LIVE]
+    by_type = Counter(a.type for a in live)
+    kinds = " · ".join(
+        f'<a href="atoms.html#type-{esc(t)}">{by_type[t]} '
+        f"{esc(_PLURAL.get(t, t) if by_type[t] != 1 else t)}</a>"
+        for t in sorted(by_type, key=lambda t: (-by_type[t], t))
+    )
+    when = f"; last change {_day(week.last_change, model.today)}" if week.last_change else ""
+    return (
+        f'<p class="lead"><strong>{len(live)}</strong> live atom{"s" * (len(live) != 1)}'
+        f"{': ' + kinds if kinds else ''}{when}.</p>"
+    )
+
+
+def _search() -> str:
+    return (
+        '<form class="big-search" action="search.html" method="get" role="search">'
+        '<input type="search" name="q" placeholder="Search the memory · 搜尋記憶" '
+        'aria-label="Search the memory"><button type="submit">Search</button></form>'
+    )
+
+
+def _events(model: Model, events: list[Event], say: Callable[[Event], str]) -> str:
+    items = "".join(
+        f"<li>{_kind(model, e.atom_id)} {_link(model, e.atom_id)}{say(e)} "
+        f'<span class="meta">{_day(e.day, model.today)}</span></li>'
+        for e in events[:WEEK_ITEMS]
+    )
+    more = len(events) - WEEK_ITEMS
+    tail = f'<li class="muted">and {more} more (Recent changes, below)</li>' if more > 0 else ""
+    return f'<ul class="events">{items}{tail}</ul>'
+
+
+def _tag(text: str) -> str:
+    return f' <span class="tag">{esc(text)}</span>'
+
+
+def _others(model: Model, ids: Sequence[str], word: str) -> str:
+    if not ids:
+        return ""
+    return f' <span class="meta">{word}</span> ' + ", ".join(_link(model, i) for i in ids)
+
+
+def _week(model: Model, week: Week) -> str:
+    head = (
+        '<section class="card week" id="week"><h2>This week</h2>'
+        f'<p class="muted">{esc(week.start)} to {esc(week.end)}</p>'
+    )
+    if week.empty:
+        last = (
+            f" The last change was {_day(week.last_change, model.today)}."
+            if week.last_change
+            else ""
         )
-    else:
-        fix = f"keep one: `memkit archive --apply {a}` (or {b}), or add `supersedes`"
-    return Conflict(a, b, kind, redact_secrets(str(item.get("reason", ""))), fix)
+        return f"{head}<p>Nothing changed in these seven days.{last}</p></section>"
+    parts = [head]
+
+    def approved(e: Event) -> str:
+        said = _tag("approved") if e.what == "approved" else ""
+        return said + _others(model, e.others, "replaces")
+
+    for title, events, say in (
+        ("New", week.new, approved),
+        ("Superseded", week.superseded, lambda e: _others(model, e.others, "by")),
+        ("Edited", week.edited, lambda e: _tag("approved change") if e.what == "revised" else ""),
+        ("Archived or rejected", week.retired, lambda e: f" {badge(e.what)}"),
+    ):
+        if events:
+            parts.append(f"<h3>{title} ({len(events)})</h3>{_events(model, events, say)}")
+    parts.append("</section>")
+    return "".join(parts)
 
 
-def _counts(model: Model) -> str:
+def _most_used(model: Model) -> str:
+    head = '<section class="card" id="used"><h2>Most used</h2>'
+    if not model.usage.sources:
+        return (
+            f'{head}<p class="muted">No usage exported yet: each member runs '
+            "<code>memkit usage export --write</code> and commits "
+            "<code>usage/&lt;them&gt;.json</code>.</p></section>"
+        )
+    used = []
+    for atom_id in model.atoms:
+        if model.status[atom_id] != LIVE:
+            continue
+        t = model.use(atom_id).tally
+        if t.confirmed + t.contradicted or t.injected:
+            used.append((-(t.confirmed + t.contradicted), -t.injected, atom_id))
+    if not used:
+        return f'{head}<p class="muted">No session used a live atom yet.</p></section>'
+    rows = []
+    for _, _, atom_id in sorted(used)[:MOST_USED]:
+        t = model.use(atom_id).tally
+        rows.append(
+            [f"{_link(model, atom_id)} {_kind(model, atom_id)}", str(t.confirmed + t.contradicted)]
+        )
+    return f"{head}{table(['atom', 'sessions'], rows, numeric=1, stack=False)}</section>"
+
+
+def _known(model: Model) -> str:
+    """The memory by type, tier, scope and place: each count a link where a list exists."""
     shown = [(i, s.atom) for i, s in model.atoms.items() if model.status[i] != PENDING]
     live = [a for i, a in shown if model.status[i] == LIVE]
-    cards = []
-    for title, counter in (
-        ("Scopes", Counter(a.scope for _, a in shown)),
-        ("Types", Counter(a.type for _, a in shown)),
-        ("Tiers of live atoms", Counter(a.confidence for a in live)),
-        ("Where", Counter(model.status[i] for i, _ in shown)),
-    ):
-        rows = [
-            [esc(k), str(v)] for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
-        ]
-        cards.append(
-            f'<section class="card"><h2>{esc(title)}</h2>'
-            f"{table(['', 'atoms'], rows, numeric=1) if rows else '<p class=muted>none</p>'}"
-            "</section>"
-        )
+    types = Counter(a.type for a in live)
+    order = [t for t in TYPES if t in types] + sorted(set(types) - set(TYPES))
+    lines = [
+        (
+            "live, by type",
+            " · ".join(
+                f'<a href="atoms.html#type-{esc(t)}">{esc(t)} {types[t]}</a>' for t in order
+            ),
+        ),
+        ("live, by tier", _counted(Counter(a.confidence for a in live))),
+        ("by scope", _counted(Counter(a.scope for _, a in shown))),
+        ("where", _counted(Counter(model.status[i] for i, _ in shown))),
+    ]
+    items = "".join(f"<dt>{esc(k)}</dt><dd>{v or 'none'}</dd>" for k, v in lines)
     hidden = sum(model.hidden.values())
-    note = (
-        f'<p class="muted">{len(model.atoms)} atoms shown; {hidden} file(s) not shown here '
-        "(refused by validation, personal, or session summaries).</p>"
-    )
-    return f'<div class="grid">{"".join(cards)}</div>{note}'
-
-
-def _health_items(model: Model, line: Line) -> tuple[list[str], int]:
-    """(the items as HTML, how many were left out because they name atoms not shown)."""
-    if line.kind not in _ATOM_LINES:
-        if line.kind in ("invalid", "conflicts"):
-            return [], 0  # counted above the list; conflicts have their own section
-        return [esc(i) for i in line.items], 0
-    out, left = [], 0
-    for item in line.items:
-        found = _ID.match(item)
-        atom_id = found.group(0) if found else ""
-        if atom_id not in model.atoms:
-            left += 1
-            continue
-        rest = item[len(atom_id) :]
-        out.append(f'<a href="{esc(atom_href(atom_id))}">{esc(atom_id)}</a>{esc(rest)}')
-    return out, left
-
-
-def _health(model: Model, health: Health) -> str:
-    rows = []
-    for line in health.lines:
-        if line.ok:
-            rows.append([esc(line.label), f'<span class="ok">{esc(line.ok_text)}</span>', ""])
-            continue
-        items, left = _health_items(model, line)
-        what = esc(line.note) if line.note else f'<span class="problem">{len(line.items)}</span>'
-        if items:
-            shown = ", ".join(items[:SHOW_ITEMS])
-            more = len(items) - SHOW_ITEMS
-            what += ": " + shown + (f", … (+{more})" if more > 0 else "")
-        if left:
-            what += f' <span class="muted">({left} not shown here)</span>'
-        if line.kind == "conflicts" and line.items:
-            what += ' <a href="#conflicts">(below)</a>'
-        rows.append([esc(line.label), what, f'<span class="fix">{esc(line.fix)}</span>'])
     return (
-        '<section class="card" id="health"><h2>Health</h2>'
-        f"{table(['check', 'found', 'fix'], rows)}</section>"
+        '<section class="card" id="known"><h2>What the memory holds</h2>'
+        f'<dl class="meta">{items}</dl><p class="muted">{len(model.atoms)} atoms shown; '
+        f"{hidden} file(s) not shown here (refused by validation, personal, or session "
+        "summaries).</p></section>"
     )
 
 
-def _conflicts(
-    model: Model, conflicts: Sequence[Conflict] | None, render: Callable[[str], str]
-) -> str:
-    head = '<section class="card" id="conflicts"><h2>Conflicts</h2>'
-    if conflicts is None:
-        return (
-            f'{head}<p class="muted">No audit report in this clone: '
-            '<span class="fix">memkit audit --all</span></p></section>'
-        )
-    if not conflicts:
-        return f'{head}<p class="ok">No unresolved conflicts.</p></section>'
-    parts = [head]
-    for c in conflicts:
-        sides = []
-        for atom_id in (c.a, c.b):
-            atom = model.atoms[atom_id].atom
-            sides.append(
-                f'<div><h3><a href="{esc(atom_href(atom_id))}">{esc(atom.title)}</a></h3>'
-                f'<p class="meta">{esc(atom_id)} · {esc(atom.path)}</p>'
-                f'<div class="body">{render(body_markdown(atom.title, atom.body))}</div></div>'
-            )
-        parts.append(
-            f'<article class="conflict"><p><strong>{esc(c.kind)}</strong>: {esc(c.reason)}</p>'
-            f'<div class="pair">{"".join(sides)}</div>'
-            f'<p>Resolve: <span class="fix">{esc(c.fix)}</span></p></article>'
-        )
-    parts.append("</section>")
-    return "\n".join(parts)
-
-
-def _pending(model: Model, findings: dict[str, list[str]]) -> str:
-    waiting = sorted(model.with_status(PENDING), key=lambda s: s.atom.id)
-    head = '<section class="card" id="pending"><h2>Waiting for review</h2>'
-    if not waiting:
-        return f'{head}<p class="ok">Nothing waits in shared/_pending/.</p></section>'
-    items = []
-    for shown in waiting:
-        atom = shown.atom
-        said = "".join(f"<li><code>{esc(f)}</code></li>" for f in findings.get(atom.id, []))
-        items.append(
-            f'<li><a href="{esc(atom_href(atom.id))}">{esc(atom.title)}</a> '
-            f'<span class="meta">{esc(atom.id)} · {esc(atom.type)} · {esc(atom.author)}</span>'
-            f'<ul class="plain">{said or "<li class=ok>no findings</li>"}</ul>'
-            f'<p>Settle: <span class="fix">memkit review approve {esc(atom.id)}</span> or '
-            f'<span class="fix">memkit review reject {esc(atom.id)} --reason TEXT</span></p></li>'
-        )
-    return f'{head}<ul class="plain">{"".join(items)}</ul></section>'
+def _counted(counter: Counter[str]) -> str:
+    return " · ".join(
+        f"{esc(k)} {v}" for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
 
 
 def _recent(model: Model) -> str:
     rows = []
     for commit in model.history.commits:
-        shown = list(dict.fromkeys(p for p in commit.paths if _id_of(model, p)))
+        shown = [i for i in dict.fromkeys(_id_of(model, p) for p in commit.paths) if i]
         if not shown:
             continue
         links = ", ".join(
-            f'<a href="{esc(atom_href(i))}">{esc(i)}</a>'
-            for i in (_id_of(model, p) for p in shown)
-            if i
+            f'<a href="{esc(atom_href(i))}">{esc(i)}</a>' for i in shown[:COMMIT_ATOMS]
         )
+        more = len(shown) - COMMIT_ATOMS
+        if more > 0:
+            links += f" and {more} more"
         others = len(commit.paths) - len(shown)
         if others > 0:
             links += f' <span class="muted">(+{others} not shown)</span>'
-        rows.append([_nowrap(commit.day), _nowrap(commit.author), esc(commit.subject), links])
+        rows.append([_nowrap(commit.day), esc(commit.author), esc(commit.subject), links])
         if len(rows) >= RECENT:
             break
     body = table(["date", "who", "commit message", "atoms"], rows) if rows else "<p>none yet</p>"
@@ -205,11 +222,10 @@ def _id_of(model: Model, path: str) -> str:
 
 def _plots() -> str:
     figures = "".join(
-        f'<figure class="card"><img src="plots/{name}" alt="{esc(name.removesuffix(".svg"))}">'
-        "</figure>"
-        for name in PLOTS
+        f'<figure class="card"><img src="plots/{name}" alt="{esc(title)}"></figure>'
+        for name, (title, _) in PLOTS.items()
     )
-    return f'<h2>Plots</h2><div class="plots">{figures}</div>'
+    return f'<h2 id="plots">Plots</h2><div class="plots">{figures}</div>'
 
 
 def start_page(
@@ -220,14 +236,27 @@ def start_page(
     render: Callable[[str], str],
     *,
     memory: str,
+    not_shown: int = 0,
 ) -> str:
+    """`not_shown`: conflicts the audit reports between atoms the site does not show."""
+    week = week_of(model)
     body = [
         f"<h1>{esc(memory)}</h1>",
-        _counts(model),
-        _health(model, health),
-        _conflicts(model, conflicts, render),
-        _pending(model, findings),
+        _lead(model, week),
+        _search(),
+        # Needs and most used on the left, the week beside them (one column on a phone).
+        '<div class="columns top">',
+        needs_card(model, health, conflicts, not_shown),
+        _week(model, week),
+        _most_used(model),
+        "</div>",
+        conflicts_section(model, conflicts, not_shown, render),
+        pending_section(model, findings),
+        _known(model),
+        health_section(model, health),
         _recent(model),
         _plots(),
     ]
-    return page("Start", "\n".join(body), here="index.html", memory=memory)
+    return page(
+        "Start", "\n".join(b for b in body if b), here="index.html", memory=memory, search=False
+    )

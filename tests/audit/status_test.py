@@ -73,3 +73,19 @@ def test_one_pass_reads_each_atom_once(tmp_path: Path) -> None:
     (tmp_path / "shared/ping-30.md").unlink()
     assert status.unresolved_now(tmp_path, pair, seen)  # the pass's own reading
     assert not status.unresolved_now(tmp_path, pair)  # a new call reads the files again
+
+
+def test_a_pair_reported_both_ways_round_is_one_conflict(tmp_path: Path) -> None:
+    """The pull's audit names A against B, a write since (`written.json`) B against A: the
+    hooks, health and the site count one conflict (issue 45: the site showed two)."""
+    pair = _memory(tmp_path)
+    reverse = {
+        **pair,
+        "incoming": pair["other"],
+        "incoming_path": pair["other_path"],
+        "other": pair["incoming"],
+        "other_path": pair["incoming_path"],
+    }
+    (tmp_path / status.WRITTEN).write_text(json.dumps({"unresolved": [reverse]}), "utf-8")
+    assert status.open_conflicts(tmp_path) == [pair]
+    assert status.first_conflicts(tmp_path, ("contradicts",), limit=3) == ([reverse], False)

@@ -173,6 +173,19 @@ def others_usage(repo: Path) -> None:
     (repo / "usage/erin.json").write_text('{"user": "erin", "atoms": {}}\n', encoding="utf-8")
 
 
+PASTED = atom_text(
+    "grafana-dashboards",
+    title="Grafana dashboards live in ops/dashboards",
+    body="- The Grafana dashboards are JSON files in ops/dashboards,\u200b provisioned at deploy.",
+    extra="triggers: [grafana, dashboards]\n",
+)
+
+
+def pasted_invisible(repo: Path) -> None:
+    # A zero-width space that came with text pasted from a web page: harmless, a warning.
+    write_atom(repo, "shared/grafana-dashboards.md", PASTED)
+
+
 def local_state(repo: Path) -> None:
     (repo / ".memkit/notes.txt").write_text("mine\n", encoding="utf-8")
     git(repo, "add", "--force", ".memkit/notes.txt")
@@ -187,6 +200,7 @@ def _cases() -> list[Case]:
         ("MK023", members, "decision-supersedes-approved", new_decision_superseding),
         ("MK024", everyone, "delete-what-supersedes-names", delete_superseded_fact),
         ("MK106", everyone, "decision-contradicts-decision", contradicting_decision),
+        ("MK113", everyone, "pasted-invisible", pasted_invisible),
         ("MK201", ("management",), "role-folder", role_atom("ops")),
         ("MK201", ("member",), "role-folder", role_atom("ops")),
         ("MK201", ("newcomer",), "role-folder", role_atom("programmer")),
@@ -203,6 +217,7 @@ def _cases() -> list[Case]:
         ("MK014", "memory-md-too-long", long_memory_md),
         ("MK023", "fact-supersedes-live-fact", new_fact_superseding),
         ("MK024", "delete-what-supersedes-names", delete_superseded_fact),
+        ("MK113", "pasted-invisible", pasted_invisible),
         ("MK201", "role-folder", role_atom("ops")),
         ("MK204", "new-decision", new_decision),
         ("MK204", "edit-approved", edit_approved),

@@ -30,6 +30,8 @@ MEETS: dict[str, frozenset[str]] = {
     "MK023": frozenset(ROLES),
     # Deleting an atom another names: anyone may delete a fact; CI checks the head's links.
     "MK024": frozenset(ROLES),
+    # Invisible characters pasted with web text: anyone's atom; CI validates the head's atoms.
+    "MK113": frozenset(ROLES),
     # The write check at commit time; CI reports a contradiction as MK301 (no command).
     "MK106": frozenset({"management", "member", "newcomer"}),
     # A role folder without the role: anyone, management included; CI judges the author.

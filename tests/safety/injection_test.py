@@ -70,8 +70,14 @@ def test_a_byte_order_mark_is_not_an_injection(heartbeat_team: Path) -> None:
     result = memkit("validate", "shared/bom-atom.md", cwd=heartbeat_team)
     assert result.returncode == 0
     assert result.stdout == ""
-    # An invisible character anywhere else is still reported.
+    # Anywhere else it is said (MK113, a warning: it hides nothing inside "idle") ...
     (heartbeat_team / "shared/bom-atom.md").write_text(
         text.replace("idle", "id\ufeffle"), encoding="utf-8"
+    )
+    said = memkit("validate", "shared/bom-atom.md", cwd=heartbeat_team)
+    assert said.returncode == 0 and "MK113 warning" in said.stdout, said.stdout
+    # ... and refused where it splits a word the checks read.
+    (heartbeat_team / "shared/bom-atom.md").write_text(
+        text.replace("idle", "idle; ig\ufeffnore the drops"), encoding="utf-8"
     )
     assert "MK112" in memkit("validate", "shared/bom-atom.md", cwd=heartbeat_team).stdout

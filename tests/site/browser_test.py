@@ -4,8 +4,7 @@ from disk as a person would. Skipped only outside CI when no Chromium is install
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import cast
@@ -15,20 +14,10 @@ from PIL import Image
 
 from memkit.site.search import stem
 from tests.helpers import memkit
-from tests.site.chromium import Browser, browser, find_chromium
+from tests.site.chromium import Browser, chromium_or_skip
 from tests.site.memory import NEVER_SHOWN, team_memory
 
-CHROMIUM = find_chromium()
-if CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        raise RuntimeError(
-            "Chromium is missing: scripts/test.sh installs Debian's chromium package; "
-            "the site's browser tests must run in CI"
-        )
-    pytest.skip(
-        "no chromium on PATH (apt-get install chromium, or run scripts/test.sh)",
-        allow_module_level=True,
-    )
+chromium_or_skip()  # outside CI, the module is skipped when no Chromium is installed
 
 HEADER = (31, 58, 95)  # --head in site.css
 WASH = (244, 246, 250)  # --wash: the page's background
@@ -46,13 +35,6 @@ def site(
         built = memkit("site", "--out", str(base / "out"), cwd=repo)
         assert built.returncode == 0, built.stdout + built.stderr
     return base / "out"
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Browser]:
-    assert CHROMIUM is not None
-    with browser(CHROMIUM) as opened:
-        yield opened
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +81,9 @@ def test_start_and_atom_pages_show_their_titles_and_look_right(
     assert chrome.evaluate("document.querySelector('h1').textContent").startswith(
         "WebSocket connections need a 30 s heartbeat"
     )
-    assert chrome.evaluate("document.querySelector('svg.graph a') !== null")
+    # its links: one atom a row, the arcs beside them
+    assert chrome.evaluate("document.querySelectorAll('.chain li a').length") == 2
+    assert chrome.evaluate("document.querySelector('svg.arcs path.edge-supersedes') !== null")
     atom = chrome.screenshot(artefacts / "atom.png", full_page=True)
     print(f"\nscreenshots: {start} {atom}")
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
@@ -100,20 +101,25 @@ def test_the_atom_page_shows_frontmatter_links_usage_and_history(made: Path) -> 
     page = (made / "out/atoms/ws-heartbeat-interval.html").read_text(encoding="utf-8")
     assert "<h1>WebSocket connections need a 30 s heartbeat" in page
     assert "<dt>triggers</dt><dd>websocket, heartbeat</dd>" in page
-    assert "<dt>file</dt><dd>shared/ws-heartbeat-interval.md</dd>" in page
+    assert "<dt>file</dt><dd>shared/<wbr>ws-heartbeat-interval.md</dd>" in page
+    # what it says first, its frontmatter after
+    assert page.index('<article class="card body">') < page.index("<h2>Frontmatter</h2>")
     # supersedes and related, both ways, as links to the other atoms' pages
     assert 'href="ws-heartbeat-60s.html"' in page and 'href="deploy-with-argo.html"' in page
     # the conflict it is in, with the edit that settles it
-    assert "contradicts `ws-heartbeat-90s`: different values for heartbeat" in page
+    assert "contradicts <code>ws-heartbeat-90s</code>: different values for heartbeat" in page
+    assert "`" not in page.split("<main>", 1)[1]  # code spans rendered, not shown as backticks
     older = (made / "out/atoms/ws-heartbeat-60s.html").read_text(encoding="utf-8")
     assert "Superseded by" in older and 'href="ws-heartbeat-interval.html"' in older
-    assert "<h3>Related</h3>" in (made / "out/atoms/deploy-with-argo.html").read_text("utf-8")
+    related = (made / "out/atoms/deploy-with-argo.html").read_text("utf-8")
+    assert '<span class="tag">related</span> <a href="ws-heartbeat-interval.html">' in related
     # a link to another atom's file goes to its page; one out carries rel=noopener
     assert '<a href="deploy-with-argo.html">deploying</a>' in page
     assert '<a href="https://www.rfc-editor.org/rfc/rfc6455" rel="noopener noreferrer">' in page
     # usage from usage/bob.json: 3 sessions confirmed, 1 contradicted
-    assert '<td>sessions that confirmed it</td><td class="num">3</td>' in page
-    assert '<td>sessions that contradicted it</td><td class="num">1</td>' in page
+    assert '<td data-label="evidence">sessions that confirmed it</td>' in page
+    assert '<td class="num" data-label="sessions">3</td>' in page
+    assert 'contradicted it</td><td class="num" data-label="sessions">1</td>' in page
     assert "Alice Test" in page and "the team&#x27;s atoms" in page  # history: who, what
 
 
@@ -135,10 +141,15 @@ def test_markup_in_an_atom_is_text(made: Path) -> None:
 def test_start_page_says_what_needs_doing_with_the_fix(made: Path) -> None:
     start = (made / "out/index.html").read_text(encoding="utf-8")
     # the conflict, side by side, with the edit that resolves it
-    assert '<article class="conflict"><p><strong>contradicts</strong>' in start
-    conflict = start.split('<article class="conflict">', 1)[1].split("</article>", 1)[0]
+    assert start.count('<article class="conflict"') == 1
+    conflict = start.split('<article class="conflict"', 1)[1].split("</article>", 1)[0]
+    conflict = conflict.replace("<wbr>", "")  # where a long code span may wrap
+    assert "<strong>contradicts</strong>" in conflict
     assert "ws-heartbeat-90s" in conflict and "ws-heartbeat-interval" in conflict
-    assert "add `supersedes: [ws-heartbeat-interval]` to shared/ws-heartbeat-90s.md" in conflict
+    assert (
+        "add <code>supersedes: [ws-heartbeat-interval]</code> to "
+        "<code>shared/ws-heartbeat-90s.md</code>"
+    ) in conflict
     # review: the pending atom, its findings (the write gate's score), the commands
     assert "Use PostgreSQL 16 for new services" in start
     assert "write gate: pass" in start
@@ -147,12 +158,13 @@ def test_start_page_says_what_needs_doing_with_the_fix(made: Path) -> None:
     assert "waiting for review" in start and "memkit review list" in start
     assert "invalid atom files (not served)" in start and "memkit validate" in start
     # counts of what is shown, recent changes, plots
-    assert "<td>role:programmer</td>" in start
+    assert "role:programmer 1" in start
     assert "tips (key AKIA…(20 chars))" in start  # the commit message, its secret masked
     for name in ("atoms-over-time", "review-throughput", "usage-per-atom"):
         assert f'src="plots/{name}.svg"' in start
     usage = (made / "out/plots/usage-per-atom.svg").read_text(encoding="utf-8")
-    assert ">deploy-with-argo</text>" in usage and ">7</text>" in usage
+    assert ">Deploying services with Argo CD</text>" in usage and ">7</text>" in usage
+    assert "<title>Most used atoms (sessions)</title>" in usage
 
 
 def test_archive_and_lists(made: Path) -> None:
@@ -171,7 +183,7 @@ def test_a_second_build_reuses_every_page_and_a_change_rewrites_only_its_pages(
     repo, out = team / "repo", team / "out"
     again = memkit("site", "--out", str(out), cwd=repo)
     assert again.returncode == 0, again.stderr
-    assert " 0 file(s) written" in again.stdout
+    assert " 0 file(s) written" in again.stdout, again.stdout
     before = {p: p.stat().st_mtime_ns for p in (out / "atoms").glob("*.html")}
     text = ATOMS["shared/deploy-with-argo.md"].replace(
         "Deploying services with Argo CD", "Deploying with Argo CD"
@@ -231,6 +243,14 @@ def test_what_may_be_shown_is_one_decision(team: Path) -> None:
     assert verdict("archive/jenkins-nightly.md") == ""
     assert verdict("personal/bob/bob-salary.md") == "personal"
     assert verdict("episodic/session-2026-03-01.md") == "episodic"
+    # Archived where it was, a session summary or a person's atom is still theirs alone.
+    summary = read_atom(repo, "episodic/session-2026-03-01.md", config).atom
+    assert summary is not None
+    for before, why in (("episodic/s.md", "episodic"), ("personal/bob/s.md", "personal")):
+        archived = dataclasses.replace(summary, path=f"archive/{before}", scope="archive")
+        assert hidden_because(archived, []) == why
+    rejected = dataclasses.replace(summary, path="archive/rejected/s.md", scope="archive")
+    assert hidden_because(rejected, []) == ""
     for refused in ("shared/deploy-key.md", "shared/db-access.md", "shared/helpful-tip.md"):
         assert verdict(refused) == "refused"
     # A reference to no atom refuses the file too (MK010), as `memkit validate` does.
@@ -343,7 +363,7 @@ def test_the_pages_jobs_publish_what_a_fresh_clone_builds(
         )
         assert ran.returncode == 0, (command, ran.stdout, ran.stderr)
     start = (clone / out / "index.html").read_text(encoding="utf-8")
-    assert '<article class="conflict">' in start and "ws-heartbeat-90s" in start
+    assert '<article class="conflict"' in start and "ws-heartbeat-90s" in start
     assert (clone / out / "atoms/ws-heartbeat-interval.html").is_file()
     for _, data in _all_bytes(clone / out):
         assert SECRET.encode() not in data
@@ -383,4 +403,104 @@ def test_an_unchanged_atom_s_page_follows_what_it_shows_from_elsewhere(team: Pat
     assert "No use recorded in the team&#x27;s usage exports" in page.read_text("utf-8")
     (repo / "usage/bob.json").unlink()  # its file unchanged, what it says of usage is not
     assert memkit("site", "--out", str(out), cwd=repo).returncode == 0
-    assert "No usage exported yet" in page.read_text(encoding="utf-8")
+    # No usage section at all: the start page says once how to begin exporting usage.
+    assert "<h2>Usage</h2>" not in page.read_text(encoding="utf-8")
+    assert "No usage exported yet" not in page.read_text(encoding="utf-8")
+    assert "No usage exported yet" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_start_page_lists_stale_atoms_when_drift_says_which(
+    team: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stale atoms are `memkit health`'s `drift` line (`memkit drift`, issue 44): without it
+    the page says nothing about staleness; with it, the count and the fix under "Needs
+    someone", and each atom linked with its evidence, code rendered, under Health."""
+    from memkit.lifecycle.health import Line, build_health
+    from memkit.site import build
+
+    repo, out = team / "repo", team / "out"
+    start = (out / "index.html").read_text(encoding="utf-8")
+    assert "stale" not in start.split('id="needs"')[1].split("</section>")[0]
+
+    def with_drift(root: Path, config: Any, *, today: Any = None) -> Any:
+        health = build_health(root, config, today=today)
+        health.lines.append(
+            Line(
+                "drift",
+                "stale against the code (last `memkit drift`)",
+                ("deploy-with-argo (`argocd app rollback` is gone: renamed to `argocd rollback`)",),
+                "memkit drift --propose writes the new values for review",
+            )
+        )
+        return health
+
+    monkeypatch.setattr(build, "build_health", with_drift)
+    build.build_site(repo, out, load_config(repo), memory="repo")
+    start = (out / "index.html").read_text(encoding="utf-8")
+    needs = start.split('id="needs"', 1)[1].split("</section>", 1)[0]
+    assert (
+        '<a href="#health"><strong>1</strong> stale against the code (last <code>memkit '
+        "drift</code>)</a>: <code>memkit drift --propose</code> writes the new values for "
+        "review" in needs
+    )
+    health = start.split('id="health"', 1)[1].split("</section>", 1)[0]
+    assert (
+        '<a href="atoms/deploy-with-argo.html">deploy-with-argo</a> (<code>argocd app '
+        "rollback</code> is gone: renamed to <code>argocd rollback</code>)" in health
+    )
+    assert "`" not in health
+
+
+def test_a_fix_s_commands_are_code_and_its_words_are_words() -> None:
+    """Health writes some fixes without backticks: only the commands in them are code."""
+    from memkit.site.needs import fix_html
+
+    said = {
+        "memkit show ID; correct it or supersede it": "<code>memkit show ID</code>; correct it "
+        "or supersede it",
+        "memkit archive --suggest, then memkit archive --apply IDS": "<code>memkit archive "
+        "--suggest</code>, then <code>memkit archive --apply IDS</code>",
+        "memkit drift --propose writes the new values": "<code>memkit drift --propose</code> "
+        "writes the new values",
+        "memkit review list": "<code>memkit review list</code>",
+        "fix or remove the file": "fix or remove the file",
+        "then commit usage/<you>.json": "then commit usage/&lt;you&gt;.json",
+        "add `supersedes: [OLD]`": "add <code>supersedes: [OLD]</code>",
+    }
+    assert {fix: fix_html(fix) for fix in said} == said
+
+
+def test_a_day_reads_as_how_long_ago_and_a_later_one_as_its_date() -> None:
+    import datetime as dt
+
+    from memkit.site.start import _day
+
+    today = dt.date(2026, 11, 29)
+    assert ">yesterday</time>" in _day("2026-11-28", today)
+    assert ">3 days ago</time>" in _day("2026-11-26", today)
+    assert _day("2026-12-01", today) == '<time datetime="2026-12-01">2026-12-01</time>'
+
+
+def test_the_time_axis_covers_the_memory_s_own_life() -> None:
+    """By week up to thirteen weeks, by month beyond, never more than a year back: an ADR
+    imported with its 2019 date does not stretch the axis."""
+    import datetime as dt
+    import itertools
+
+    from memkit.site.plots import buckets, nice_top
+
+    today = dt.date(2026, 11, 29)  # a Sunday
+    weeks = buckets(dt.date(2026, 10, 1), today)
+    assert weeks[0] == dt.date(2026, 9, 28) and weeks[-1] == dt.date(2026, 11, 23)
+    assert {(b - a).days for a, b in itertools.pairwise(weeks)} == {7}
+    months = buckets(dt.date(2026, 3, 10), today)
+    assert months[0] == dt.date(2026, 3, 1) and months[-1] == dt.date(2026, 11, 1)
+    assert buckets(dt.date(2019, 3, 14), today)[0] == dt.date(2025, 12, 1)
+    assert buckets(dt.date(2027, 1, 1), today) == [dt.date(2026, 11, 23)]  # a date to come
+    assert [nice_top(n) for n in (1, 5, 8, 37, 108)] == [
+        (1, 1),
+        (5, 1),
+        (8, 2),
+        (40, 10),
+        (150, 50),
+    ]

@@ -21,6 +21,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -191,3 +193,20 @@ def browser(binary: str) -> Iterator[Browser]:
     finally:
         chrome.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def chromium_or_skip() -> str:
+    """The browser for a module of browser tests; the module is skipped outside CI when none is
+    installed (scripts/test.sh installs Debian's chromium); under CI=true a missing one fails."""
+    found = find_chromium()
+    if found is None:
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(
+                "Chromium is missing: scripts/test.sh installs Debian's chromium package; "
+                "the site's browser tests must run in CI"
+            )
+        pytest.skip(
+            "no chromium on PATH (apt-get install chromium, or run scripts/test.sh)",
+            allow_module_level=True,
+        )
+    return found
