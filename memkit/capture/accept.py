@@ -41,13 +41,17 @@ def draft_of(
     if cand.detail.get("error") and text is None:
         body += f"\n\n- Error: {cand.detail['error']}\n- What worked: `{cand.detail['fix']}`"
 
+    kind = atom_type or cand.type
     return Draft(
         text=body,
-        type=atom_type or cand.type,
-        confidence="tentative",
+        type=kind,
+        # As `memkit add` decides it (issue 43): a pitfall that passes the gate is observed.
+        confidence=None,
         scope=scope or cand.scope,
         # The statement's topic words too: a plain question must find what was accepted.
-        triggers=accepted_triggers(text if text is not None else cand.statement, cand.triggers),
+        triggers=accepted_triggers(
+            text if text is not None else cand.statement, cand.triggers, kind
+        ),
     )
 
 

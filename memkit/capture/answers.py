@@ -53,8 +53,9 @@ _SIGNALS: Rules = (
         "root-cause",
         0.6,
         _en(
+            # "The failure is in the lint step" only says where; "is that" says why.
             r"\bthe (?:bug|issue|problem|failure|error|crash|leak|flakiness) (?:is|was) (?:that|"
-            r"in|due to)\b|\bdue to\b|\bbecause\b"
+            r"due to)\b|\bdue to\b|\bbecause\b"
         ),
     ),
     (

@@ -126,8 +126,8 @@ _SIGNALS: Rules = (
         "convention",
         0.55,
         _en(
-            r"^avoid\b|\b(?:don'?t|do not|never|stop|avoid|no more)\s+(?:using|use|run|running|"
-            r"touch|commit|call|create|log|store|put|add|adding|hard-?code|push|merge|deploy|"
+            r"^avoid\b|^no more\b|\b(?:don'?t|do not|never|stop|avoid|no more)\s+(?:using|use|run|"
+            r"running|touch|commit|call|create|log|store|put|add|adding|hard-?code|push|merge|deploy|"
             r"rotate|remove|delete|write|ship)\b"
         ),
     ),
@@ -218,7 +218,10 @@ _SIGNALS: Rules = (
     (
         "correction",
         0.6,
-        _en(r"^(?:no|nope|actually|correction|quick correction|that'?s wrong|wrong|not quite)\b"),
+        _en(
+            r"^(?:no(?! more\b)|nope|actually|correction|quick correction|that'?s wrong|wrong|"
+            r"not quite)\b"
+        ),
     ),
     ("correction", 0.5, _en(r",? not (?:in |the |a |an )?(?:`[^`]+`|[\w./<>-]+)[.!]?$")),
     ("correction", 0.6, _zh(r"^(?:不對|不对|說錯了|说错了|更正)|更正")),
@@ -239,8 +242,11 @@ _PENALTIES: Rules = (
         "question",
         0.45,
         _en(
-            r"^(?:what|why|how|where|which|who|is|are|do|does|did|can|could|would|will|should|"
-            r"shall|has|have)\b|^when\b(?![^,]*,)"
+            # "so how do we deploy to production": a question without its "?", after a filler.
+            r"^(?:(?:ok(?:ay)?|so|and|but|also|hey|hi|btw|well|then|now|quick question|one more "
+            r"thing)[,:]?\s+)*(?:what|why|how|where|which|who|is|are|do|does|did|can|could|"
+            r"would|will|should|shall|has|have)\b|^when\b(?![^,]*,)|[,;:]\s*(?:what|why|how|"
+            r"where|which|who)\s+(?:do|does|did|is|are|can|should|would|will)\b"
         ),
     ),
     (
@@ -325,9 +331,20 @@ _PENALTIES: Rules = (
     (
         "reported",
         0.5,
-        _en(r"\b(?:he|she|they|someone|somebody) (?:said|says|told|tells)\b"),
+        _en(
+            r"\b(?:he|she|they|someone|somebody) (?:said|says|told|tells)\b"
+            r"|\b[A-Z][a-z]+ (?:said|says|told (?:us|me)|thinks|mentioned)\b"  # "Dana said"
+        ),
     ),
-    ("reported", 0.5, _zh(r"(?:他|她|他們|他们|有人)(?:說|说|叫我|講|讲)|聽說|听说")),
+    (
+        "reported",
+        0.5,
+        _zh(
+            r"(?:他|她|他們|他们|有人)(?:說|说|叫我|講|讲)|聽說|听说"
+            # "小王說千萬不要…": someone else's word, not the user's (not 我說).
+            r"|(?:^|[，,。])(?!我)[\u4e00-\u9fff]{1,3}(?:說|说|講|讲)(?!好|明|過|过|清楚|一下)"
+        ),
+    ),
     (
         "narrative",
         0.5,
@@ -343,6 +360,24 @@ _CONCRETE = _Lazy(
     r"`[^`]+`|\b\d+(?:\.\d+)*\s*(?:%|ms|s|kb|mb|gb|gi|mi|px|am|pm|minutes?|seconds?|hours?|"
     r"days?|lines?|requests?)?\b|[\w-]+[./][\w./-]+|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|"
     r"\b[A-Z][a-z]{2,}\b|[a-z]+_[a-z_]+"
+)
+# A report of one event: past tense, or a moment in time ("last night", "昨晚").
+_INCIDENT = _Lazy(
+    r"\b(?:\w{3,}ed|broke|went|ran|took|lost|hung|got|was|were|this morning|last (?:night|week))"
+    r"\b|昨晚|昨天|前天|今早|今天早上|上週|上周|剛剛|刚刚|剛才|刚才|這週|这周",
+    re.I,
+)
+# What makes it a rule after all: a condition, an instruction, a need.
+_RULE = _Lazy(
+    r"\b(?:if|when|whenever|unless|always|never|must|should|need|needs|make sure|don'?t|do not|"
+    r"every time|each time)\b|如果|只要|每次|一定|必須|必须|不要|記得|记得",
+    re.I,
+)
+# "X, not Y" / "是 X，不是 Y": the correction names the value it replaces.
+_CONTRAST = _Lazy(
+    r"[,;]\s*not\b|\bnot \S+[.!]?$|\binstead of\b"
+    r"|[，,]\s*不是|不是.{1,30}[，,]\s*(?:是|而是)|而不是|而非",
+    re.I,
 )
 _TEAM = _Lazy(r"\b(?:we|our|us|team|everyone|all|every)\b|我們|我们|團隊|团队|大家|所有", re.I)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -434,10 +469,16 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
     if not ranked:
         return 0.0, "", ""
     kind, (top, word) = ranked[0]
-    others = [w for _, (w, _) in ranked[1:] if w >= 0.35]
+    # "Careful: … never …", "注意：…不要…": a sentence that opens with a warning is a pitfall,
+    # whatever rule it then gives.
+    lead = next((m for k, (w, m) in ranked if k == "pitfall" and w == top), "")
+    if lead and kind != "pitfall" and sentence.lower().startswith(lead.lower()):
+        kind, word = "pitfall", lead
+    others = [w for k, (w, _) in ranked if w >= 0.35 and k != kind]
     score = top + 0.15 * min(2, len(others))
-    why = [f"'{word}' ({kind})", *(f"'{m}'" for _, (_, m) in ranked[1:3])]
-    if _CONCRETE.get().search(sentence[1:] if not _CJK.search(sentence[:1]) else sentence):
+    why = [f"'{word}' ({kind})", *(f"'{m}'" for k, (_, m) in ranked if k != kind)][:3]
+    concrete = _CONCRETE.get().search(sentence[1:] if not _CJK.search(sentence[:1]) else sentence)
+    if concrete:
         score += 0.1
     if _TEAM.get().search(sentence):
         score += 0.05
@@ -448,6 +489,12 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
         taken.pop("request", None)
     if top >= 0.5:
         taken.pop("deictic", None)
+    if kind == "pitfall" and top < 0.5 and _INCIDENT.find(sentence) and not _RULE.find(sentence):
+        # "The webhook handler charged a customer twice.": what happened once, not a lesson.
+        taken["incident"] = 0.3
+    if kind == "correction" and not concrete and not _CONTRAST.find(sentence):
+        # "no, that's not a rule, just this one": a correction with nothing to keep.
+        taken["nothing concrete"] = 0.3
     if taken:
         score -= min(1.0, sum(taken.values()))
         why.append("less for " + ", ".join(sorted(taken)))
@@ -455,17 +502,35 @@ def score_sentence(sentence: str) -> tuple[float, str, str]:
 
 
 def detect(text: str, *, floor: float = 0.5) -> Detection | None:
-    """The best sentence of `text` (already free of `<private>` text), or None when nothing
-    in it scores at all. The statement joins every sentence scoring at least `floor` (the
-    best one alone when none does)."""
+    """The best of `detect_all`: the strongest statement of `text`, or None."""
+    found = detect_all(text, floor=floor)
+    return max(found, key=lambda d: d.score) if found else None
+
+
+def detect_all(text: str, *, floor: float = 0.5) -> list[Detection]:
+    """What `text` (already free of `<private>` text) states, one Detection per kind of
+    statement, best first; [] when nothing in it scores at all. The sentences scoring at
+    least `floor` are grouped by the type and scope they propose: "No, staging runs Postgres
+    15, not 14. Also I prefer short answers." is a correction for the team and a preference of
+    the user's own, two candidates, not one shared fact (issue 43). When no sentence reaches
+    `floor`, the best one alone (it is counted as dropped)."""
     scored = [(s, *score_sentence(s)) for s in sentences(text)]
     scored = [x for x in scored if x[1] > 0]
     if not scored:
-        return None
-    best = max(scored, key=lambda x: x[1])
-    chosen = [x[0] for x in scored if x[1] >= floor][:3] or [best[0]]
-    statement = " ".join(_clean(s) for s in chosen)
-    return Detection(best[1], best[2], statement, best[3], triggers_of(statement))
+        return []
+    kept = [x for x in scored if x[1] >= floor][:3] or [max(scored, key=lambda x: x[1])]
+    groups: dict[tuple[str, str], list[tuple[str, float, str, str]]] = {}
+    for sentence, score, kind, why in kept:
+        scope = Detection(score, kind, sentence, why).scope
+        groups.setdefault((TYPE_OF.get(kind, "fact"), scope), []).append(
+            (sentence, score, kind, why)
+        )
+    out = []
+    for group in groups.values():
+        best = max(group, key=lambda x: x[1])
+        statement = " ".join(_clean(x[0]) for x in group)
+        out.append(Detection(best[1], best[2], statement, best[3], triggers_of(statement)))
+    return sorted(out, key=lambda d: -d.score)
 
 
 def _clean(sentence: str) -> str:

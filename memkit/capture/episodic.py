@@ -28,6 +28,8 @@ import datetime as dt
 import os
 import re
 import time
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -121,7 +123,8 @@ def write_summary(root: Path, state: SessionState, expires_days: int) -> str:
     decided = []
     for cid in state.candidates:
         with contextlib.suppress(MemkitError):  # gone since: not named
-            decided.append((cid, queue.get(root, cid).statement))
+            cand = queue.get(root, cid)
+            decided.append((cid, cand.statement, cand.type))
     text = outline.render(
         state,
         atom_id=atom_id,
@@ -193,15 +196,98 @@ def mine(root: Path, email: str | None = None) -> list[Summary]:
     return [s for *_, s in sorted(found, key=lambda x: (x[0], x[1]), reverse=True)]
 
 
-def for_first_prompt(root: Path, session: str, project: str) -> Recalled | None:
-    """The asking person's latest unexpired summary of an earlier session in this project,
-    or None."""
+def by_id(root: Path, ident: str) -> Summary | None:
+    """The asking person's unexpired summary with this id (`session-YYYYMMDD-xxxxxxxx`), as
+    `search --episodes` and the MCP `search` list it; None for anyone else's."""
+    if not ident.startswith("session-"):
+        return None
+    return next((s for s in mine(root) if s.id == ident), None)
+
+
+def shown(summary: Summary) -> str:
+    """A summary as `memkit show` and the MCP `get` print it: its whole text, said to be the
+    asker's own session summary, local and expiring."""
+    return (
+        f"# {summary.id} · episode · yours — {summary.title}\n"
+        f"(your session summary, kept on this machine in .memkit/{FOLDER}/ until "
+        f"{summary.expires}; nobody else's memory holds it)\n{summary.body}\n"
+    )
+
+
+MAX_WEIGHED = 24  # the newest summaries of a project weighed against one prompt
+_NOT_CONTENT = re.compile(r"^(?:#|What a Claude Code session )")
+
+
+_PATH = re.compile(r"[\w.~-]*/[\w./~-]+|[\w-]+\.[A-Za-z]\w{0,4}\b")
+# Pieces of a path every project has: a prompt naming `src/mod3/conn.py` is not about a session
+# that read `src/billing/export.py` for sharing `src` and `py`.
+_PATH_NOISE = frozenset(
+    ("src", "lib", "app", "apps", "pkg", "cmd", "internal", "main", "index", "test", "tests")
+)
+
+
+_EXTENSIONS = frozenset(
+    (
+        *("py", "js", "ts", "tsx", "jsx", "mjs", "rb", "rs", "go", "java", "kt", "c", "h", "cc"),
+        *("cpp", "hpp", "cs", "php", "swift", "sh", "md", "txt", "json", "yaml", "yml", "toml"),
+        *("cfg", "ini", "html", "css", "scss", "sql", "lock", "xml", "csv", "log"),
+    )
+)
+
+
+def _path_words(found: re.Match[str]) -> str:
+    pieces = [p for p in re.split(r"[/._~-]+", found.group(0)) if p]
+    if len(pieces) > 1 and pieces[-1].lower() in _EXTENSIONS:
+        pieces.pop()
+    return " ".join(p for p in pieces if p.lower() not in _PATH_NOISE)
+
+
+def about(summary: Summary) -> str:
+    """What a summary is about, as a prompt is weighed against it: its title and its items
+    (prompts, decisions, files, commands, what was left), not the words every summary has;
+    a path by its telling folder and file names (not `src`, not the extension)."""
+    kept = [ln for ln in summary.body.splitlines() if ln.strip() and not _NOT_CONTENT.match(ln)]
+    topic = summary.title.partition(": ")[2]
+    return _PATH.sub(_path_words, "\n".join([topic, *kept]))
+
+
+def relevant_summary(
+    root: Path,
+    session: str,
+    project: str,
+    judge: Callable[[str], float | None],
+    given: AbstractSet[str] = frozenset(),
+) -> Recalled | None:
+    """The asking person's summary of an earlier session in this project that the prompt is
+    about, or None. `judge(text)`: how much of the prompt `text` covers, None below recall's
+    floor (`memkit.recall.pipeline.relevant`): like any atom, a summary is served only where
+    the prompt is about it, once a session (`given`). The author is checked (a git call) only
+    for a summary that is relevant: most prompts pay for reading a few small files."""
     where = f" in {project_name(root, project)}"
-    for summary in mine(root):
-        if not summary.source.endswith(where):
+    own = f"claude-code session {session} "
+    today = dt.date.today()
+    try:
+        entries = sorted(
+            (e for e in os.scandir(folder(root)) if e.name.endswith(".md")),
+            key=lambda e: -e.stat().st_mtime,
+        )[:MAX_WEIGHED]
+    except OSError:
+        return None
+    scored: list[tuple[float, Summary]] = []
+    for entry in entries:
+        summary = _read(Path(entry.path))
+        if summary is None or summary.id in given or not summary.source.endswith(where):
             continue
-        if summary.source.startswith(f"claude-code session {session} "):
+        if summary.source.startswith(own):
             continue  # this very session (resumed): not its own summary
+        score = judge(about(summary))
+        if score is not None:
+            scored.append((score, summary))
+    email = ""
+    for score, summary in sorted(scored, key=lambda x: -x[0]):
+        email = email or email_of(root)
+        if not served_to(summary, email, today):
+            continue
         from memkit.recall.budget import estimate_tokens
         from memkit.recall.pipeline import Recalled
 
@@ -210,8 +296,8 @@ def for_first_prompt(root: Path, session: str, project: str) -> Recalled | None:
             summary.title,
             "episode",
             "yours",
-            f"your last session in this project (episodic summary, yours only, kept on this "
-            f"machine; expires {summary.expires})",
+            f"your earlier session in this project (episodic summary, yours only, kept on "
+            f"this machine; expires {summary.expires}); covers {score:.0%} of the prompt",
             summary.body,
             estimate_tokens(summary.body) + 30,
             str(root),

@@ -6,7 +6,8 @@
 - Stop, PreCompact, SessionEnd (`on_transcript`): the transcript read where the last hook left
   off, bounded in time; PreCompact also keeps the atoms the session was given (the usage log
   forgets them at compaction); SessionEnd keeps what the last answer stated (nobody disputed
-  it) and writes the episodic summary under `.memkit/episodic/`. When the model levels
+  it). Each of them (re)writes the session's episodic summary under `.memkit/episodic/`: a
+  session that never reaches SessionEnd still leaves one. When the model levels
   or `write_personal` have work, a worker process does it, detached from the session.
 
 Every entry point fails open: an error is logged in `.memkit/logs/hooks.log` and the hook goes
@@ -19,7 +20,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -72,22 +74,23 @@ def prompt_key(text: str) -> str:
     return digest(text, 12)
 
 
-def proposal_of(text: str, lower: float) -> Proposal | None:
-    """What L0 proposes for `text`, or None when it shows no signal at all."""
-    from memkit.capture.detect import detect
+def proposals_of(text: str, lower: float) -> list[Proposal]:
+    """What L0 proposes for `text`: one proposal per kind of statement in it (a correction
+    and a preference in one prompt are two), [] when it shows no signal at all."""
+    from memkit.capture.detect import detect_all
 
-    found = detect(text, floor=lower)
-    if found is None:
-        return None
-    return Proposal(
-        statement=found.statement,
-        kind=found.kind,
-        type=found.type,
-        scope=found.scope,
-        score=found.score,
-        why=found.why,
-        triggers=found.triggers,
-    )
+    return [
+        Proposal(
+            statement=found.statement,
+            kind=found.kind,
+            type=found.type,
+            scope=found.scope,
+            score=found.score,
+            why=found.why,
+            triggers=found.triggers,
+        )
+        for found in detect_all(text, floor=lower)
+    ]
 
 
 def _waiting(outcome: str, proposal: Proposal) -> str:
@@ -96,10 +99,17 @@ def _waiting(outcome: str, proposal: Proposal) -> str:
 
 
 def on_prompt(
-    payload: dict[str, Any], roots: Sequence[Path], prompt: str, items: list[Any]
+    payload: dict[str, Any],
+    roots: Sequence[Path],
+    prompt: str,
+    items: list[Any],
+    *,
+    judge: Callable[[str], float | None] | None = None,
+    given: AbstractSet[str] = frozenset(),
 ) -> list[Any]:
-    """Capture for one prompt (already free of `<private>` text); returns `items` with the
-    author's last session summary first when this is the session's first prompt."""
+    """Capture for one prompt (already free of `<private>` text); returns `items` with, after
+    them, the asker's summary of an earlier session that the prompt is about (`judge`, see
+    `memkit.capture.episodic.relevant_summary`), once a session (`given`)."""
     if not roots:
         return items
     root = roots[0]
@@ -109,27 +119,26 @@ def on_prompt(
         if not settings.enabled or not session:
             return items
 
-        first = states.mark_first(root, session)
-        cid = ""
-        proposal = proposal_of(prompt, settings.lower)
-        if proposal is not None:
+        waiting = []
+        for proposal in proposals_of(prompt, settings.lower):
             key = str(payload.get("prompt_id") or prompt_key(prompt))
             source = {"session": session, "event": "prompt", "prompt": key}
-            cid = _waiting(offer(root, proposal, source, settings.lower), proposal)
-        if cid:
+            waiting.append(_waiting(offer(root, proposal, source, settings.lower), proposal))
+        if any(waiting):
             with states.session_lock(root, session):
                 state = states.load(root, session)
                 state.project = state.project or _project(payload)
                 state.started = state.started or states.now()
-                state.note("candidates", cid)
+                for cid in waiting:
+                    state.note("candidates", cid)
                 states.save(root, state)
-        if first and settings.episodic and _has_summaries(root):
-            from memkit.capture.episodic import for_first_prompt
+        if judge is not None and settings.episodic and _has_summaries(root):
+            from memkit.capture.episodic import relevant_summary
 
-            given = {getattr(i, "id", "") for i in items}
-            last = for_first_prompt(root, session, _project(payload))
-            if last is not None and last.id not in given:
-                return [*items, last]  # after the team's atoms: it never outranks them
+            taken = {*given, *(getattr(i, "id", "") for i in items)}
+            earlier = relevant_summary(root, session, _project(payload), judge, taken)
+            if earlier is not None:
+                return [*items, earlier]  # after the team's atoms: it never outranks them
     except Exception:  # capture must never cost the prompt its memory
         _log(root, "user-prompt-submit")
     return items
@@ -182,7 +191,9 @@ def on_transcript(
             _read_transcript(root, settings, state, _transcript(payload), deadline, ending=ending)
             if event in ("pre-compact", "session-end"):
                 _keep_given(root, state)
-            if event == "session-end" and settings.episodic:
+            # Checkpointed at every Stop and PreCompact too (issue 43): a session killed, crashed
+            # or cut off before its SessionEnd (1.5 s for all its hooks) keeps what it did.
+            if settings.episodic and _worth_a_summary(state):
                 from memkit.capture.episodic import write_summary
 
                 write_summary(root, state, settings.expires_days)
@@ -196,6 +207,13 @@ def on_transcript(
             start_worker(root)
     except Exception:  # a hook never breaks the session
         _log(root, event)
+
+
+def _worth_a_summary(state: SessionState) -> bool:
+    """Whether the session did anything a summary tells (a session opened and closed, or a
+    turn that touched nothing yet, leaves none, and its hook loads no summary code)."""
+    touched = (state.prompts, state.read, state.edited, state.commands, state.candidates)
+    return any(touched) or bool(state.given) or bool(state.episodic)
 
 
 def _read_transcript(
@@ -217,8 +235,7 @@ def _read_transcript(
         settle_heard(state, found)  # nobody disputed what the last answer said
     offers: list[tuple[Proposal, dict[str, str]]] = []
     for text, prompt_id, line in found.prompts:
-        proposal = proposal_of(text, settings.lower)
-        if proposal is not None:
+        for proposal in proposals_of(text, settings.lower):
             key = prompt_id or prompt_key(text)
             source = {"session": state.session, "event": "transcript", "prompt": key}
             offers.append((proposal, {**source, "line": str(line)}))
@@ -267,7 +284,7 @@ def worker_needed(root: Path, settings: CaptureSettings) -> bool:
     for cand in queue.pending(root):
         if settings.model and cand.level == "L0":
             return True
-        if settings.write_personal and cand.score >= settings.upper:
+        if settings.write_personal and cand.score >= settings.upper and cand.scope == "personal":
             return True
     return False
 

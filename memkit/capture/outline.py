@@ -2,8 +2,10 @@
 changed, what is left, and the memory the session was given.
 
 - asked: the session's prompts, shortened (the first one word for word, up to 200 characters);
-- decided: the capture candidates the session produced (from the user's prompts and from
-  the agent's answers the user did not dispute), by id and statement;
+- decided and learned: the capture candidates the session produced (from the user's prompts
+  and from the agent's answers the user did not dispute), by id and statement: decisions and
+  conventions under "Decided", pitfalls, corrections and preferences under "Learned" (a root
+  cause is no decision);
 - changed: files edited, commands run, files read;
 - left: the open next steps the last answer named ("Next step: …", "還需要…"), and commands
   that failed and were not made to work.
@@ -20,6 +22,7 @@ import json
 from memkit.capture.queue import refusal
 from memkit.capture.state import SessionState
 
+DECISION_TYPES = ("decision", "architecture", "procedure")
 MAX_LISTED = 12  # files, commands or atoms named per line
 MAX_ASKED = 5
 
@@ -67,7 +70,7 @@ def render(
     today: dt.date,
     expires: dt.date,
     project: str,
-    decided: list[tuple[str, str]],
+    decided: list[tuple[str, str, str]],
 ) -> str:
     first = " ".join(state.first_prompt.split())
     if refusal(first):
@@ -92,9 +95,9 @@ def render(
         f"What a Claude Code session in {project} did, written by memkit when it ended; yours "
         f"only, kept on this machine until {expires.isoformat()}.",
     ]
-    decisions = [
-        f"- `{cid}` {_quoted(text, 160)}" for cid, text in decided[:6] if not refusal(text)
-    ]
+    told = [(cid, text, kind) for cid, text, kind in decided[:6] if not refusal(text)]
+    decisions = [f"- `{c}` {_quoted(t, 160)}" for c, t, k in told if k in DECISION_TYPES]
+    learned = [f"- `{c}` {_quoted(t, 160)}" for c, t, k in told if k not in DECISION_TYPES]
     changed = [
         _listed("Files edited", state.edited),
         _listed("Commands run", state.commands),
@@ -103,6 +106,7 @@ def render(
     parts = [
         ("Asked", _asked(state)),
         ("Decided", decisions),
+        ("Learned", learned),
         ("Changed", [line for line in changed if line]),
         ("Left", _left(state)),
         ("Memory used", [line for line in [_listed("Atoms", state.given)] if line]),

@@ -10,6 +10,7 @@ capture:
   episodic:
     enabled: true          # a summary of each session in .memkit/episodic/, this clone only
     expires_days: 24
+  blind_spots: false       # count, locally, the topics prompts ask about that no atom holds
   model:                   # optional L1 (yes/no) and L2 (structured) extraction; off by default
     enabled: false
     provider: ollama       # ollama | openai (any compatible endpoint) | anthropic
@@ -55,6 +56,9 @@ class CaptureSettings:
     model: dict[str, Any] = field(default_factory=dict)
     token_budget: int = 240
     l1_only_above: int = 220
+    # Opt-in: each clone counts the words of prompts that got no atom and that no atom holds,
+    # one count per session, never the prompt (`memkit health`: the team's blind spots).
+    blind_spots: bool = False
 
     def route(self, score: float) -> str:
         """Where a candidate of this score goes: dropped, the queue, or (only when
@@ -101,6 +105,7 @@ def parse(section: Mapping[str, Any]) -> CaptureSettings:
         model={str(k): v for k, v in model.items() if k != "api_key"} if enabled_model else {},
         token_budget=int(_number(model, "token_budget", 240, 0, 100_000)),
         l1_only_above=int(_number(model, "l1_only_above", 220, 0, 100_000)),
+        blind_spots=_flag(section, "blind_spots", False),
     )
 
 

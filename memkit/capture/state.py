@@ -23,7 +23,6 @@ from typing import Any
 from memkit.files import memkit_dir, private_dirs, write_atomic
 
 FOLDER = "sessions"
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 KEEP_DAYS = 30  # session files older than this are removed at a SessionEnd
 MAX_ITEMS = 40  # files, commands, candidates, atoms kept per list
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -80,17 +79,6 @@ def sessions_dir(root: Path) -> Path:
 
 def state_path(root: Path, session: str) -> Path:
     return sessions_dir(root) / f"{safe_name(session)}.json"
-
-
-def mark_first(root: Path, session: str) -> bool:
-    """True for the first call for `session`: an empty marker made once (O_EXCL), so the
-    prompt hook knows a session's first prompt without writing its whole state."""
-    folder = private_dirs(sessions_dir(root))
-    try:
-        os.close(os.open(folder / f"{safe_name(session)}.first", _NEW, 0o600))
-    except FileExistsError:
-        return False
-    return True
 
 
 def load(root: Path, session: str) -> SessionState:

@@ -59,15 +59,23 @@ _CJK_SPLIT = re.compile(
 )
 
 
-def _english(statement: str) -> list[str]:
+_TECHNICAL = re.compile(r"[\d_.-]")
+
+
+def _english(statement: str, *, plain: bool = True) -> list[str]:
+    """Topic words; `plain`: English words too, not only technical-looking ones (a digit, `_`,
+    `.`, `-`). A verb's past or progressive form (`created`, `failing`) names no topic."""
     words = []
     for word in _WORD.findall(statement):
         low = word.lower().rstrip(".")
         if len(low) < 4 or low in STOP_WORDS or low in _RULE_WORDS or low.endswith("n't"):
             continue
+        technical = _TECHNICAL.search(low) is not None
+        if not technical and (not plain or low.endswith(("ed", "ing"))):
+            continue
         words.append(low)
-    # Technical-looking words (a digit, `_`, `.`, `-`) first, then the longest: they say more.
-    return sorted(dict.fromkeys(words), key=lambda w: (not re.search(r"[\d_.-]", w), -len(w)))
+    # Technical-looking words first, then the longest: they say more.
+    return sorted(dict.fromkeys(words), key=lambda w: (not _TECHNICAL.search(w), -len(w)))
 
 
 def _chinese(statement: str) -> list[str]:
@@ -80,11 +88,21 @@ def _chinese(statement: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def accepted_triggers(statement: str, proposed: tuple[str, ...] = ()) -> tuple[str, ...]:
+def accepted_triggers(
+    statement: str, proposed: tuple[str, ...] = (), atom_type: str = "decision"
+) -> tuple[str, ...]:
     """The triggers an accepted candidate's atom gets: the proposed ones, then the
-    statement's topic words, MAX_TRIGGERS at most, none that MK021 would refuse."""
+    statement's topic words, MAX_TRIGGERS at most, none that MK021 would refuse.
+
+    A pitfall (a root cause, a failure) gets no plain topic words: they name the situation
+    it happened in ("the deploy to staging created a second cron job": `deploy`, `staging`),
+    not what it is about, and a trigger is served to any prompt that says it ("how do we
+    deploy to production" got the root cause, issue 43). Names, code, paths and technical
+    words it holds still are its triggers; its words still find it through the text."""
+    plain = atom_type != "pitfall"
+    chinese = _chinese(statement) if plain else []
     out: list[str] = []
-    for found in (*proposed, *_chinese(statement), *_english(statement)):
+    for found in (*proposed, *chinese, *_english(statement, plain=plain)):
         term = found.strip().lower()
         if not term or term in out or trigger_problem(term) is not None:
             continue

@@ -116,6 +116,7 @@ def run(root: Path, seconds: float = SECONDS) -> dict[str, int]:
             done["refined"] += current is not cand
         if (
             current is not None
+            and current.scope == "personal"  # a team's decision waits for a person (issue 43)
             and settings.route(current.score) == WRITE
             and not (current.detail.get("held") or held(current.statement))
             and write_personal(root, current).written

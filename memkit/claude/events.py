@@ -5,6 +5,7 @@ from __future__ import annotations
 MAX_STDIN = 1_000_000
 EVENT_NAMES = {
     "session-start": "SessionStart",
+    "subagent-start": "SubagentStart",
     "user-prompt-submit": "UserPromptSubmit",
     "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse",
@@ -18,6 +19,7 @@ EVENT_NAMES = {
 # imports only its own (a SessionEnd hook need not import recall, ~60 ms).
 HANDLER_OF = {
     "session-start": "memkit.claude.session_start:session_start",
+    "subagent-start": "memkit.claude.subagent:subagent_start",
     "user-prompt-submit": "memkit.claude.prompt:user_prompt_submit",
     "pre-tool-use": "memkit.claude.tool_use:pre_tool_use",
     "post-tool-use": "memkit.claude.tool_use:post_tool_use",

@@ -27,6 +27,7 @@ from memkit.mcp.tools import GRANTED
 
 EVENTS = (
     ("SessionStart", "session-start", None),
+    ("SubagentStart", "subagent-start", None),
     ("UserPromptSubmit", "user-prompt-submit", None),
     ("PreToolUse", "pre-tool-use", "Read|Edit|Write|MultiEdit"),
     ("PostToolUse", "post-tool-use", "Edit|Write|MultiEdit"),

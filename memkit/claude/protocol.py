@@ -20,7 +20,7 @@ __lazy_modules__ = {"memkit.recall.hooklog"}
 
 
 MAX_CONTEXT = 10_000
-CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
+CONTEXT_EVENTS = ("SessionStart", "SubagentStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
 
 
 def read_payload(stream: Any = None) -> dict[str, Any]:

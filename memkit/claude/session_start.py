@@ -52,7 +52,7 @@ def session_start(
             listed: list[str] = []
             # What the team changed since this clone's last session (issue 44), first.
             lines += since_block(root, reader, payload, usage, readers.scopes(root))
-            lines += _session_index(root, reader, act, readers.scopes(root), listed)
+            lines += index_lines(root, reader, act, readers.scopes(root), listed)
             usage.note(session, listed, "start")  # seen, not used: evidence of nothing yet
         note = pending_note(root)  # capture candidates waiting (issue 15)
         if note:  # inside a fence like every line memkit adds: outside one, all is neutralised
@@ -76,14 +76,15 @@ _TYPE_WEIGHT = {
 }
 
 
-def _session_index(
+def index_lines(
     root: Path,
     reader: Any,
     act: dict[str, float],
     scopes: frozenset[str] | None,
     listed: list[str] | None = None,
 ) -> list[str]:
-
+    """One repository's lines of the compact index (a session's, and a subagent's at
+    SubagentStart); the ids listed are appended to `listed` when given."""
     # The same atoms recall may serve: active, reviewed, of scopes this person may read; in
     # the warm engine worked out once per index generation, person and day.
     today = time.strftime("%Y-%m-%d")

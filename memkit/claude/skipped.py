@@ -37,6 +37,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9_-]")
 LABEL = {
     "user-prompt-submit": "prompt",
     "session-start": "session start",
+    "subagent-start": "subagent start",
     "pre-tool-use": "file read or edit",
     "post-tool-use": "file written",
     "pre-compact": "compaction",

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from memkit.claude.protocol import context_output
-from memkit.globs import glob_re
+from memkit.index.paths import matching_glob
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.pipeline import Recalled, on_disk, render, visible
 from memkit.recall.readers import Readers, find_repos
 from memkit.recall.stale import stale_line
 from memkit.recall.trust import trusted_root
+from memkit.recall.usage import agent_key
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {
@@ -51,6 +52,9 @@ def pre_tool_use(
         return None
     rel = _relative(file_path, payload)
     session = str(payload.get("session_id") or "")
+    # A subagent (issue 43) has its own record: the main agent being given an atom does not
+    # give it to the subagent that reads the file.
+    holder = agent_key(session, str(payload.get("agent_id") or ""))
 
     items: list[Recalled] = []
     for root in find_repos(payload, repos):
@@ -59,7 +63,7 @@ def pre_tool_use(
             continue
         here: list[Recalled] = []
         with readers.usage_log(root) as usage:
-            given = usage.given(session)
+            given = usage.given(holder)
             scopes = readers.scopes(root)
             stale, today = reader.superseded, time.strftime("%Y-%m-%d")
             for entry in reader.atoms:
@@ -67,7 +71,7 @@ def pre_tool_use(
                     continue
                 if not visible(entry, scopes, stale, today):
                     continue
-                glob = next((g for g in entry["paths"] if glob_re(g).match(rel)), None)
+                glob = matching_glob(entry["paths"], rel)
                 if glob is None or not on_disk(root, entry["path"]):
                     continue
                 body = reader.body(entry["path"])
@@ -86,7 +90,7 @@ def pre_tool_use(
                 )
             here.sort(key=lambda r: bool(r.stale))  # what the code contradicts comes last
             here = here[: MAX_ATOMS - len(items)]
-            usage.record(session, [i.id for i in here], kind="path")
+            usage.record(session, [i.id for i in here], kind="path", given_to=holder)
         items += here
     # Context only: the permission decision is never touched.
     return context_output("PreToolUse", render(items))

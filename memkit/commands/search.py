@@ -104,6 +104,7 @@ def above_floor(reader: Any, query: str, hits: list[Any], mode: str) -> list[Any
     query = strip_private(query)
     terms = reader.query_terms(query)
     triggered = {row for row, _ in reader.trigger_matches(query)} if mode == "hybrid" else set()
+    by_path = set(reader.path_matches(query)) if mode == "hybrid" else set()
     cosine = dict(reader.vector(query)) if mode in ("hybrid", "vector") else {}
     # The light reader keeps columns: a few list look-ups, not a dict per atom.
     columns = getattr(reader.atoms, "columns", None)
@@ -114,7 +115,10 @@ def above_floor(reader: Any, query: str, hits: list[Any], mode: str) -> list[Any
             continue
         row = paths.index(hit.path)
         cover, held = reader.coverage(terms, row)
-        if relevant(cover, held, terms.known, trigger=row in triggered, cosine=cosine.get(row)):
+        trigger = row in triggered
+        if row in by_path or relevant(
+            cover, held, terms.known, trigger=trigger, cosine=cosine.get(row)
+        ):
             kept.append(hit)
     return kept
 

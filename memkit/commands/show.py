@@ -9,9 +9,11 @@ from typing import Any
 
 from memkit.atom import id_from_path
 from memkit.atom.read import read_atom
+from memkit.capture.episodic import by_id, shown
 from memkit.checks.validate import admitted_text
 from memkit.errors import MemkitError
 from memkit.lifecycle.evidence import note_read
+from memkit.recall.masking import mask
 from memkit.repo import list_atom_files
 from memkit.where import memory_root
 
@@ -42,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
             print(text, end="")
             _note_read(root, args.id)
             return 0
+    summary = by_id(root, args.id)
+    if summary is not None:  # your own session summary, as `memkit search --episodes` lists it
+        print(f"# .memkit/episodic/{summary.path.name}")
+        print(mask(shown(summary)), end="")
+        return 0
     raise MemkitError(f"no atom with id `{args.id}`; try `memkit search`")
 
 

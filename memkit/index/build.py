@@ -19,6 +19,9 @@ from memkit.atom import id_from_path
 from memkit.config import load_config
 from memkit.embedding.locate import resolve_model
 from memkit.index import store
+from memkit.index.fold import FILE as FOLD_FILE
+from memkit.index.fold import digest as fold_digest
+from memkit.index.fold import package_table, write_table
 from memkit.index.manifest import DIGEST, Running, config_digest, current_manifest, digest
 from memkit.index.parts import (
     Part,
@@ -142,8 +145,10 @@ def refresh(
     model_path = str(resolve_model(config.embedding_model, root))
     with store.write_lock(root, wait=wait):
         manifest = current_manifest(root, running)
-        settings = config_digest(root)
-        stamp = digest(manifest, settings)  # what the new generation is built from
+        stamp = digest(manifest, config_digest(root))  # what the new generation is built from
+        # What its atoms were judged and folded by: memkit.yaml, and the Chinese fold table
+        # (a generation's documents are reused only under the same).
+        settings = f"{config_digest(root)} fold:{fold_digest(package_table())}"
         if not full:
             same = _unchanged(root, stamp, model_path, not quiet)
             if same is not None:
@@ -440,6 +445,8 @@ def _write(
         "held": sorted(held),  # refused for what another file says
         "refreshed": refreshed,  # the paths of each refresh segment (memkit.index.segments)
     }
+    data = write_table(gen, package_table())
+    known[FOLD_FILE] = [len(data), zlib.crc32(data)]
     data = store.json_bytes(meta)
     known["meta.json"] = [len(data), zlib.crc32(data)]
     store.write_bytes_atomic(gen / "meta.json", data)

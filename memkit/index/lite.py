@@ -102,6 +102,7 @@ class LightReader(IndexReader):
             "picks": columns["picks"],
         }
         self.columns = columns
+        self._folds = []  # the generation's fold table, once a CJK text needs it
         self.atoms = Atoms(columns)  # type: ignore[assignment]
         self.row_of = {path: row for row, path in enumerate(columns["path"])}
         self._open_rest()

@@ -48,7 +48,11 @@ def open_previous(root: Path, model: str, deep: bool, config: str) -> Previous |
     except (OSError, ValueError, AttributeError):
         built_under = None
     if built_under != config:
-        log.info("memkit.yaml changed since %s was built: every atom is checked again", gen)
+        log.info(
+            "memkit.yaml (or the Chinese fold table) changed since %s was built: every atom is "
+            "checked again",
+            gen,
+        )
         return None
     seal = store.read_checksums(gen)
     if seal is None:

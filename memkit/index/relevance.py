@@ -54,6 +54,7 @@ class Terms:
     # (a prompt of words the index has never seen is answered at once: nothing).
     reachable: float = 0.0
     known: int = 0  # how many of the terms some atom holds
+    unknown: tuple[str, ...] = ()  # the terms no atom holds, in the prompt's order
 
     @property
     def count(self) -> int:
@@ -119,6 +120,7 @@ def query_terms(query: str, searcher: Any) -> Terms:
 
     reachable = 0.0
     known = 0
+    unknown: list[str] = []
 
     def idf(fields: tuple[str, ...], term: str) -> float:
         nonlocal reachable, known
@@ -131,12 +133,14 @@ def query_terms(query: str, searcher: Any) -> Terms:
         if df or any(searcher.doc_freq(f, term) for f in fields[1:]):
             reachable += weight
             known += 1
+        else:
+            unknown.append(term)
         return weight
 
     weighed_words = {t: idf(("body", "title", "triggers", "tags"), t) for t in words}
     weighed_grams = {g: idf(("cjk",), g) for g in grams}
     total = sum(weighed_words.values()) + sum(weighed_grams.values())
-    return Terms(weighed_words, weighed_grams, total, reachable, known)
+    return Terms(weighed_words, weighed_grams, total, reachable, known, tuple(unknown))
 
 
 WINDOW = 300  # characters: a passage of two or three sentences

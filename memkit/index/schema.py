@@ -7,6 +7,7 @@ from typing import Any
 import tantivy
 
 from memkit.index.analysis import CJK_ANALYZER, cjk_text
+from memkit.index.fold import fold, package_table
 
 TEXT_FIELDS = ("title", "triggers", "tags", "body")
 # The body already holds the title (its `# heading`): the title field adds a little on top.
@@ -30,9 +31,10 @@ def build_schema() -> Any:
 
 
 def with_cjk(fields: dict[str, str]) -> dict[str, str]:
-    """A document's fields with its `cjk` field: the CJK runs of its text fields."""
+    """A document's fields with its `cjk` field: the CJK runs of its text fields, folded to
+    simplified Chinese (`memkit.index.fold`: the generation keeps the table)."""
     text = " ".join(fields.get(name) or "" for name in TEXT_FIELDS)
-    return {**fields, "cjk": cjk_text(text)}
+    return {**fields, "cjk": fold(cjk_text(text), package_table())}
 
 
 def document_of(searcher: Any, schema: Any, path: str) -> Any:

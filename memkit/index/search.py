@@ -18,7 +18,9 @@ import tantivy
 from memkit.errors import MemkitError
 from memkit.index import parts, store
 from memkit.index.analysis import cjk_grams, query_words, register
-from memkit.index.fusion import POOL, FusionParams, fuse
+from memkit.index.fold import fold, read_table
+from memkit.index.fusion import POOL, TRIGGER_BONUS, FusionParams, fuse
+from memkit.index.paths import path_matches, with_paths
 from memkit.index.schema import BOOSTS, TEXT_FIELDS, document_of
 from memkit.parallel import no_cyclic_gc
 from memkit.safety.text import has_cjk
@@ -87,6 +89,7 @@ class IndexReader:
         if store.CHECKSUMS in self.problems or any(map(parts.is_table, self.problems)):
             raise IndexDamaged(f"{gen}: {store.describe(self.problems)}")
         self.meta = store.read_meta(gen)
+        self._folds: list[dict[int, int]] = []  # the generation's fold table, once read
         self.atoms: list[dict[str, Any]]
         # Hundreds of thousands of small objects and no cycle among them: with the cyclic
         # collector on, opening 100,000 atoms took 1.7 s instead of 0.9 s.
@@ -94,7 +97,7 @@ class IndexReader:
             self.atoms, self.meta["picks"] = parts.read_table(gen, parts.parts_of(self.meta))
             self.row_of = {a["path"]: i for i, a in enumerate(self.atoms)}
             self._triggers = [
-                (i, [t.lower() for t in a["triggers"] if t.strip()])
+                (i, [self.fold(t.lower()) for t in a["triggers"] if t.strip()])
                 for i, a in enumerate(self.atoms)
             ]
         self._open_rest()
@@ -131,6 +134,15 @@ class IndexReader:
         except (ValueError, OSError) as exc:  # tantivy's own check of its files
             self.index = self.searcher = None
             self._damaged(f"tantivy cannot open the index ({exc})")
+
+    def fold(self, text: str) -> str:
+        """`text` with traditional Chinese folded to simplified by the table this generation
+        was built with (`memkit.index.fold`), as its CJK text was; read on first need."""
+        if not has_cjk(text):
+            return text
+        if not self._folds:
+            self._folds.append(read_table(self.gen))
+        return fold(text, self._folds[0])
 
     def _writable_copy(self) -> str:
         """tantivy takes a lock file to open an index, which a read-only `.memkit/` (a
@@ -227,7 +239,7 @@ class IndexReader:
             parts.append((tantivy.Occur.Should, parsed))
         if has_cjk(query):
             schema = self.index.schema
-            for gram in cjk_grams(query):
+            for gram in cjk_grams(self.fold(query)):
                 term = tantivy.Query.term_query(schema, "cjk", gram)
                 # Bigrams carry word order; weigh them above single characters.
                 boost = 2.0 if len(gram) > 1 else 1.0
@@ -260,7 +272,7 @@ class IndexReader:
         when that is all a run has). Stop words carry no topic and are left out."""
         from memkit.index.relevance import query_terms
 
-        return query_terms(query, self.searcher)
+        return query_terms(self.fold(query), self.searcher)
 
     def coverage(self, terms: Terms, row: int, body: str | None = None) -> tuple[float, int]:
         """How much of the query an atom holds: the idf-weighted share of the query's terms
@@ -276,18 +288,37 @@ class IndexReader:
                 found = self._found.get(row)
                 body = str(found.get_first("body") or "") if found else self.body(entry["path"])
             head = f"{entry['title']}\n{' '.join(entry['triggers'])}\n"
-            parts = [(text, stems_of(text)) for text in (head + p for p in passages(body))]
+            parts = [
+                (text, stems_of(text)) for text in (self.fold(head + p) for p in passages(body))
+            ]
             # Kept while the reader lives (the warm engine's: one per index generation).
             if len(self._passages) >= STEM_CACHE:
                 self._passages.clear()
             self._passages[row] = parts
         return max(cover(terms, text, stems) for text, stems in parts)
 
+    def path_matches(self, query: str) -> dict[int, str]:
+        """Atoms whose `paths:` globs match a file path the query names, each with why
+        (`memkit.index.paths`); only atoms with globs are looked at."""
+        return path_matches(self.path_rows(), query)
+
+    def path_rows(self) -> list[tuple[int, list[str]]]:
+        """(row, globs) of the atoms that have `paths:`, once per reader."""
+        rows: list[tuple[int, list[str]]] | None = getattr(self, "_path_rows", None)
+        if rows is None:
+            columns = getattr(self.atoms, "columns", None)  # the light reader's: sparse
+            if columns is not None:
+                rows = sorted(columns["paths"].items())
+            else:
+                rows = [(i, list(a["paths"])) for i, a in enumerate(self.atoms) if a["paths"]]
+            self._path_rows = rows
+        return rows
+
     def trigger_matches(self, query: str) -> list[tuple[int, str]]:
         """Atoms with a trigger in the query: a whole word, or a CJK substring (or a phrase).
         Rows in order, each with its first trigger found, as a scan of every row would give;
         only the rows a word or a character of the query can reach are looked at."""
-        lowered = query.lower()
+        lowered = self.fold(query.lower())  # triggers are folded as the index is
         words = set(re.findall(r"[\w][\w.+#-]*", lowered))
         by_word, by_char = self.trigger_index()
         rows = {row for word in words for row in by_word.get(word, ())}
@@ -296,13 +327,20 @@ class IndexReader:
         for row in sorted(rows):
             for trig in self.row_triggers(row):
                 if (trig in lowered) if has_cjk(trig) or " " in trig else (trig in words):
-                    found.append((row, trig))
+                    found.append((row, self._as_written(row, trig)))
                     break
         return found
 
+    def _as_written(self, row: int, trig: str) -> str:
+        """A matched trigger as its atom spells it (lower-cased), not as it was folded."""
+        if not has_cjk(trig):
+            return trig
+        own = (t.lower() for t in self.atoms[row]["triggers"] if t.strip())
+        return next((t for t in own if self.fold(t) == trig), trig)
+
     def row_triggers(self, row: int) -> list[str]:
-        """The atom's triggers, lower-cased, blank ones left out."""
-        return [t.lower() for t in self.atoms[row]["triggers"] if t.strip()]
+        """The atom's triggers, lower-cased and folded, blank ones left out."""
+        return [self.fold(t.lower()) for t in self.atoms[row]["triggers"] if t.strip()]
 
     def trigger_index(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
         """Rows by trigger word, and rows of substring triggers (CJK, phrases) by their
@@ -327,6 +365,8 @@ class IndexReader:
         vec = self.vector(query) if mode in ("hybrid", "vector") else []
         triggers = self.trigger_matches(query) if mode == "hybrid" else []
         ranked = fuse(bm25, vec, triggers, mode=mode, params=params or FusionParams())
+        if mode == "hybrid":  # a file the query names finds the atoms about it (issue 43)
+            ranked = with_paths(ranked, self.path_matches(query), TRIGGER_BONUS)
         hits = []
         for row, score, why in ranked:
             entry = self.atoms[row]

@@ -47,7 +47,8 @@ __lazy_modules__ = {"orjson"}
 # 4: the atom table and vectors in parts (`memkit.index.parts`; issue 33), meta.json a header.
 # 5: every tantivy field but `cjk` stored, so that a refresh can re-add a document as it was
 # (`memkit.index.segments`).
-FORMAT = 5
+# 6: CJK text folded to simplified Chinese (`memkit.index.fold`), the table in `fold.marshal`.
+FORMAT = 6
 CHECKSUMS = "checksums.json"
 KEEP_OLD = 2  # previous generations kept for readers that still have them open
 

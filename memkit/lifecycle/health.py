@@ -19,6 +19,7 @@ from memkit.config import Config
 from memkit.drift.stored import current_stale
 from memkit.index.manifest import is_stale
 from memkit.index.store import current_generation
+from memkit.lifecycle import blind
 from memkit.lifecycle.archive import DECAYED, EXPIRED, suggestions, unused_days
 from memkit.lifecycle.catalog import Entry, read_catalog, refused_by_index
 from memkit.lifecycle.promote import promotions
@@ -224,6 +225,16 @@ def build_health(root: Path, config: Config, *, today: dt.date | None = None) ->
         )
     )
     lines.append(_drift(root))
+    if blind.enabled(root):  # opt-in (`capture.blind_spots`)
+        lines.append(
+            Line(
+                "blind",
+                f"blind spots: asked about in {blind.SESSIONS}+ sessions of the last "
+                f"{blind.DAYS} days, and no atom holds them",
+                tuple(f"{word} ({n} sessions)" for word, n in blind.blind_spots(root, today)),
+                "write down what the team knows of them: `memkit add`",
+            )
+        )
     lines.append(_conflicts(root, len(live)))
     lines.append(_rules(root))
     lines.append(

@@ -22,6 +22,7 @@ from typing import Any
 from memkit.atom import ID_RE, id_from_path, scope_from_path
 from memkit.capture import queue
 from memkit.capture.accept import draft_of, record, waiting
+from memkit.capture.episodic import by_id, shown
 from memkit.config import load_config
 from memkit.errors import MemkitError
 from memkit.index import refresh
@@ -134,7 +135,7 @@ class Memory:
         for root in {f.root for f in found.values()}:
             paths = [f.entry["path"] for f in found.values() if f.root == root]
             refused[root] = refusals(root, paths)
-        shown: list[str] = []
+        shown_text: list[str] = []
         problems: list[str] = []
         used: dict[Path, list[str]] = {}
         for atom_id in wanted:
@@ -143,6 +144,10 @@ class Memory:
             if hit is None or not readable(
                 hit.entry["scope"], self.readers.scopes(hit.root), author
             ):
+                episode = self._episode(atom_id)
+                if episode is not None:  # the asker's own session summary, found by `search`
+                    shown_text.append(episode)
+                    continue
                 problems.append(self._unknown(atom_id, readers))
                 continue
             path = hit.entry["path"]
@@ -154,14 +159,23 @@ class Memory:
             if text is None:
                 problems.append(f"{atom_id}: {path} is gone or not a plain file")
                 continue
-            shown.append(render_atom(hit, text, sections))
+            shown_text.append(render_atom(hit, text, sections))
             used.setdefault(hit.root, []).append(atom_id)
         self._record(used)
-        if not shown:
+        if not shown_text:
             raise BadInput("\n".join(problems))
         if problems:
-            shown.append("(" + "; ".join(problems) + ")")
-        return "\n\n".join(shown)
+            shown_text.append("(" + "; ".join(problems) + ")")
+        return "\n\n".join(shown_text)
+
+    def _episode(self, atom_id: str) -> str | None:
+        """A session summary of the person asking (kept under `.memkit/episodic/`, outside the
+        index), by the id `search` with `scope: episodic` gave."""
+        for root in self.roots:
+            summary = by_id(root, atom_id)
+            if summary is not None:
+                return mask(shown(summary))
+        return None
 
     def _unknown(self, atom_id: str, readers: list[tuple[Path, Any]]) -> str:
         for root, reader in readers:

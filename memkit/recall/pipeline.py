@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memkit.index.fusion import TRIGGER_BONUS, FusionParams, fuse
+from memkit.index.paths import with_paths
 from memkit.recall.budget import estimate_tokens
 from memkit.recall.fence import neutralise
 from memkit.recall.stale import STALE_PENALTY, stale_line
@@ -110,14 +111,15 @@ def _sections(body: str) -> list[tuple[str, str]]:
     return out
 
 
-def _best_sections(terms: Any, body: str, limit_chars: int) -> str:
+def _best_sections(terms: Any, body: str, limit_chars: int, fold: Any = None) -> str:
     """For a long atom, the sections that hold some of the prompt, most first, by the same
     weighed coverage that admitted the atom (measured against word overlap and section
     vectors: docs/benchmarks.md), kept in their order, within `limit_chars`."""
     from memkit.index.relevance import coverage
 
     blocks = _sections(body)
-    cover = [coverage(terms, f"{head}\n{text}") for head, text in blocks]
+    # Chinese folded as the prompt's terms were (`memkit.index.fold`).
+    cover = [coverage(terms, (fold or str)(f"{head}\n{text}")) for head, text in blocks]
     ranked = sorted((i for i in range(len(blocks)) if cover[i] > 0), key=lambda i: -cover[i])
     chosen: list[int] = []
     used = 0
@@ -209,7 +211,11 @@ def candidates(
     vec = _vector_hits(reader, query) if use_vectors else []
     triggered = reader.trigger_matches(query)
     ranked = fuse(bm25, vec, triggered, mode="hybrid", params=FusionParams(min_span=SMALL_SPAN))
-    has_trigger = {row for row, _ in triggered}
+    # A file the prompt names brings the atoms whose `paths:` match it, as PreToolUse does
+    # before the file is read: the writer's own say, like a trigger, needing no word in common.
+    by_path = reader.path_matches(query)
+    ranked = with_paths(ranked, by_path, TRIGGER_BONUS)
+    has_trigger = {row for row, _ in triggered} | set(by_path)
     cosine = dict(vec)
     stale = reader.superseded
     today = time.strftime("%Y-%m-%d")
@@ -225,14 +231,16 @@ def candidates(
     rows: list[tuple[int, float, str, float]] = []
     best = 0.0
     # No atom covers more than the share of the prompt's weight the index holds at all.
-    reachable = terms.best_possible >= min(TRIGGER_FLOOR, VECTOR_SUPPORT)
+    reachable = terms.best_possible >= min(TRIGGER_FLOOR, VECTOR_SUPPORT) or bool(by_path)
     for row, score, why in ranked[:EXAMINE] if reachable else []:
         if row not in has_trigger and score < MIN_RELATIVE * best:
             break  # ranked best first: the cut below drops this one and every one after it
         if not recallable(reader.atoms[row], scopes, stale, today):
             continue
         cover, held = reader.coverage(terms, row)
-        if relevant(cover, held, terms.known, trigger=row in has_trigger, cosine=cosine.get(row)):
+        if row in by_path or relevant(
+            cover, held, terms.known, trigger=row in has_trigger, cosine=cosine.get(row)
+        ):
             rows.append((row, score, f"{why}; covers {cover:.0%} of the prompt", cover))
             best = max(best, content(row, score))
 
@@ -297,7 +305,7 @@ def pack(found: list[Candidate], query: str, *, given: set[str], budget: int) ->
         body = cand.reader.body(entry["path"])
         if len(body) > LONG_ATOM_CHARS:
             terms = cand.terms or cand.reader.query_terms(strip_private(query))
-            body = _best_sections(terms, body, LONG_ATOM_CHARS)
+            body = _best_sections(terms, body, LONG_ATOM_CHARS, cand.reader.fold)
         tokens = estimate_tokens(body) + 30
         if used + tokens > budget:
             continue

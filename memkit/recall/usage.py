@@ -45,7 +45,7 @@ KEEP_USES = 20_000  # raw uses kept; older ones are folded into `history`
 # committed on its own: an old, huge log shrinks by one batch per write, and by as many as
 # the engine folds while idle (each short, so hooks' writes slip in between).
 FOLD_BATCH = 1_000
-KEEP_ROWS = 20_000  # `given` and `sessions` rows kept (a session's no-repeat list, its notes)
+KEEP_ROWS = 20_000  # `given`, `sessions`, `blind` rows kept (no-repeat lists, notes, topics)
 _SCHEMA = (
     """
 CREATE TABLE IF NOT EXISTS uses (atom TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL);
@@ -56,6 +56,8 @@ CREATE TABLE IF NOT EXISTS sessions (session TEXT NOT NULL, ts REAL NOT NULL,
                                      event TEXT NOT NULL, detail TEXT);
 CREATE TABLE IF NOT EXISTS history (atom TEXT PRIMARY KEY, n INTEGER NOT NULL,
                                     first REAL NOT NULL, last REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS blind (term TEXT NOT NULL, session TEXT NOT NULL, day TEXT NOT NULL,
+                                  PRIMARY KEY (term, session));
 """
     + evidence.SCHEMA
 )
@@ -178,10 +180,18 @@ class UsageLog:
         return self._guard(op, set(), write=False)
 
     def record(
-        self, session: str, atoms: Iterable[str], kind: str = "inject", now: float | None = None
+        self,
+        session: str,
+        atoms: Iterable[str],
+        kind: str = "inject",
+        now: float | None = None,
+        *,
+        given_to: str = "",
     ) -> None:
         """Atoms given to a session (`kind`: inject for a prompt, path, get by the MCP server):
-        a use for activation, given for the no-repeat rule, evidence for the lifecycle."""
+        a use for activation, given for the no-repeat rule, evidence for the lifecycle.
+        `given_to`: whose no-repeat record holds them, when not the session's own (a subagent
+        of it: `agent_key`); the evidence is the session's either way."""
         now = now or time.time()
         atoms = list(atoms)
         if not atoms:
@@ -191,8 +201,9 @@ class UsageLog:
             # One transaction: in autocommit mode each row would be a commit of its own.
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT INTO uses VALUES (?, ?, ?)", [(a, now, kind) for a in atoms])
+            holder = given_to or session
             db.executemany(
-                "INSERT OR IGNORE INTO given VALUES (?, ?)", [(session, a) for a in atoms]
+                "INSERT OR IGNORE INTO given VALUES (?, ?)", [(holder, a) for a in atoms]
             )
             if session:
                 evidence.insert(db, session, atoms, evidence.WHAT_OF_KIND.get(kind, kind), now)
@@ -269,6 +280,36 @@ class UsageLog:
 
         self._guard(op, None, write=True)
 
+    def note_blind(self, session: str, terms: Iterable[str]) -> None:
+        """Words of a prompt that got nothing and that no atom holds: one row per word and
+        session (never the prompt), for `memkit health`'s blind spots."""
+        day = time.strftime("%Y-%m-%d")
+        rows = [(term, session, day) for term in terms]
+        if not session or not rows:
+            return
+
+        def op(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany("INSERT OR IGNORE INTO blind VALUES (?, ?, ?)", rows)
+            _trim(db, "blind")
+            db.execute("COMMIT")
+
+        self._guard(op, None, write=True)
+
+    def blind_spots(self, since: str, sessions: int) -> list[tuple[str, int]]:
+        """The words asked about in `sessions` or more sessions since day `since` with no
+        atom to serve, most asked first."""
+
+        def op(db: sqlite3.Connection) -> list[tuple[str, int]]:
+            rows = db.execute(
+                "SELECT term, count(*) FROM blind WHERE day >= ? GROUP BY term "
+                "HAVING count(*) >= ? ORDER BY 2 DESC, 1",
+                (since, sessions),
+            )
+            return [(str(term), int(n)) for term, n in rows]
+
+        return self._guard(op, [], write=False)
+
     def maintain(self, budget: float | None = None) -> bool:
         """Fold and trim now (the engine does it while idle), one short transaction per batch,
         until bounded or `budget` seconds have passed; True when more is left to fold."""
@@ -279,6 +320,7 @@ class UsageLog:
             evidence.fold(db)  # all foldable sessions at once
             _trim(db, "given")
             _trim(db, "sessions")
+            _trim(db, "blind")
             db.execute("COMMIT")
             while True:
                 db.execute("BEGIN IMMEDIATE")
@@ -302,6 +344,12 @@ class UsageLog:
             if atom in out and total > 0:
                 out[atom] = math.log(total)
         return out
+
+
+def agent_key(session: str, agent: str) -> str:
+    """The no-repeat record of one subagent of `session` (Claude Code's `agent_id`): it reads
+    files on its own, and is given their atoms whatever the main agent was given."""
+    return f"{session}/agent/{agent}" if agent else session
 
 
 def _age(now: float, ts: float) -> float:
@@ -369,7 +417,7 @@ def _bounds(db: sqlite3.Connection, table: str) -> tuple[int | None, int | None]
 
 
 def _trim(db: sqlite3.Connection, table: str) -> None:
-    """Keep the newest KEEP_ROWS rows of `given` or `sessions`, trimmed in steps."""
+    """Keep the newest KEEP_ROWS rows of `given`, `sessions` or `blind`, trimmed in steps."""
     low, top = _bounds(db, table)
     if low is not None and top is not None and top - low >= KEEP_ROWS + KEEP_ROWS // 10:
         db.execute(f"DELETE FROM {table} WHERE rowid <= ?", (top - KEEP_ROWS,))  # noqa: S608

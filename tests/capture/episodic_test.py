@@ -67,16 +67,22 @@ def test_two_git_identities_on_one_account_never_see_each_other_through_the_engi
         assert "MARK-ALICE" not in warm(repo, "user-prompt-submit", helix, BOB)
 
         # Alice right after him (the engine's cache is per identity) gets both.
-        mine = warm(repo, "user-prompt-submit", {"session_id": "alice-2", "prompt": "hi"}, ALICE)
+        # Issue 43: a summary comes with a prompt about it, not with any first prompt.
+        hi = warm(repo, "user-prompt-submit", {"session_id": "alice-2", "prompt": "hi"}, ALICE)
+        assert summary.stem not in hi
+        plan = {"session_id": "alice-2", "prompt": "back to the websocket heartbeat plan"}
+        mine = warm(repo, "user-prompt-submit", plan, ALICE)
         assert summary.stem in mine and "MARK-ASKED" in mine
         helix = {"session_id": "alice-2", "prompt": "which editor does alice use, helix?"}
         assert "MARK-ALICE" in warm(repo, "user-prompt-submit", helix, ALICE)
 
         # Bob's own session is summarised as his, and given to him alone.
         session(repo, tmp_path, "bob-2", "Review the kafka consumer MARK-BOB", BOB)
-        bobs = warm(repo, "user-prompt-submit", {"session_id": "bob-3", "prompt": "hi"}, BOB)
+        kafka = {"session_id": "bob-3", "prompt": "that kafka consumer review again"}
+        bobs = warm(repo, "user-prompt-submit", kafka, BOB)
         assert "MARK-BOB" in bobs and "MARK-ASKED" not in bobs
-        alices = warm(repo, "user-prompt-submit", {"session_id": "alice-3", "prompt": "x"}, ALICE)
+        kafka = {"session_id": "alice-3", "prompt": "that kafka consumer review again"}
+        alices = warm(repo, "user-prompt-submit", kafka, ALICE)
         assert "MARK-BOB" not in alices
     assert git(repo, "status", "--porcelain", "--untracked-files=all").stdout == ""
 

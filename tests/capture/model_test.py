@@ -58,8 +58,11 @@ def model(url: str, **extra: object) -> str:
     return "\n".join(lines) + "\n"
 
 
-def offer(repo: Path, statement: str, session: str = "s1", score: float = 0.8) -> str:
-    proposal = Proposal(statement, "decision", "decision", "shared", score, "L0 rules")
+def offer(
+    repo: Path, statement: str, session: str = "s1", score: float = 0.8, *, mine: bool = False
+) -> str:
+    kind, scope = ("preference", "personal") if mine else ("decision", "shared")
+    proposal = Proposal(statement, kind, kind, scope, score, "L0 rules")
     source = {"session": session, "event": "prompt"}
     assert queue.offer(repo, proposal, source, 0.5) == "queued"
     return queue.candidate_id(statement)
@@ -154,9 +157,10 @@ def test_a_slow_model_costs_one_timeout_and_changes_nothing(memory_repo: Path, f
 
 
 def test_the_upper_band_writes_to_the_user_s_own_folder_only_when_asked(memory_repo: Path) -> None:
-    high, middle = (
-        offer(memory_repo, RULE, score=0.95),
+    high, middle, team = (
+        offer(memory_repo, "I prefer answers without emojis, always.", score=0.95, mine=True),
         offer(memory_repo, "We use pnpm, not npm.", score=0.7),
+        offer(memory_repo, RULE, score=0.95),
     )
     assert worker.run(memory_repo, 30)["written"] == 0  # write_personal is off by default
     configure(memory_repo, "  router:\n    upper: 0.9\n    write_personal: true\n")
@@ -164,6 +168,8 @@ def test_the_upper_band_writes_to_the_user_s_own_folder_only_when_asked(memory_r
     assert worker.run(memory_repo, 30)["written"] == 1
     found = by_id(memory_repo)
     assert found[high].status == queue.WRITTEN and found[middle].status == queue.PENDING_STATUS
+    # A team decision is the team's: it waits for a person, never lands in personal/ (issue 43).
+    assert found[team].status == queue.PENDING_STATUS
     path = memory_repo / found[high].atom["path"]
     assert found[high].atom["path"].startswith("personal/alice-test/") and path.is_file()
     assert "confidence: tentative" in path.read_text(encoding="utf-8")

@@ -31,6 +31,7 @@ def test_install_names_each_repository_and_changes_nothing_the_second_time(
     assert data["permissions"] == {"allow": ["Read", *grants]}
     assert set(data["hooks"]) == {
         "SessionStart",
+        "SubagentStart",
         "UserPromptSubmit",
         "PreToolUse",
         "PostToolUse",

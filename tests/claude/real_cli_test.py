@@ -41,48 +41,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    repo = make_memory_repo(tmp_path / "project")
-    write_atom(
-        repo,
-        "shared/ws-heartbeat-interval.md",
-        atom_text(
-            "ws-heartbeat-interval",
-            title="WebSocket heartbeat",
-            type_="pitfall",
-            body="- Send a WebSocket ping every 30 s; the balancer drops idle sockets at 60 s. "
-            "MEMKIT-MARK-HEARTBEAT",
-            extra="triggers: [websocket, heartbeat]\n",
-        ),
-    )
-    write_atom(
-        repo,
-        "shared/socket-deadlines.md",
-        atom_text(
-            "socket-deadlines",
-            title="Socket deadlines",
-            body="- Always set a connect deadline on sockets. MEMKIT-MARK-NETPATH",
-            extra='paths: ["src/net/**"]\n',
-        ),
-    )
-    write_atom(
-        repo,
-        "shared/texture-size.md",
-        atom_text(
-            "texture-size",
-            title="Texture atlas size",
-            body="- Export texture atlases at 2048 px for mobile. MEMKIT-MARK-TEXTURE",
-        ),
-    )
-    (repo / "src/net").mkdir(parents=True)
-    (repo / "src/net/conn.py").write_text("TIMEOUT = 5\n", encoding="utf-8")
-    commit_and_index(repo)
-    result = memkit("install", "claude", cwd=repo)
-    assert result.returncode == 0, result.stderr
-    return repo
-
-
 def run_claude(
     project: Path,
     url: str,
@@ -170,8 +128,10 @@ def test_the_real_cli_receives_exactly_the_right_memory(project: Path, tmp_path:
             assert f"MEMKIT-MARK-{mark}" not in second
 
         api.requests.clear()
-        target = project / "src/net/conn.py"
-        run_claude(project, url, f"READ-FILE {target} and summarise it.", tmp_path)
+        # The prompt does not name the file: a prompt that does is given its atoms itself
+        # (issue 43, tests/claude/sessions_test.py); here the Read alone brings them.
+        api.script = [("Read", {"file_path": str(project / "src/net/conn.py")})]
+        run_claude(project, url, "Summarise the connection module.", tmp_path)
         third = api.messages_text()
         assert any("tool_result" in m for m in third), "the CLI did not run the Read tool"
         after_tool = "\n".join(m for m in third if "tool_result" in m)
@@ -394,7 +354,7 @@ def test_a_session_summary_reaches_its_author_s_next_session_only(
         status = git(project, "status", "--porcelain", "--untracked-files=all").stdout
         assert "session-" not in status and "episodic" not in status
 
-        joke = "Tell me a short joke about cats."
+        joke = "What does src/net/conn.py do?"  # about that session (issue 43)
         api.requests.clear()
         run_claude(project, url, joke, tmp_path)
         mine = "\n".join(api.messages_text())
@@ -404,7 +364,7 @@ def test_a_session_summary_reaches_its_author_s_next_session_only(
         api.requests.clear()
         run_claude(project, url, joke, tmp_path, env=bob)
         theirs = "\n".join(api.messages_text())
-        assert theirs and summary.stem not in theirs and "src/net/conn.py" not in theirs
+        assert theirs and summary.stem not in theirs and "Files read" not in theirs
 
         # Past its expiry date, never again.
         summary.write_text(re.sub(r"expires: \S+", "expires: 2020-01-01", text), "utf-8")
