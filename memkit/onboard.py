@@ -15,10 +15,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from memkit import cloneguard
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
-from memkit.git import run
+from memkit.git import output, run
 from memkit.index import refresh
 from memkit.repo import git_toplevel
 from memkit.roles import MANAGEMENT, Author, git_author, identify, slug
@@ -113,6 +114,7 @@ class Joined:
     roles: tuple[str, ...]  # what the whitelist gives
     declaration: str | None  # the role.md written for the member to commit, if any
     atoms: int  # in the index just built
+    notes: tuple[str, ...] = ()  # what the clone's guard could not do (`memkit.cloneguard`)
 
 
 def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = None) -> Joined:
@@ -125,8 +127,8 @@ def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = No
     if git_toplevel(path) is None:
         raise MemkitError(f"{path} is not a git repository")
     require_author(path)
-    if install_hooks:
-        install_git_hooks(path)
+    check_state_folder(path)
+    notes = install_git_hooks(path) if install_hooks else []
     (path / ".memkit").mkdir(exist_ok=True)
 
     stats = refresh(path, quiet=not sys.stderr.isatty())  # a progress bar on a terminal
@@ -141,10 +143,30 @@ def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = No
         declared = [slug(r) for r in roles] if roles is not None else default
         write_atomic(path / relpath, declaration(who.user, [r for r in declared if r]))
         written = relpath
-    return Joined(who.user, who.email, who.known, tuple(listed), written, stats.atoms)
+    return Joined(who.user, who.email, who.known, tuple(listed), written, stats.atoms, tuple(notes))
 
 
-def install_git_hooks(path: Path) -> None:
+def check_state_folder(path: Path) -> None:
+    """A clear stop when `.memkit` is not a folder: a commit put a file (or a link) there,
+    which git checked out in place of this clone's own state."""
+    state = path / ".memkit"
+    if not state.is_symlink() and (state.is_dir() or not state.exists()):
+        return
+    tracked = bool(output(path, "ls-files", "--", ".memkit"))
+    how = (
+        "the repository tracks it (a commit put it there, refused by review as MK208)"
+        if tracked
+        else "it is not a folder"
+    )
+    raise MemkitError(
+        f"{state} is where memkit keeps this clone's own state, and {how}. Ask a management "
+        "member to remove it from the branch (`git rm -r --cached .memkit`, then commit); "
+        "here, move it aside (`mv .memkit .memkit.from-git`) and run this again"
+    )
+
+
+def install_git_hooks(path: Path) -> list[str]:
+    """pre-commit's hooks, then the clone's guard (`memkit.cloneguard`); returns its notes."""
     # Run pre-commit from memkit's own environment: it is a dependency, maybe not on PATH.
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install"],
@@ -156,6 +178,7 @@ def install_git_hooks(path: Path) -> None:
     )
     if result.returncode != 0:
         raise MemkitError(f"pre-commit install failed: {(result.stdout + result.stderr).strip()}")
+    return cloneguard.install(path)
 
 
 def hook_env() -> dict[str, str]:

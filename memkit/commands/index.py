@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memkit import cloneguard
 from memkit.errors import MemkitError
 from memkit.index import refresh
 from memkit.index.manifest import start_git
@@ -66,6 +67,11 @@ def _first_build_is_large(root: Path) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     root = find_root(args.repo)
+    if args.quiet:  # a git hook: a clone joined before the guard existed gets it now
+        try:
+            cloneguard.ensure(root)
+        except (MemkitError, OSError) as exc:
+            log.warning("memkit index: the clone's guard is not installed: %s", exc)
     running = start_git(root)  # git lists the atoms while the rest is imported
 
     if args.quiet and not args.foreground and _first_build_is_large(root):
