@@ -96,6 +96,15 @@ def join_clone(origin: Path, clone: Path, email: str) -> subprocess.CompletedPro
     return joined
 
 
+def user_settings(text: str) -> Path:
+    """Write the test user's own settings (`memkit.userconfig`: where credentials go, what
+    runs), in the test's XDG_CONFIG_HOME."""
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "memkit" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def atom_text(
     atom_id: str,
     *,
