@@ -44,6 +44,7 @@ USER_ONLY: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("audit", "judge"): ("provider", "url", "api_key_env", "command"),
     ("capture", "model"): ("provider", "url", "api_key_env", "command"),
 }
+DEFAULTS = {"provider": "ollama"}  # what a dropped value leaves in force anyway
 _WARNED: set[str] = set()  # one warning per setting and process
 
 
@@ -103,8 +104,15 @@ def overlay(team: Mapping[str, Any], user: Mapping[str, Any] | None = None) -> d
         if not theirs and not mine:
             continue
         merged = {k: v for k, v in theirs.items() if k not in keys}
+        # Said when it matters: the feature on, a value other than what is used without it.
+        on = (mine.get("enabled") if "enabled" in mine else theirs.get("enabled")) is True
         for key in keys:
-            if key in theirs and mine.get(key) != theirs[key]:
+            if (
+                on
+                and key in theirs
+                and theirs[key] != DEFAULTS.get(key, "")
+                and mine.get(key) != theirs[key]
+            ):
                 _warn_once(
                     f"{top}.{sub}.{key}={theirs[key]!r}",
                     "memkit.yaml sets %s.%s.%s: %r; it is not used: where your credentials "
