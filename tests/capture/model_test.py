@@ -52,7 +52,8 @@ def fake() -> Iterator[str]:
 def configure(repo: Path, capture: str) -> None:
     """The team turns the model on (memkit.yaml); where it is and which key it gets are the
     user's own settings (`memkit.userconfig`)."""
-    team, mine = [], []
+    team: list[str] = []
+    mine: list[str] = []
     for line in capture.splitlines():
         key = line.strip().split(":", 1)[0]
         (mine if key in USER_ONLY[("capture", "model")] else team).append(line)
