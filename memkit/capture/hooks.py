@@ -76,7 +76,7 @@ def proposal_of(text: str, lower: float) -> Proposal | None:
     """What L0 proposes for `text`, or None when it shows no signal at all."""
     from memkit.capture.detect import detect
 
-    found = detect(text, floor=lower)
+    found = detect(text[: queue.MAX_TEXT], floor=lower)
     if found is None:
         return None
     return Proposal(
