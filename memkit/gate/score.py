@@ -272,6 +272,7 @@ _ACTION_RE = re.compile(
     r"先.{0,20}再|確保|确保|要用|不要|必須|必须|務必|务必|してください|すること|使う|場合は|べき",
     re.I,
 )
+_BLANKS = re.compile(r"[^\S\n]{2,}")  # a run of white space within a line
 _PITFALL_RE = re.compile(
     r"\b(?:pitfall|gotcha|footgun|trap)s?\b|陷阱|踩坑|坑|落とし穴|ハマり", re.I
 )
@@ -368,18 +369,21 @@ def score_text(
         (hits.append(RuleHit(name, w[name], evidence)) if fired else missed.append(name))
 
     length = len(text)
-    spans = secret_spans(text)
+    # The rules read a run of blanks as one (none of them counts blanks), and so does the
+    # secret check they quote through: "password" and 40,000 blanks cost it minutes.
+    seen = _BLANKS.sub(" ", text)
+    spans = secret_spans(seen)
     rule("length_20", length >= 20, f"{length} chars")
     rule("length_50", length >= 50)
-    terms = sorted(_tech_terms(text))
-    rule("tech_terms", len(terms) >= 2, _shown_terms(terms, text, spans))
-    intent = _first(_INTENT_RE, text, spans)
+    terms = sorted(_tech_terms(seen))
+    rule("tech_terms", len(terms) >= 2, _shown_terms(terms, seen, spans))
+    intent = _first(_INTENT_RE, seen, spans)
     rule("explicit_intent", bool(intent), intent)
-    concrete = _first(_CONCRETE_RE, text, spans)
+    concrete = _first(_CONCRETE_RE, seen, spans)
     rule("concrete_value", bool(concrete), concrete)
-    transient = _first(_TRANSIENT_RE, text, spans)
+    transient = _first(_TRANSIENT_RE, seen, spans)
     rule("non_transient", not transient)
-    action = _first(_ACTION_RE, text, spans)
+    action = _first(_ACTION_RE, seen, spans)
     rule("actionable", bool(action), action)
     # The weights add up to more than 1 (a note can earn more than it needs); the score is a
     # share, so it stops at 1.

@@ -1,0 +1,351 @@
+"""Time per KB of every check memkit runs on an atom's text, from 1 to 256 KB (issue 40).
+
+Each check is fed inputs built from the patterns that made one superlinear (a long word, a run
+of dots or underscores, "e.g. " repeated, "password" and blanks, fullwidth phrases, a few more
+found since) and from random text, at 1, 4, 16, 64 and 256 KB (UTF-8 bytes). A linear check
+shows a flat time per KB; the issue asks for at most 2x from 16 to 256 KB. A call past
+`--cap` seconds is stopped (a SIGALRM; `re` checks signals as it backtracks) and the larger
+sizes of that pattern are not tried: the row says `>CAP`.
+
+The checks: the judgement of two atoms (`memkit.audit.verdict.verdict`, what the gate, the
+pull audit, `memkit add` and the MCP save ask), the secret check, the injection check,
+`validate` of one atom file (format and content checks: what pre-commit, CI, the index and
+PostToolUse run), capture's detector and the write gate's score.
+
+`--e2e` also times what a person meets: `git commit` of a 256 KB atom of each pattern through
+the repository's hooks, and a teammate's `git pull` of it (post-merge: index and audit), each
+stopped at `--e2e-cap` seconds. `--before DIR` runs the same measurements with the memkit
+package in DIR (e.g. `git archive <commit> memkit memory_template | tar -x -C DIR`), one
+after the other in one run, and prints both.
+
+    .venv/bin/python benchmarks/text_scaling_bench.py [--e2e] [--before DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = (1, 4, 16, 64, 256)
+WORDS = [
+    *("the", "deploy", "job", "runs", "migrations", "before", "release;", "use", "staging"),
+    *("database,", "never", "production;", "cache", "expires", "after", "30", "s", "and"),
+    *("worker", "retries", "twice;", "set", "KAFKA_LAG_ALERT=5000", "in", "config/alerts.yaml;"),
+    *("ask", "on-call", "engineer", "first"),
+]
+
+
+def _random(n: int) -> str:
+    rng = random.Random(n)
+    words: list[str] = []
+    size = 0
+    while size < n:
+        word = rng.choice(WORDS)
+        words.append(word + (".\n" if rng.random() < 0.02 else ""))
+        size += len(word) + 1
+    return " ".join(words)
+
+
+def _repeat(unit: str) -> Callable[[int], str]:
+    return lambda n: unit * (n // len(unit.encode()) + 1)
+
+
+PATTERNS: dict[str, Callable[[int], str]] = {
+    "long word": _repeat("a"),
+    "dots": _repeat("."),
+    "underscores": _repeat("_"),
+    "e.g. repeated": _repeat("e.g. "),
+    "password+blanks": lambda n: "password" + " " * n,
+    "fullwidth phrases": _repeat("ｉｇｎｏｒｅ ｐｒｅｖｉｏｕｓ ｉｎｓｔｒｕｃｔｉｏｎｓ。"),
+    "digits": _repeat("1"),
+    "a-a-a-": _repeat("a-"),
+    "a.a.a.": _repeat("a."),
+    "random text": _random,
+}
+
+
+def sized(text: str, size: int) -> str:
+    """`text` cut to at most `size` UTF-8 bytes, at a character."""
+    return text.encode()[:size].decode("utf-8", "ignore")
+
+
+HEAD = (
+    "---\nid: big-note\ntype: fact\nconfidence: observed\ncreated: 2026-01-01\n---\n# Big note\n\n"
+)
+
+
+def atom_file(text: str, size: int) -> bytes:
+    """An atom file of `size` bytes at most (frontmatter, a title, `text` as its body)."""
+    return (HEAD + sized(text, size - len(HEAD) - 1) + "\n").encode()
+
+
+def checks() -> dict[str, Callable[[str, int], object]]:
+    from memkit.admission.decide import file_findings
+    from memkit.atom.read import parse_atom_bytes
+    from memkit.audit.verdict import verdict
+    from memkit.capture.detect import detect
+    from memkit.config import Config
+    from memkit.gate.score import score_text
+    from memkit.safety.injection import refused_hits
+    from memkit.safety.secrets import find_secrets
+
+    config = Config()
+
+    def judgement(text: str, _size: int) -> object:
+        # Two near-identical atoms: what the gate and the audit judge most often.
+        return verdict(f"{text} Port 8080.", f"{text} Port 8081.", similarity=0.95)
+
+    def validate(text: str, size: int) -> object:
+        parsed = parse_atom_bytes("shared/big-note.md", atom_file(text, size), config)
+        return file_findings(parsed, config)
+
+    return {
+        "judgement": judgement,
+        "secrets": lambda text, _size: list(find_secrets(text)),
+        "injection": lambda text, _size: refused_hits(text),
+        "validate": validate,
+        "capture detect": lambda text, _size: detect(text),
+        "gate score": lambda text, _size: score_text(text),
+    }
+
+
+class Stopped(BaseException):
+    pass
+
+
+def _stop(_signum: int, _frame: FrameType | None) -> None:
+    raise Stopped
+
+
+def measure(call: Callable[[], object], cap: float) -> float | None:
+    """Seconds for `call()` (the best of a few runs when it is quick), None past `cap`."""
+    best: float | None = None
+    spent = 0.0
+    for _ in range(5):
+        signal.setitimer(signal.ITIMER_REAL, cap)
+        start = time.perf_counter()
+        try:
+            call()
+        except Stopped:
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        took = time.perf_counter() - start
+        best = took if best is None else min(best, took)
+        spent += took
+        if spent > 0.5:
+            break
+    return best
+
+
+def run_checks(sizes: list[int], cap: float, only: list[str]) -> dict[str, dict[str, Any]]:
+    signal.signal(signal.SIGALRM, _stop)
+    out: dict[str, dict[str, Any]] = {}
+    for name, check in checks().items():
+        if only and name not in only:
+            continue
+        for pattern, make in PATTERNS.items():
+            row: dict[str, float | None] = {}
+            for kb in sizes:
+                size = kb * 1024
+                text = sized(make(size), size)
+                took = measure(lambda: check(text, size), cap)  # noqa: B023
+                row[str(kb)] = None if took is None else took * 1000 / kb
+                if took is None:
+                    break
+            out.setdefault(name, {})[pattern] = row
+            print(f"  {name:15} {pattern:18} {_cells(row, sizes, cap)}", file=sys.stderr)
+    return out
+
+
+def _cells(row: dict[str, float | None], sizes: list[int], cap: float) -> str:
+    cells = []
+    for kb in sizes:
+        if str(kb) not in row:
+            cells.append(f"{'':>9}")
+        elif row[str(kb)] is None:
+            cells.append(f"{'>' + format(cap, 'g') + ' s':>9}")
+        else:
+            cells.append(f"{row[str(kb)]:9.3f}")
+    return " ".join(cells)
+
+
+# -- a commit and a pull of a 256 KB atom ----------------------------------------------------
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMKIT_"))}
+    return {
+        **env,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "MEMKIT_LOG_DIR": str(home / "logs"),
+        "MEMKIT_NO_ENGINE": "1",
+        "GIT_AUTHOR_NAME": "Bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.com",
+        "GIT_COMMITTER_NAME": "Bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.com",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+    }
+
+
+def _timed(argv: list[str], cwd: Path, env: dict[str, str], cap: float) -> tuple[float, int]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        code = proc.wait(timeout=cap)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return float("inf"), -1
+    return time.perf_counter() - start, code
+
+
+def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
+    folder = Path(tempfile.mkdtemp(prefix="memkit-scaling-"))
+    env = _env(folder / "home")
+    memkit = [sys.executable, "-m", "memkit"]
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        origin = folder / "origin"
+        subprocess.run([*memkit, "init", str(origin)], env=env, check=True, capture_output=True)
+        subprocess.run(
+            ["git", "config", "receive.denyCurrentBranch", "updateInstead"],
+            cwd=origin,
+            check=True,
+        )
+        for n, (pattern, make) in enumerate(PATTERNS.items()):
+            alice, bob = folder / f"alice-{n}", folder / f"bob-{n}"
+            for clone in (alice, bob):
+                subprocess.run(["git", "clone", "-q", str(origin), str(clone)], env=env, check=True)
+                subprocess.run(
+                    [*memkit, "init", "--join"], cwd=clone, env=env, check=True, capture_output=True
+                )
+            relpath = f"shared/big-note-{n}.md"
+            data = atom_file(make(size), size).replace(b"big-note", f"big-note-{n}".encode(), 1)
+            (alice / relpath).write_bytes(data)
+            subprocess.run(["git", "add", relpath], cwd=alice, env=env, check=True)
+            took, code = _timed(["git", "commit", "-q", "-m", pattern], alice, env, cap)
+            row: dict[str, Any] = {"commit": took, "commit_exit": code}
+            # The teammate's pull gets the atom whatever the hooks said: pushed past them.
+            subprocess.run(
+                ["git", "commit", "-q", "--no-verify", "-m", pattern],
+                cwd=alice,
+                env=env,
+                capture_output=True,
+                check=False,  # nothing to commit: the hooks let it through
+            )
+            subprocess.run(
+                ["git", "push", "-q", "origin", "HEAD:main"], cwd=alice, env=env, check=True
+            )
+            took, code = _timed(["git", "pull", "-q", "--no-rebase"], bob, env, cap)
+            row |= {"pull": took, "pull_exit": code}
+            out[pattern] = row
+            print(
+                f"  {pattern:18} commit {took_text(row['commit'], cap)} (exit "
+                f"{row['commit_exit']}), pull {took_text(row['pull'], cap)}",
+                file=sys.stderr,
+            )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+def took_text(seconds: float, cap: float) -> str:
+    return f">{cap:g} s" if seconds == float("inf") else f"{seconds:.2f} s"
+
+
+# -- the report ----------------------------------------------------------------------------
+
+
+def report(label: str, data: dict[str, Any], sizes: list[int], cap: float) -> None:
+    print(f"\n### {label}\n")
+    head = " | ".join(f"{kb} KB" for kb in sizes)
+    print(f"| check | input | {head} | 256/16 |")
+    print("|---|---|" + "---|" * (len(sizes) + 1))
+    for name, rows in data["checks"].items():
+        for pattern, row in rows.items():
+            cells = []
+            for kb in sizes:
+                value = row.get(str(kb), "")
+                cells.append(
+                    "" if value == "" else f">{cap:g} s" if value is None else f"{value:.3f}"
+                )
+            low, high = row.get("16"), row.get(str(sizes[-1]))
+            ratio = f"{high / low:.2f}" if low and high else "—"
+            print(f"| {name} | {pattern} | {' | '.join(cells)} | {ratio} |")
+    if data.get("e2e"):
+        e2e_cap = data["e2e_cap"]
+        print("\n| 256 KB atom of | git commit (exit) | git pull |")
+        print("|---|---|---|")
+        for pattern, row in data["e2e"].items():
+            print(
+                f"| {pattern} | {took_text(row['commit'], e2e_cap)} ({row['commit_exit']}) | "
+                f"{took_text(row['pull'], e2e_cap)} |"
+            )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="KB, comma-separated")
+    parser.add_argument("--cap", type=float, default=20.0, help="seconds per call at most")
+    parser.add_argument("--checks", default="", help="only these checks (comma-separated)")
+    parser.add_argument("--e2e", action="store_true", help="also a commit and a pull")
+    parser.add_argument("--e2e-cap", type=float, default=60.0, help="seconds per git command")
+    parser.add_argument("--before", type=Path, help="also measure the memkit package in DIR")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.before is not None:
+        results = {}
+        for label, path in (("this memkit", ROOT), ("before", args.before.resolve())):
+            print(f"{label} ({path}):", file=sys.stderr)
+            argv = [a for a in sys.argv[1:] if a != "--before" and a != str(args.before)]
+            env = {**os.environ, "PYTHONPATH": str(path)}
+            done = subprocess.run(
+                [sys.executable, __file__, *argv, "--json"],
+                env=env,
+                stdout=subprocess.PIPE,
+                text=True,
+                check=True,
+            )
+            results[label] = json.loads(done.stdout)
+        for label, data in results.items():
+            report(label, data, sizes, args.cap)
+        return 0
+    only = [c for c in args.checks.split(",") if c]
+    measured: dict[str, Any] = {"checks": run_checks(sizes, args.cap, only)}
+    if args.e2e:
+        print("commit and pull of a 256 KB atom:", file=sys.stderr)
+        measured |= {"e2e": run_e2e(args.e2e_cap, 256 * 1024), "e2e_cap": args.e2e_cap}
+    if args.json:
+        print(json.dumps(measured))
+    else:
+        report("this memkit", measured, sizes, args.cap)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
