@@ -8,15 +8,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
-
-DECISION = atom_text(
-    "use-postgres-16",
-    title="Use PostgreSQL 16",
-    type_="decision",
-    body="- Always use PostgreSQL 16 for new services; the ops team supports only v16.",
-    extra="triggers: [postgres, database]\n",
-)
+from tests.checks.review_cannot_be_walked_around_test import DECISION
+from tests.helpers import git, join_clone, make_memory_repo, memkit, write_atom
 
 
 def push_past_review(repo: Path, path: str, content: bytes, message: str) -> None:
