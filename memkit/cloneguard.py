@@ -64,15 +64,19 @@ exit $refused
 """
 
 
-def prefix_of(root: Path) -> str | None:
+def _where(root: Path) -> tuple[str, Path, Path] | None:
     """Where the memory repository sits in its git repository ("" at the top, "team/" in a
-    code repository), or None outside git."""
-    return output(root, "rev-parse", "--show-prefix")
+    code repository), and the paths of the hook and of info/attributes; None outside git.
+    One git command: the post-checkout hook asks it every time."""
+    found = output(root, "rev-parse", *_PATHS, "--show-prefix")
+    lines = found.split("\n") if found is not None else []
+    if len(lines) not in (2, 3):  # the prefix, last, is "" at the top: stripped away
+        return None
+    hook, attributes, prefix = (*lines, "")[:3]
+    return prefix, (root / hook).resolve(), (root / attributes).resolve()
 
 
-def _git_path(root: Path, name: str) -> Path | None:
-    found = output(root, "rev-parse", "--git-path", name)
-    return (root / found.strip()).resolve() if found else None
+_PATHS = ("--git-path", f"hooks/{HOOK}", "--git-path", "info/attributes")
 
 
 def _pattern(prefix: str) -> str:
@@ -94,11 +98,8 @@ def hook_script(prefix: str) -> str:
     return _SCRIPT.format(mark=MARK, state=state, path=shlex.quote(state))
 
 
-def _write_attributes(root: Path, prefix: str) -> bool:
+def _write_attributes(path: Path, prefix: str) -> bool:
     """The block in info/attributes; True when it was missing or different (written now)."""
-    path = _git_path(root, "info/attributes")
-    if path is None:
-        return False
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -116,11 +117,8 @@ def _write_attributes(root: Path, prefix: str) -> bool:
     return True
 
 
-def _write_hook(root: Path, prefix: str) -> str | None:
+def _write_hook(path: Path, prefix: str) -> str | None:
     """The fetch guard; a note when a hook of someone else's is in its place."""
-    path = _git_path(root, f"hooks/{HOOK}")
-    if path is None:
-        return None
     script = hook_script(prefix)
     try:
         current = path.read_text(encoding="utf-8", errors="replace")
@@ -174,12 +172,13 @@ def install(root: Path) -> list[str]:
     """Install the guard for the memory repository at `root` (both parts; the files git
     rewrote under a `.gitattributes` rule written again as committed). Returns notes for the
     user: what could not be done."""
-    prefix = prefix_of(root)
-    if prefix is None:
+    where = _where(root)
+    if where is None:
         return []
-    notes = [n for n in (_write_hook(root, prefix),) if n]
+    prefix, hook, attributes = where
+    notes = [n for n in (_write_hook(hook, prefix),) if n]
     rewritten = rewritten_files(root)
-    _write_attributes(root, prefix)
+    _write_attributes(attributes, prefix)
     if rewritten:
         _write_as_committed(root, rewritten)
         log.warning(
@@ -194,19 +193,13 @@ def install(root: Path) -> list[str]:
 def ensure(root: Path) -> None:
     """Install the guard where it is missing (a clone joined before it existed); cheap when
     it is in place: two small reads."""
-    prefix = prefix_of(root)
-    if prefix is None:
+    where = _where(root)
+    if where is None:
         return
-    hook = _git_path(root, f"hooks/{HOOK}")
-    attributes = _git_path(root, "info/attributes")
+    prefix, hook, attributes = where
     # A hook of the user's own in its place was named when the guard was first installed.
     try:
-        in_place = (
-            hook is not None
-            and attributes is not None
-            and hook.exists()
-            and attributes_block(prefix) in attributes.read_text(encoding="utf-8")
-        )
+        in_place = hook.exists() and attributes_block(prefix) in attributes.read_text("utf-8")
     except OSError:
         in_place = False
     if not in_place:
