@@ -5,8 +5,8 @@ request about two seconds later with only the tools of servers that have answere
 Importing the official SDK alone takes 0.8 s on an idle 2-core machine and 3 s on a busy one,
 so this server speaks the protocol subset a tools-only server needs itself (docs/mcp.md):
 `initialize`, `ping`, `tools/list`, `tools/call`, notifications. The first two answers come
-from plain data (`memkit.mcp.tools`); the index, the model and git load on a worker thread
-once `initialize` is answered, and every tool call runs on the main thread, one at a time (the
+from plain data (`memkit.mcp.tools`); the index, the model and git load once `initialize` is
+answered, and they and every tool call run on the main thread, one at a time (the
 index readers and the usage log it keeps open belong to it), while a reading thread reads the
 next message and answers what needs no memory (`memkit.mcp.lane`).
 
