@@ -41,9 +41,10 @@ IDLE_SECONDS = 600.0
 CHECK_SECONDS = 10.0
 MAINTAIN_SECONDS = 2.0  # usage-log folding per check, at most
 MAX_REQUEST = 4_000_000
-# Seconds a request may take: the hook waits 1.5 s at most (memkit.claude.main), then answers
-# by itself; the work past that is lost, and holds every hook behind it.
-REQUEST_BUDGET = 2.0
+# Seconds a request may take: its asker waits 1.5 s at most (a hook: memkit.claude.main) or
+# 2 s (the MCP server's search: memkit.mcp.memory), then answers by itself; the work past that
+# is lost, and holds every request behind it.
+REQUEST_BUDGET = 2.5
 
 
 def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
@@ -83,8 +84,8 @@ def _answer(raw: bytes, root: Path, readers: Readers) -> bytes:
         log_line(
             str(root),
             "engine",
-            f"{event} stopped after its {REQUEST_BUDGET:g} s budget (the hook stopped waiting "
-            "at 1.5 s and answered by itself)",
+            f"{event} stopped after its {REQUEST_BUDGET:g} s budget (its asker had stopped "
+            "waiting and answered by itself)",
         )
         return b""
 

@@ -158,7 +158,7 @@ def _cpu_seconds(pid: int) -> float:
 def test_a_request_the_hook_gave_up_on_stops_burning_the_engine(heartbeat_team: Path) -> None:
     """Issue 40: a PostToolUse on a large atom the checks were slow on gave up at the hook's
     deadline while the engine went on checking it for minutes, every hook behind it waiting.
-    The engine now stops a request at its budget (2 s; the hook waits 1.5 s)."""
+    The engine now stops a request at its budget (2.5 s; the hook waits 1.5 s)."""
     body = "- The staging password" + " " * 40_000 + "\n- It rotates monthly; see the vault.\n"
     big = write_atom(heartbeat_team, "shared/big-note.md", atom_text("big-note", body=body))
     engine = start_engine(heartbeat_team, "--idle", "60")
