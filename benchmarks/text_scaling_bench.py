@@ -11,8 +11,9 @@ regular expression moved by 7x between sizes, its CPU times by less than 2x. A c
 would make this sandbox's CPU clock tick-grained) is stopped, and the larger sizes of that
 pattern are not tried: the row says `>CAP`.
 
-The checks: the judgement of two atoms (`memkit.audit.verdict.verdict`, what the gate, the
-pull audit, `memkit add` and the MCP save ask), the secret check, the injection check,
+The checks: the judgement of two atoms (`memkit.audit.verdict.verdict` on two parsed atoms,
+their text alike but for one value: what the gate, the pull audit, `memkit add` and the MCP
+save ask; the parsing is in the time), the secret check, the injection check,
 `validate` of one atom file (format and content checks: what pre-commit, CI, the index and
 PostToolUse run), capture's detector and the write gate's score.
 
@@ -88,14 +89,13 @@ def sized(text: str, size: int) -> str:
     return text.encode()[:size].decode("utf-8", "ignore")
 
 
-HEAD = (
-    "---\nid: big-note\ntype: fact\nconfidence: observed\ncreated: 2026-01-01\n---\n# Big note\n\n"
-)
-
-
-def atom_file(text: str, size: int) -> bytes:
+def atom_file(text: str, size: int, atom_id: str = "big-note") -> bytes:
     """An atom file of `size` bytes at most (frontmatter, a title, `text` as its body)."""
-    return (HEAD + sized(text, size - len(HEAD) - 1) + "\n").encode()
+    head = (
+        f"---\nid: {atom_id}\ntype: fact\nconfidence: observed\ncreated: 2026-01-01\n---\n"
+        "# Big note\n\n"
+    )
+    return (head + sized(text, size - len(head) - 1) + "\n").encode()
 
 
 def checks() -> dict[str, Callable[[str, int], object]]:
@@ -110,9 +110,14 @@ def checks() -> dict[str, Callable[[str, int], object]]:
 
     config = Config()
 
-    def judgement(text: str, _size: int) -> object:
-        # Two near-identical atoms: what the gate and the audit judge most often.
-        return verdict(f"{text} Port 8080.", f"{text} Port 8081.", similarity=0.95)
+    def judgement(text: str, size: int) -> object:
+        # Two near-identical atoms (one value changed), as the gate, the pull audit, `memkit
+        # add` and the MCP save hand them over: what a team's pairs most often are.
+        a, b = (
+            parse_atom_bytes(f"shared/{name}.md", atom_file(f"{text} Port {port}.", size, name))
+            for name, port in (("big-note", 8080), ("big-note-2", 8081))
+        )
+        return verdict(a.atom, b.atom, similarity=0.95)
 
     def validate(text: str, size: int) -> object:
         parsed = parse_atom_bytes("shared/big-note.md", atom_file(text, size), config)
@@ -253,7 +258,7 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
         # A neighbour of each big atom (its first 2 KB): the gate and the pull audit judge
         # the pair, as they would in a memory that already holds notes on the subject.
         for n, make in enumerate(PATTERNS.values()):
-            near = atom_file(make(NEAR), NEAR).replace(b"big-note", f"near-{n}".encode(), 1)
+            near = atom_file(make(NEAR), NEAR, f"near-{n}")
             (origin / f"shared/near-{n}.md").write_bytes(near)
         subprocess.run(["git", "add", "-A"], cwd=origin, env=env, check=True)
         subprocess.run(
@@ -270,7 +275,7 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
                     [*memkit, "init", "--join"], cwd=clone, env=env, check=True, capture_output=True
                 )
             relpath = f"shared/big-note-{n}.md"
-            data = atom_file(make(size), size).replace(b"big-note", f"big-note-{n}".encode(), 1)
+            data = atom_file(make(size), size, f"big-note-{n}")  # at the 256 KB limit
             (alice / relpath).write_bytes(data)
             subprocess.run(["git", "add", relpath], cwd=alice, env=env, check=True)
             took, code = _timed(["git", "commit", "-q", "-m", pattern], alice, env, cap)
