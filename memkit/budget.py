@@ -15,6 +15,7 @@ work runs unbounded, as before. Standard library only.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -48,3 +49,16 @@ def budget(seconds: float) -> Iterator[bool]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+GIT_HOOK_SECONDS = 20.0  # what a post-merge/checkout hook may add to the git command
+
+
+def git_hook_seconds() -> float:
+    """The budget of a step of a git hook (the pull's refresh, its audit): GIT_HOOK_SECONDS,
+    or MEMKIT_GIT_HOOK_BUDGET (seconds)."""
+    try:
+        seconds = float(os.environ.get("MEMKIT_GIT_HOOK_BUDGET") or GIT_HOOK_SECONDS)
+    except ValueError:
+        return GIT_HOOK_SECONDS
+    return seconds if seconds > 0 else GIT_HOOK_SECONDS

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -330,3 +331,19 @@ def headers_after(
         refresh(repo)
         out.append(read_meta(generation(repo)))
     return out
+
+
+def kill_index_builds(repo: Path) -> None:
+    """End the index builds of `repo` a test set off (`memkit index` run with `--repo REPO`
+    or inside it): what they check slowly is not that test's subject, and they must not
+    outlive it."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            where = str((proc / "cwd").readlink())
+        except OSError:
+            continue
+        inside = where == str(repo) or where.startswith(f"{repo}/")
+        if b"index" in argv and (str(repo).encode() in argv or inside):
+            with contextlib.suppress(OSError):
+                os.kill(int(proc.name), signal.SIGKILL)

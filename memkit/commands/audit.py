@@ -19,6 +19,7 @@ from memkit.audit.run import (
     problems,
     save_report,
 )
+from memkit.budget import OutOfTime, budget, git_hook_seconds
 from memkit.config import load_config
 from memkit.errors import UsageError
 from memkit.files import write_atomic
@@ -57,8 +58,19 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    seconds = git_hook_seconds() if args.hook else 0.0
     try:
-        return _run(args)
+        # A pull must not wait minutes on one judgement (issue 40): the hook's audit is
+        # stopped at its budget, and says how to finish it.
+        with budget(seconds):
+            return _run(args)
+    except OutOfTime:
+        print(
+            f"memkit audit: stopped after {seconds:g} s, before every incoming atom was "
+            "compared; the merge itself is fine. Finish it with `memkit audit --from "
+            "ORIG_HEAD`, or `memkit audit --all`"
+        )
+        return 0
     except Exception:
         if not args.hook:
             raise

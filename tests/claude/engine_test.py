@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -16,6 +14,7 @@ import pytest
 from tests.helpers import (
     atom_text,
     context,
+    kill_index_builds,
     make_memory_repo,
     memkit,
     run_hook,
@@ -188,17 +187,6 @@ def test_a_request_the_hook_gave_up_on_stops_burning_the_engine(heartbeat_team: 
     finally:
         # The index builds the hooks started check the same atom, as slowly: not this test's
         # subject, and they must not outlive it.
-        _kill_index_builds(heartbeat_team)
+        kill_index_builds(heartbeat_team)
         engine.terminate()
         engine.communicate(timeout=30)
-
-
-def _kill_index_builds(repo: Path) -> None:
-    for proc in Path("/proc").iterdir():
-        try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"index" in argv and str(repo).encode() in argv:
-            with contextlib.suppress(OSError):
-                os.kill(int(proc.name), signal.SIGKILL)

@@ -4,9 +4,19 @@ whole report in a file. A pull of 5,000 atoms printed 36,311 lines (4.3 MB) afte
 
 from __future__ import annotations
 
+import os
+import subprocess
+import time
 from pathlib import Path
 
-from tests.helpers import atom_text, git, join_clone, make_memory_repo, write_atom
+from tests.helpers import (
+    atom_text,
+    git,
+    join_clone,
+    kill_index_builds,
+    make_memory_repo,
+    write_atom,
+)
 
 NAMES = [
     *("billing", "search", "checkout", "inventory", "payments", "gateway", "reports"),
@@ -50,3 +60,34 @@ def test_a_pull_with_many_conflicts_prints_a_summary_and_keeps_the_whole_report(
     assert len(pairs) == 10, out
     assert f"and {len(whole) - 10} more unresolved pair(s): the whole report is in" in out
     assert str(bob / ".memkit/audit/last.txt") in out
+
+
+def test_a_pull_of_an_atom_slow_to_check_is_not_held_by_it(tmp_path: Path) -> None:
+    """Issue 40: a 64 KB atom took 156 s to pull (the post-merge refresh and audit checked it
+    at length). Each step a git hook adds to the pull stops at its budget (20 s;
+    MEMKIT_GIT_HOOK_BUDGET here) and says what goes on: the refresh in the background, the
+    audit with a command to finish it."""
+    origin = make_memory_repo(tmp_path / "origin")
+    bob = tmp_path / "bob"
+    join_clone(origin, bob, "bob@example.com")
+    body = "- The staging password" + " " * 40_000 + "\n- It rotates monthly; see the vault.\n"
+    write_atom(origin, "shared/big-note.md", atom_text("big-note", body=body))
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "--no-verify", "-m", "a note slow to check")
+    start = time.monotonic()
+    try:
+        pulled = subprocess.run(
+            ["git", "pull", "--no-rebase"],
+            cwd=bob,
+            env={**os.environ, "MEMKIT_GIT_HOOK_BUDGET": "3"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        took = time.monotonic() - start
+    finally:
+        kill_index_builds(bob)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    assert (bob / "shared/big-note.md").is_file()
+    assert took < 30, (took, pulled.stdout + pulled.stderr)
