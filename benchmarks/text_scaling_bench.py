@@ -247,6 +247,8 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
     env = _env(folder / "home")
     memkit = [sys.executable, "-m", "memkit"]
     out: dict[str, dict[str, Any]] = {}
+    # Random text first: what a team writes, and the figure the issue asks for.
+    order = sorted(PATTERNS.items(), key=lambda item: item[0] != "random text")
     try:
         origin = folder / "origin"
         subprocess.run([*memkit, "init", str(origin)], env=env, check=True, capture_output=True)
@@ -257,7 +259,9 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
         )
         # A neighbour of each big atom (its first 2 KB): the gate and the pull audit judge
         # the pair, as they would in a memory that already holds notes on the subject.
-        for n, make in enumerate(PATTERNS.values()):
+        for n, (_, make) in enumerate(order):
+            sorted(PATTERNS.items(), key=lambda i: i[0] != "random text")
+        ):
             near = atom_file(make(NEAR), NEAR, f"near-{n}")
             (origin / f"shared/near-{n}.md").write_bytes(near)
         subprocess.run(["git", "add", "-A"], cwd=origin, env=env, check=True)
@@ -267,7 +271,7 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
             env=env,
             check=True,
         )
-        for n, (pattern, make) in enumerate(PATTERNS.items()):
+        for n, (pattern, make) in enumerate(order):
             alice, bob = folder / f"alice-{n}", folder / f"bob-{n}"
             for clone in (alice, bob):
                 subprocess.run(["git", "clone", "-q", str(origin), str(clone)], env=env, check=True)
