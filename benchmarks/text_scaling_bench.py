@@ -260,8 +260,6 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
         # A neighbour of each big atom (its first 2 KB): the gate and the pull audit judge
         # the pair, as they would in a memory that already holds notes on the subject.
         for n, (_, make) in enumerate(order):
-            sorted(PATTERNS.items(), key=lambda i: i[0] != "random text")
-        ):
             near = atom_file(make(NEAR), NEAR, f"near-{n}")
             (origin / f"shared/near-{n}.md").write_bytes(near)
         subprocess.run(["git", "add", "-A"], cwd=origin, env=env, check=True)
