@@ -282,6 +282,8 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
             subprocess.run(["git", "add", relpath], cwd=alice, env=env, check=True)
             took, code = _timed(["git", "commit", "-q", "-m", pattern], alice, env, cap)
             row: dict[str, Any] = {"commit": took, "commit_exit": code}
+            # A commit stopped at the cap leaves git's lock behind.
+            (alice / ".git" / "index.lock").unlink(missing_ok=True)
             # The teammate's pull gets the atom whatever the hooks said: pushed past them.
             subprocess.run(
                 ["git", "commit", "-q", "--no-verify", "-m", pattern],
@@ -290,6 +292,13 @@ def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
                 capture_output=True,
                 check=False,  # nothing to commit: the hooks let it through
             )
+            pushed = subprocess.run(
+                ["git", "ls-tree", "HEAD", "--", relpath],
+                cwd=alice,
+                capture_output=True,
+                check=True,
+            )
+            assert pushed.stdout, f"{relpath} was not committed"
             subprocess.run(
                 ["git", "push", "-q", "origin", "HEAD:main"], cwd=alice, env=env, check=True
             )
