@@ -60,8 +60,8 @@ def _random(n: int) -> str:
     size = 0
     while size < n:
         word = rng.choice(WORDS)
-        # A line every ~200 words: 256 KB stays within the 200 lines of an atom.
-        words.append(word + (".\n" if rng.random() < 0.005 else ""))
+        # A line every ~250 words: 256 KB stays within the 200 lines of an atom.
+        words.append(word + (".\n" if rng.random() < 0.004 else ""))
         size += len(word) + 1
     return " ".join(words)
 
@@ -169,13 +169,15 @@ def measure(
     return best
 
 
-def run_checks(sizes: list[int], cap: float, only: list[str]) -> dict[str, dict[str, Any]]:
+def run_checks(
+    sizes: list[int], cap: float, only: list[str], patterns: dict[str, Callable[[int], str]]
+) -> dict[str, dict[str, Any]]:
     signal.signal(signal.SIGALRM, _stop)
     out: dict[str, dict[str, Any]] = {}
     for name, check in checks().items():
         if only and name not in only:
             continue
-        for pattern, make in PATTERNS.items():
+        for pattern, make in patterns.items():
             row: dict[str, float | None] = {}
             for kb in sizes:
                 took = measure(check, make, kb * 1024, cap)
@@ -242,13 +244,15 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str], cap: float) -> tuple
 NEAR = 2048  # bytes of each big atom's neighbour
 
 
-def run_e2e(cap: float, size: int) -> dict[str, dict[str, Any]]:
+def run_e2e(
+    cap: float, size: int, patterns: dict[str, Callable[[int], str]]
+) -> dict[str, dict[str, Any]]:
     folder = Path(tempfile.mkdtemp(prefix="memkit-scaling-"))
     env = _env(folder / "home")
     memkit = [sys.executable, "-m", "memkit"]
     out: dict[str, dict[str, Any]] = {}
     # Random text first: what a team writes, and the figure the issue asks for.
-    order = sorted(PATTERNS.items(), key=lambda item: item[0] != "random text")
+    order = sorted(patterns.items(), key=lambda item: item[0] != "random text")
     try:
         origin = folder / "origin"
         subprocess.run([*memkit, "init", str(origin)], env=env, check=True, capture_output=True)
@@ -354,6 +358,7 @@ def main() -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="KB, comma-separated")
     parser.add_argument("--cap", type=float, default=20.0, help="seconds per call at most")
     parser.add_argument("--checks", default="", help="only these checks (comma-separated)")
+    parser.add_argument("--patterns", default="", help="only these inputs (comma-separated)")
     parser.add_argument("--e2e", action="store_true", help="also a commit and a pull")
     parser.add_argument("--e2e-cap", type=float, default=60.0, help="seconds per git command")
     parser.add_argument("--before", type=Path, help="also measure the memkit package in DIR")
@@ -382,10 +387,13 @@ def main() -> int:
             report(label, data, sizes, args.cap)
         return 0
     only = [c for c in args.checks.split(",") if c]
-    measured: dict[str, Any] = {"checks": run_checks(sizes, args.cap, only)}
+    chosen = [p for p in args.patterns.split(",") if p]
+    patterns = {k: v for k, v in PATTERNS.items() if not chosen or k in chosen}
+    measured: dict[str, Any] = {"checks": run_checks(sizes, args.cap, only, patterns)}
     if args.e2e:
         print("commit and pull of a 256 KB atom:", file=sys.stderr)
-        measured |= {"e2e": run_e2e(args.e2e_cap, 256 * 1024), "e2e_cap": args.e2e_cap}
+        e2e = run_e2e(args.e2e_cap, 256 * 1024, patterns)
+        measured |= {"e2e": e2e, "e2e_cap": args.e2e_cap}
     if args.save:
         args.save.write_text(json.dumps({"this memkit": measured}), encoding="utf-8")
     if args.json:
