@@ -3,8 +3,9 @@ source tree (contradictions in imperative procedures).
 
     python benchmarks/classify_bench.py [--before SRC] [--kinds]
 
-For each set and language: recall (labelled contradictions classified `contradicts`) and false
-alarms (other pairs classified `contradicts`), with this tree's `classify` and, with
+For each set and language: recall (labelled contradictions judged `contradicts`) and false
+alarms (other pairs judged `contradicts`), with this tree's one verdict on two texts
+(`memkit.audit.verdict.verdict`, which every caller uses) and, with
 `--before SRC`, with the one in SRC (e.g. `git archive main memkit | tar -x -C /tmp/before`),
 run in a process of its own with `PYTHONPATH=SRC`. Both use the same embedding model for the
 pair's cosine. `--kinds` adds recall or false alarms per labelled kind.
@@ -19,6 +20,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Callable
+from typing import Any
 
 from _common import ROOT, read_jsonl
 
@@ -37,15 +39,21 @@ Counts = dict[str, list[int]]  # "set/lang[/kind]" -> [tp, positives, fp, negati
 
 
 def measure() -> Counts:
-    from memkit.audit.classify import CONTRADICTS, classify
+    from memkit.audit.classify import CONTRADICTS
     from memkit.embedding import load_encoder
+
+    judge: Callable[..., Any]
+    try:
+        from memkit.audit.verdict import verdict as judge
+    except ImportError:  # a tree from before the one verdict (issue 27)
+        from memkit.audit.classify import classify as judge
 
     encoder = load_encoder()
     counts: Counts = defaultdict(lambda: [0, 0, 0, 0])
     for name, _ in SETS:
         for r in read_jsonl(DATA / f"{name}.jsonl"):
             a, b = encoder.encode([r["a"], r["b"]])
-            hit = classify(r["a"], r["b"], similarity=float(a @ b)).kind == CONTRADICTS
+            hit = judge(r["a"], r["b"], similarity=float(a @ b)).kind == CONTRADICTS
             actual = r["label"] == CONTRADICTS
             for key in (f"{name}/{r['lang']}", f"{name}/{r['lang']}/{r.get('kind', '')}"):
                 cell = counts[key]

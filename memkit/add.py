@@ -54,6 +54,7 @@ class Draft:
     title: str | None = None
     triggers: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()  # ids of atoms this one replaces
+    related: tuple[str, ...] = ()  # ids of atoms it goes with (both are needed)
     paths: tuple[str, ...] = ()  # globs of the code it is about
     status: str = "active"
     created: str | None = None  # YYYY-MM-DD; today when not given
@@ -100,7 +101,7 @@ SLUG_MAX = 60
 _FUNCTION_TEXT = (
     "a an the to of by for in on at with and or but from into onto over under via as "
     "than that which who when while because before after since until unless if so is "
-    "are was were be been it its their our your this these those not"
+    "are was were be been it its their our your this these those not instead rather except"
 )
 _FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 # Where a clause ends: punctuation followed by a space, or an opening parenthesis.
@@ -329,6 +330,8 @@ def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcom
         lines.append(f"paths: {_yaml_list(draft.paths)}")
     if draft.supersedes:
         lines.append(f"supersedes: {_yaml_list(draft.supersedes)}")
+    if draft.related:
+        lines.append(f"related: {_yaml_list(draft.related)}")
     if draft.status != "active":
         lines.append(f"status: {draft.status}")
     if draft.source:

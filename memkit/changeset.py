@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memkit.git import rev_exists
+from memkit.git import output, rev_exists
 from memkit.git import run as run_git
 
 SYMLINK_MODE = "120000"
@@ -103,4 +103,34 @@ def read_blobs(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:
         size = int(header[2])
         found[blob] = out[pos : pos + size]
         pos += size + 1
+    return found
+
+
+def reviewed_point(root: Path) -> str | None:
+    """The last commit of this branch that review has seen: where it meets the remote's
+    default branch (`origin/HEAD`, else the branch's upstream), or None when there is no
+    remote to compare with (HEAD is then all there is).
+
+    A commit made with `--no-verify` is in HEAD but was never reviewed: judged against HEAD,
+    putting its edit of an approved atom back would look like an edit, and moving a decision
+    it added straight into shared/ back to review like taking an approved one out."""
+    for ref in ("refs/remotes/origin/HEAD", "@{upstream}"):
+        point = output(root, "merge-base", "HEAD", ref)
+        if point:
+            return point
+    return None
+
+
+def blobs_at(root: Path, rev: str, paths: Iterable[str]) -> dict[str, str]:
+    """path -> the blob it has at `rev`, for those of `paths` that exist there."""
+    wanted = list(dict.fromkeys(paths))
+    if not wanted:
+        return {}
+    out = run_git(root, "ls-tree", "-z", "--full-tree", rev, "--", *wanted)
+    found: dict[str, str] = {}
+    for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split(" ")
+        if path and len(parts) == 3 and parts[1] == "blob":
+            found[path] = parts[2]
     return found

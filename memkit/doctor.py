@@ -12,38 +12,31 @@ time, does the warm engine answer).
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
 from pathlib import Path
 
 from memkit import cloneguard
+from memkit.agents.checks import agent_checks
 from memkit.checkup import FAIL, OK, WARN, Check
 from memkit.claude.skipped import check_skipped
+from memkit.claude.wiring import MCP_CONFIG
 from memkit.config import load_config
 from memkit.embedding import ModelError
 from memkit.embedding.usercache import model_cache_dir
 from memkit.errors import MemkitError
-from memkit.git import output
 from memkit.localstate import check_engine, check_folder, check_index, check_usage
+from memkit.onboard import HOOK_TYPES, hooked_memkit, hooks_folder
 from memkit.roles import identify
-from memkit.wiring_checks import claude_checks
+from memkit.wiring_checks import check_engine_answers, claude_checks
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.embedding.encoder"}
 
 
-HOOK_TYPES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
-
-
-def _hooks_dir(root: Path) -> Path | None:
-    found = output(root, "rev-parse", "--git-path", "hooks")
-    if found is None:
-        return None
-    path = Path(found)
-    return path if path.is_absolute() else root / path
-
-
 def check_git_hooks(root: Path) -> Check:
-    folder = _hooks_dir(root)
+    folder = hooks_folder(root)
     if folder is None:
         return Check(FAIL, "git hooks", "not a git repository", "git init, then memkit init --join")
     missing = []
@@ -68,7 +61,7 @@ def check_git_hooks(root: Path) -> Check:
 def check_clone_guard(root: Path) -> Check:
     """`memkit.cloneguard`: the fetch guard and the attributes that keep git from rewriting
     the memory's files."""
-    folder = _hooks_dir(root)
+    folder = hooks_folder(root)
     try:
         hook = "" if folder is None else (folder / cloneguard.HOOK).read_text("utf-8", "replace")
     except OSError:
@@ -84,16 +77,15 @@ def check_clone_guard(root: Path) -> Check:
     return Check(OK, "clone guard", "a fetch that would replace .memkit/ is refused")
 
 
-def check_path() -> Check:
+def check_path(root: Path) -> Check:
     found = shutil.which("memkit")
-    if found is None:
-        return Check(
-            FAIL,
-            "memkit on PATH",
-            "not found; the git hooks run `memkit` and will fail",
-            "activate memkit's virtual environment, or install memkit with pipx",
-        )
-    return Check(OK, "memkit on PATH", found)
+    if found is not None:
+        return Check(OK, "memkit on PATH", found)
+    hooked = hooked_memkit(root)
+    fix = "activate memkit's virtual environment, or install memkit with pipx"
+    if hooked is not None and os.access(hooked, os.X_OK):
+        return Check(WARN, "memkit on PATH", f"not found; the git hooks use {hooked}", fix)
+    return Check(FAIL, "memkit on PATH", "not found; the git hooks run `memkit` and will fail", fix)
 
 
 def check_model(root: Path, model: str) -> Check:
@@ -157,7 +149,7 @@ def diagnose(root: Path, project: Path) -> list[Check]:
         Check(OK, "memory repository", str(root)),
         check_git_hooks(root),
         check_clone_guard(root),
-        check_path(),
+        check_path(root),
         *check_folder(root),
         *check_index(root),
         check_usage(root),
@@ -165,6 +157,25 @@ def diagnose(root: Path, project: Path) -> list[Check]:
         check_identity(root),
         check_engine(root),
         check_skipped(root),
-        check_claude(project),
-        *claude_checks(root, project),
+        *_agent_checks(root, project),
+        *agent_checks(project),
     ]
+
+
+def _agent_checks(root: Path, project: Path) -> list[Check]:
+    """Claude Code's wiring in `project`; run in the memory repository itself, which a
+    team's agent does not work in (it works in code projects that name it), only when
+    something is wired here: otherwise there is nothing to act on."""
+    wired_here = (root / ".claude" / "settings.json").exists() or (root / MCP_CONFIG).exists()
+    if project.resolve() == root.resolve() and not wired_here:
+        engine = check_engine_answers(root)
+        return [
+            Check(
+                OK,
+                "Claude Code",
+                "wired in code projects, not in the memory repository (in a project: "
+                f"`memkit install claude --repo {shlex.quote(str(root))}`)",
+            ),
+            *([engine] if engine else []),
+        ]
+    return [check_claude(project), *claude_checks(root, project)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -19,13 +20,15 @@ from memkit import cloneguard
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
-from memkit.git import output, run
+from memkit.git import has_commits, output, run, succeeds
 from memkit.index import refresh
 from memkit.repo import git_toplevel
 from memkit.roles import MANAGEMENT, Author, git_author, identify, slug
 from memkit.template import copy_template, top_level_names
 
 log = logging.getLogger(__name__)
+
+HOOK_TYPES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite")
 
 NO_IDENTITY = (
     "git does not know who you are, and memkit needs it: the author of a commit decides what "
@@ -114,21 +117,21 @@ class Joined:
     roles: tuple[str, ...]  # what the whitelist gives
     declaration: str | None  # the role.md written for the member to commit, if any
     atoms: int  # in the index just built
+    rebases: bool = False  # `git pull` was set to rebase here (the person had not chosen)
     notes: tuple[str, ...] = ()  # what the clone's guard could not do (`memkit.cloneguard`)
 
 
 def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = None) -> Joined:
-    """Set up a fresh clone: hooks, the index, and the member's own role declaration."""
+    """Set up a fresh clone: hooks, the index, the member's own role declaration, and how
+    `git pull` joins their commits with the team's."""
     if not (path / CONFIG_NAME).is_file():
-        raise UsageError(
-            f"{path} has no {CONFIG_NAME}: not a memory repository "
-            "(use `memkit init PATH` to make one)"
-        )
+        raise UsageError(not_a_memory(path))
     if git_toplevel(path) is None:
         raise MemkitError(f"{path} is not a git repository")
     require_author(path)
     check_state_folder(path)
     notes = install_git_hooks(path) if install_hooks else []
+    rebases = pull_rebases(path)
     (path / ".memkit").mkdir(exist_ok=True)
 
     stats = refresh(path, quiet=not sys.stderr.isatty())  # a progress bar on a terminal
@@ -143,7 +146,9 @@ def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = No
         declared = [slug(r) for r in roles] if roles is not None else default
         write_atomic(path / relpath, declaration(who.user, [r for r in declared if r]))
         written = relpath
-    return Joined(who.user, who.email, who.known, tuple(listed), written, stats.atoms, tuple(notes))
+    return Joined(
+        who.user, who.email, who.known, tuple(listed), written, stats.atoms, rebases, tuple(notes)
+    )
 
 
 def check_state_folder(path: Path) -> None:
@@ -165,8 +170,73 @@ def check_state_folder(path: Path) -> None:
     )
 
 
-def install_git_hooks(path: Path) -> list[str]:
-    """pre-commit's hooks, then the clone's guard (`memkit.cloneguard`); returns its notes."""
+def not_a_memory(path: Path) -> str:
+    """Why `path` is no memory repository, and the step that makes it one: in a clone whose
+    checkout failed (the remote's HEAD names a branch it does not have), checking out the
+    branch that holds the memory; elsewhere, making a new one."""
+    if git_toplevel(path) is not None and not has_commits(path):
+        refs = output(path, "for-each-ref", "--format=%(refname:short)", "refs/remotes/")
+        holding = [
+            ref
+            for ref in (refs or "").split()
+            if not ref.endswith("/HEAD")
+            and succeeds(path, "cat-file", "-e", f"{ref}:{CONFIG_NAME}")
+        ]
+        if holding:
+            branch = holding[0].split("/", 1)[1]
+            return (
+                f"{path} is a clone with nothing checked out (its remote's HEAD names a branch "
+                f"the remote does not have); the memory is on `{holding[0]}`: check it out "
+                f"with `git checkout {branch}`, then run `memkit init --join` again"
+            )
+    return (
+        f"{path} has no {CONFIG_NAME}: not a memory repository (use `memkit init PATH` to make one)"
+    )
+
+
+def pull_rebases(path: Path) -> bool:
+    """Make `git pull` rebase this clone's commits onto the team's, unless the person chose
+    how pulls reconcile (`pull.rebase` or `pull.ff`, in any git config). Without a choice,
+    git 2.27+ stops the first pull after a local commit (a member's role declaration,
+    committed while management listed them) with "Need to specify how to reconcile
+    divergent branches". Returns whether it set it."""
+    if output(path, "config", "--get", "pull.rebase") or output(path, "config", "--get", "pull.ff"):
+        return False
+    run(path, "config", "--local", "pull.rebase", "true")
+    # A commit the hooks refused leaves its files staged; the pull that brings the fix (a
+    # role management just gave) then carries them across instead of stopping.
+    if not output(path, "config", "--get", "rebase.autoStash"):
+        run(path, "config", "--local", "rebase.autoStash", "true")
+    return True
+
+
+# Inserted into each git hook pre-commit installs, just after its templated lines: the hooks
+# run `memkit` from PATH, and a person commits with memkit's environment active or not.
+_HOOK_MARK = "# memkit: find memkit"
+_HOOK_END = "# memkit: end"
+_HOOK_LOOKUP = """{mark} (written by `memkit init`; `memkit init --join` writes it again)
+if ! command -v memkit >/dev/null 2>&1; then
+    if [ -x {memkit} ]; then
+        PATH={bindir}:"$PATH"; export PATH
+    else
+        printf '%s\\n' 'memkit: `memkit` is not on PATH, nor where it was installed:' \\
+            {memkit} \\
+            'activate the virtual environment memkit is installed in (`. <venv>/bin/activate`)' \\
+            'or install memkit with pipx (`pipx install "git+<memkit git URL>"`),' \\
+            'then run the git command again' 1>&2
+        {missing}
+    fi
+fi
+{end}
+"""
+
+
+def install_git_hooks(path: Path, bindir: Path | None = None) -> list[str]:
+    """pre-commit's git hooks, each taught where memkit is (`bindir`, default this memkit's
+    own): they work with memkit's virtual environment inactive, and say what to do when
+    memkit is gone rather than pre-commit's bare "Executable `memkit` not found". A commit
+    is then refused; checkout, merge and rebase go on (only the index's refresh is lost).
+    Then the clone's guard (`memkit.cloneguard`); returns what it could not do."""
     # Run pre-commit from memkit's own environment: it is a dependency, maybe not on PATH.
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install"],
@@ -178,7 +248,61 @@ def install_git_hooks(path: Path) -> list[str]:
     )
     if result.returncode != 0:
         raise MemkitError(f"pre-commit install failed: {(result.stdout + result.stderr).strip()}")
+    bindir = bindir or Path(sys.executable).parent
+    folder = hooks_folder(path) or path / ".git" / "hooks"
+    for hook_type in HOOK_TYPES:
+        hook = folder / hook_type
+        try:
+            text = hook.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        write_atomic(hook, with_memkit_lookup(text, bindir, refuse=hook_type == "pre-commit"))
     return cloneguard.install(path)
+
+
+def hooks_folder(path: Path) -> Path | None:
+    found = output(path, "rev-parse", "--git-path", "hooks")
+    if found is None:
+        return None
+    folder = Path(found)
+    return folder if folder.is_absolute() else path / folder
+
+
+def hooked_memkit(path: Path) -> Path | None:
+    """The memkit the pre-commit hook falls back on when `memkit` is not on PATH, if any."""
+    folder = hooks_folder(path)
+    try:
+        script = (folder / "pre-commit").read_text(encoding="utf-8") if folder else ""
+    except OSError:
+        return None
+    lines = script.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith(_HOOK_MARK) and i + 2 < len(lines):
+            words = shlex.split(lines[i + 2].strip().removesuffix("; then"))
+            return Path(words[3]) if words[:3] == ["if", "[", "-x"] and len(words) > 3 else None
+    return None
+
+
+def with_memkit_lookup(script: str, bindir: Path, *, refuse: bool) -> str:
+    """`script` (a hook pre-commit wrote) with memkit's lookup after its templated lines,
+    replacing an earlier one; unchanged if it has no such lines."""
+    lines = script.split("\n")
+    if _HOOK_MARK in script and _HOOK_END in lines:
+        start = next(i for i, line in enumerate(lines) if line.startswith(_HOOK_MARK))
+        del lines[start : lines.index(_HOOK_END) + 1]
+    try:
+        at = lines.index("# end templated") + 1
+    except ValueError:
+        return script
+    memkit = bindir / "memkit"
+    block = _HOOK_LOOKUP.format(
+        mark=_HOOK_MARK,
+        end=_HOOK_END,
+        memkit=shlex.quote(str(memkit)),
+        bindir=shlex.quote(str(bindir)),
+        missing="exit 1" if refuse else "exit 0  # the git command itself went through",
+    )
+    return "\n".join([*lines[:at], *block.rstrip("\n").split("\n"), *lines[at:]])
 
 
 def hook_env() -> dict[str, str]:

@@ -6,12 +6,15 @@ Every refusal here names the command that works from where the person stands, an
 suggestion leads back to a refusal: approve runs the commit's own checks on the atom as it
 will stand in shared/ before it moves anything, and asks for `--supersedes` when the commit
 would ask for it; propose turns an edit of an approved atom (or a move of it back into
-review) into a new pending atom that supersedes it, and puts the approved one back.
-The commands print; this module only decides and writes.
+review, or an edit committed past the hooks) into a pending proposal of it, and puts the
+approved one back as review last saw it; approving a proposal writes it over the atom it
+changes, which keeps its id. The commands print; this module only decides and writes
+(`memkit.reviewlog` reads the decisions back).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
@@ -26,12 +29,13 @@ from memkit.atom.plain import read_meta
 from memkit.atom.read import read_atom
 from memkit.atom.write import update_frontmatter
 from memkit.audit.write import conflicts
+from memkit.changeset import reviewed_point
 from memkit.checks.gate import gate_atoms
-from memkit.checks.roles import REVIEW_LOG
 from memkit.config import Config
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.repo import list_atom_files
+from memkit.reviewlog import REVIEW_LOG, is_revision
 from memkit.roles import Identity
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -109,13 +113,16 @@ class Approved:
     target: str
     retired: tuple[str, ...]  # paths of the atoms it supersedes, now `status: superseded`
     concerns: tuple[Concern, ...]  # what the checks still say (warnings only)
+    revises: str = ""  # the approved atom it is a new version of, now holding its text
 
 
 def approve(
     root: Path, atom_id: str, who: Identity, config: Config, supersedes: Sequence[str] = ()
 ) -> Approved:
     """Move a pending atom into shared/ (or, with `supersedes`, confirm one already there),
-    link it to the atoms it replaces and retire them, all staged for one commit. Refuses,
+    link it to the atoms it replaces and retire them, all staged for one commit. A proposal
+    of a change to an approved atom (`memkit review propose`: `ID-2` superseding `ID`) is
+    written over that atom instead, which keeps its id, links and history. Refuses,
     changing nothing, what the commit would refuse."""
 
     _need_management(who, "approve")
@@ -127,12 +134,6 @@ def approve(
                 f"no atom `{atom_id}` is waiting in {PENDING}; `memkit review` lists what is"
             )
         source = in_shared
-    target = "shared/" + source.removeprefix(PENDING)
-    if source != target and (root / target).exists():
-        raise MemkitError(
-            f"{target} already exists; rename the pending atom first "
-            f"(`git mv {source} {PENDING}<new-id>.md` and set its `id:`)"
-        )
     atom = _admitted(root, source, config)
     live = {
         a.id: a for p in list_atom_files(root) if (a := read_atom(root, p, config, fast=True).atom)
@@ -145,7 +146,26 @@ def approve(
                 f"--supersedes {old}: no approved atom `{old}` in this repository"
                 + ("" if old != atom.id else " other than the one approved")
             )
-    linked = replace(atom, supersedes=tuple(old_ids))
+    revises = ""
+    if source.startswith(PENDING):
+        revises = next(
+            (
+                old
+                for old in atom.supersedes
+                if is_revision(atom.id, old) and live[old].path == f"shared/{old}.md"
+            ),
+            "",
+        )
+    target = live[revises].path if revises else "shared/" + source.removeprefix(PENDING)
+    if not revises and source != target and (root / target).exists():
+        raise MemkitError(
+            f"{target} already exists; rename the pending atom first "
+            f"(`git mv {source} {PENDING}<new-id>.md` and set its `id:`)"
+        )
+    retire = [old for old in old_ids if old != revises]
+    linked = replace(atom, supersedes=tuple(retire))
+    if revises:
+        linked = replace(linked, id=revises, path=target, created=live[revises].created)
     found = concerns(root, linked, config)
     blocking = [c for c in found if c.blocks]
     if blocking:
@@ -157,20 +177,53 @@ def approve(
             f'`memkit review reject {atom_id} --reason "…"`'
         )
         raise MemkitError("\n".join(lines))
-    if source != target:
-        move(root, source, target)
-    if old_ids != list(atom.supersedes):
-        _set_list(root / target, "supersedes", old_ids)
+    if revises:
+        _write_revision(root, source, target, linked, retire)
+    else:
+        if source != target:
+            move(root, source, target)
+        if retire != list(atom.supersedes):
+            _set_list(root / target, "supersedes", retire)
     retired = []
-    for old in old_ids:
+    for old in retire:
         other = live[old]
         if other.is_active:  # an archived one stays archived; it is not served either way
-            ids = list(dict.fromkeys([*other.superseded_by, atom_id]))
+            ids = list(dict.fromkeys([*other.superseded_by, linked.id]))
             _set_list(root / other.path, "superseded_by", ids, status="superseded")
             retired.append(other.path)
     git.run(root, "add", "--", target, *retired)
-    append_log(root, who, "approve", atom_id, moved=(source, target), supersedes=old_ids)
-    return Approved(atom_id, source, target, tuple(retired), tuple(found))
+    append_log(
+        root,
+        who,
+        "approve",
+        atom_id,
+        moved=(source, target),
+        supersedes=retire,
+        revises=revises,
+    )
+    return Approved(atom_id, source, target, tuple(retired), tuple(found), revises)
+
+
+def _write_revision(
+    root: Path, source: str, target: str, revised: Atom, supersedes: Sequence[str]
+) -> None:
+    """The proposal's text over the approved atom it revises: its id, its `created`, today
+    as `updated`, and no link to itself. The proposal's file goes."""
+    write_atomic(root / target, (root / source).read_text(encoding="utf-8"))
+    changes: dict[str, object] = {
+        "id": revised.id,
+        "supersedes": _flow(supersedes) if supersedes else None,
+        "updated": dt.date.today(),
+        "status": None,
+        "superseded_by": None,
+    }
+    with contextlib.suppress(ValueError):  # a created that is no date is kept as written
+        changes["created"] = dt.date.fromisoformat(revised.created)
+    update_frontmatter(root / target, changes)
+    if git.tracked(root, source):
+        git.run(root, "rm", "--quiet", "--force", "--", source)
+    else:
+        (root / source).unlink()
 
 
 def _need_management(who: Identity, action: str) -> None:
@@ -225,7 +278,7 @@ def reject(root: Path, atom_id: str, who: Identity, reason: str) -> tuple[str, s
             "status": "archived",
             "rejected_reason": reason,
             "reviewed_by": who.user,
-            "reviewed": dt.date.today().isoformat(),
+            "reviewed": dt.date.today(),
         },
     )
     move(root, source, target)
@@ -235,34 +288,61 @@ def reject(root: Path, atom_id: str, who: Identity, reason: str) -> tuple[str, s
 
 @dataclass(frozen=True)
 class Proposal:
-    id: str
+    id: str  # the pending atom ("" when nothing is proposed)
     path: str
-    supersedes: str
-    restored: str  # the approved atom's path, put back as committed
+    supersedes: str  # the approved atom it revises
+    restored: str  # the approved atom's path, put back as review approved it
     edited: bool  # the proposal carries the person's edit (else a copy to edit)
+    again: bool = False  # an earlier proposal of the same atom was updated, no new one made
+    retired_only: bool = False  # the edit only marked it superseded: nothing to propose
 
 
 def propose(root: Path, atom_id: str, who: Identity) -> Proposal:
     """A change to an approved atom, as review takes it: the person's edit (in shared/ID.md,
-    or in shared/_pending/ID.md after moving it there) becomes a new pending atom with
-    `supersedes: [ID]`; the approved file is put back as committed. With no edit, the
+    in shared/_pending/ID.md after moving it there, or in a commit that skipped the hooks)
+    becomes the pending atom `ID-2` with `supersedes: [ID]`, which approval writes over ID;
+    the approved file is put back as review last saw it (where this branch meets the
+    remote's, else HEAD). Proposing again updates the same proposal. With no edit, the
     proposal is a copy to edit. Nothing is lost: the proposal is written first."""
     approved = f"shared/{atom_id}.md"
-    committed = git.show(root, "HEAD", approved)
+    point = reviewed_point(root) or "HEAD"
+    committed = git.show(root, point, approved)
     if committed is None:
+        if point != "HEAD" and git.show(root, "HEAD", approved) is not None:
+            raise MemkitError(
+                f"`{atom_id}` was never approved: {approved} came in with a commit that "
+                "skipped the checks (`--no-verify`); send it to review with "
+                f"`git mv {approved} {PENDING}{atom_id}.md`"
+            )
         raise MemkitError(
             f"`{atom_id}` is not an approved atom ({approved} is not committed); edit it "
             f"where it is, or write a new atom with `supersedes: [{atom_id}]`"
         )
     edit = None
-    for where in (approved, PENDING + f"{atom_id}.md"):
-        path = root / where
-        if path.is_file() and not path.is_symlink():
-            text = path.read_text(encoding="utf-8")
-            if text != committed:
-                edit = (where, text)
-                break
-    new_id = _next_id(root, atom_id)
+    for where in (approved, PENDING + f"{atom_id}.md", "HEAD:" + approved):
+        if where.startswith("HEAD:"):
+            text = git.show(root, "HEAD", approved)
+        else:
+            path = root / where
+            is_file = path.is_file() and not path.is_symlink()
+            text = path.read_text(encoding="utf-8") if is_file else None
+        if text is not None and text != committed:
+            edit = (where, text)
+            break
+    existing = _proposal_of(root, atom_id)
+    retired_only = edit is not None and _retirement_only(edit[1], committed)
+    if retired_only or (edit is None and existing is not None):
+        _put_back(root, approved, point, edit)
+        return Proposal(
+            existing or "",
+            PENDING + f"{existing}.md" if existing else "",
+            atom_id,
+            approved,
+            False,
+            again=existing is not None,
+            retired_only=retired_only,
+        )
+    new_id = existing or _next_id(root, atom_id)
     target = f"{PENDING}{new_id}.md"
     write_atomic(root / target, edit[1] if edit else committed)
     from ruamel.yaml.error import YAMLError
@@ -271,7 +351,7 @@ def propose(root: Path, atom_id: str, who: Identity) -> Proposal:
     earlier = [s for s in _listed(meta.get("supersedes")) if s != atom_id]
     changes: dict[str, object] = {
         "id": new_id,
-        "created": dt.date.today().isoformat(),
+        "created": dt.date.today(),
         "status": None,
         "superseded_by": None,
         "supersedes": _flow([*earlier, atom_id]),
@@ -285,15 +365,41 @@ def propose(root: Path, atom_id: str, who: Identity) -> Proposal:
             f"{target} keeps your edit, but its frontmatter cannot be read ({exc}); fix it "
             f"there, set `id: {new_id}` and `supersedes: [{atom_id}]`"
         ) from exc
-    moved_back = root / PENDING / f"{atom_id}.md"  # the approved one moved into review
+    _put_back(root, approved, point, edit)
+    git.run(root, "add", "--", target)
+    return Proposal(new_id, target, atom_id, approved, edit is not None, again=bool(existing))
+
+
+def _put_back(root: Path, approved: str, point: str, edit: tuple[str, str] | None) -> None:
+    """The approved atom as review last saw it, in the index and the working tree; an
+    approved atom moved into review (`shared/_pending/ID.md`) goes from there."""
+    moved_back = root / PENDING / Path(approved).name
     if moved_back.is_file() and (edit is None or edit[0] != approved):
         git.run(
             root, "rm", "--quiet", "--cached", "--ignore-unmatch", "--", PENDING + moved_back.name
         )
         moved_back.unlink()
-    git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", approved)
-    git.run(root, "add", "--", target)
-    return Proposal(new_id, target, atom_id, approved, edit is not None)
+    git.run(root, "restore", f"--source={point}", "--staged", "--worktree", "--", approved)
+
+
+def _proposal_of(root: Path, atom_id: str) -> str | None:
+    """The id of a change to `atom_id` already waiting in review, if any."""
+    for relpath in pending_paths(root):
+        pid = id_from_path(relpath)
+        if is_revision(pid, atom_id):
+            meta = read_meta(root / relpath) or {}
+            if atom_id in _listed(meta.get("supersedes")):
+                return pid
+    return None
+
+
+_RETIREMENT = re.compile(r"^(status|superseded_by)\s*:.*\n", re.M)
+
+
+def _retirement_only(edited: str, approved: str) -> bool:
+    """Whether `edited` differs from `approved` only in the lines that retire an atom
+    (`status:`, `superseded_by:`), which approving the atom that replaces it writes."""
+    return _RETIREMENT.sub("", edited) == _RETIREMENT.sub("", approved)
 
 
 def _listed(value: object) -> list[str]:
@@ -330,6 +436,7 @@ def append_log(
     moved: tuple[str, str],
     reason: str | None = None,
     supersedes: Sequence[str] = (),
+    revises: str = "",
 ) -> None:
     source, target = moved
     path = root / REVIEW_LOG
@@ -346,5 +453,7 @@ def append_log(
         entry["reason"] = reason
     if supersedes:
         entry["supersedes"] = list(supersedes)
+    if revises:
+        entry["revises"] = revises
     write_atomic(path, old + json.dumps(entry, ensure_ascii=False) + "\n")
     git.run(root, "add", "--", REVIEW_LOG)

@@ -19,6 +19,19 @@ if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
     "@anthropic-ai/claude-code@$CLAUDE_VERSION"
 fi
 
+# The other agents' real CLIs for tests/agents/real_cli_test.py, from the npm registry (pinned),
+# each in .cache/<agent>/ (docs/agents.md). Copilot CLI's tests need only its documented files.
+install_cli() {  # folder, package, version, the binary's name
+  if [ ! -x ".cache/$1/node_modules/.bin/$4" ] \
+     || ! grep -q "\"version\": \"$3\"" ".cache/$1/node_modules/$2/package.json" 2>/dev/null; then
+    mkdir -p ".cache/$1"
+    npm install --silent --no-audit --no-fund --prefix ".cache/$1" "$2@$3"
+  fi
+}
+install_cli codex @openai/codex 0.171.0 codex
+install_cli gemini-cli @google/gemini-cli 0.61.0 gemini
+install_cli opencode opencode-ai 1.18.33 opencode
+
 # Headless Chromium for tests/site/browser_test.py: Debian's package (no browser download).
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   SUDO=""

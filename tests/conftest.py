@@ -78,6 +78,18 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path, caches: Path) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _real_home_untouched_by_the_run() -> Iterator[None]:
+    """The whole run, module fixtures included, leaves the real home as it found it: a
+    module-scoped fixture runs before any test's isolation, and what it writes there would
+    otherwise be caught only by chance, by a test another worker runs at that moment."""
+    before = _snapshot()
+    yield
+    after = _snapshot()
+    changed = [rel for rel in GUARDED if before[rel] != after[rel]]
+    assert not changed, f"the run wrote into the real home directory: {changed}"
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(
     tmp_path_factory: pytest.TempPathFactory,

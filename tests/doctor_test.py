@@ -55,11 +55,30 @@ def test_a_clone_without_hooks_is_told_how_to_join(tmp_path: Path) -> None:
     assert checks["index"] == "FAIL"  # never built in this clone
     assert "fix: memkit init --join" in out.stdout
     assert "fix: memkit index" in out.stdout
-    assert checks["Claude Code"] == "warn"
+    assert checks["Claude Code"] == "ok"  # the memory repository: wired in code projects
     assert memkit("init", "--join", cwd=clone).returncode == 0
     assert memkit("index", cwd=clone).returncode == 0
     after = lines(memkit("doctor", cwd=clone).stdout)
     assert after["git hooks"] == after["clone guard"] == "ok"
+
+
+def test_in_the_memory_repository_doctor_has_nothing_to_say_of_claude_code(
+    tmp_path: Path,
+) -> None:
+    """Issue 41, item 8: doctor in the memory repository ended with two warnings about its
+    `.claude/settings.json` and `.mcp.json`, for teams whose agent runs in code projects."""
+    team, app = wired_project(tmp_path)
+    out = memkit("doctor", cwd=team)
+    assert out.returncode == 0, out.stdout
+    checks = lines(out.stdout)
+    assert checks["Claude Code"] == "ok" and "MCP server" not in checks
+    assert "wired in code projects, not in the memory repository" in out.stdout
+    assert "memkit doctor: all set" in out.stdout
+    # In the code project, its wiring is checked as before.
+    assert lines(memkit("doctor", cwd=app).stdout)["MCP server"] in ("ok", "warn")
+    # A memory repository that is wired itself is checked as a project.
+    assert memkit("install", "claude", cwd=team).returncode == 0
+    assert "MCP server" in lines(memkit("doctor", cwd=team).stdout)
 
 
 def test_stale_index_invalid_atoms_and_a_missing_model_are_named(tmp_path: Path) -> None:

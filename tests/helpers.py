@@ -12,8 +12,10 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -347,3 +349,17 @@ def kill_index_builds(repo: Path) -> None:
         if b"index" in argv and (str(repo).encode() in argv or inside):
             with contextlib.suppress(OSError):
                 os.kill(int(proc.name), signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A fake HTTP service on 127.0.0.1 (a port of its own) for the length of a block: its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -147,6 +147,16 @@ def test_no_client_is_reached_from_recall_or_what_stands_on_it() -> None:
     assert {m for m in reached(graph, inside) if _in("memkit.mcp", m)} == set()
 
 
+def test_the_other_agents_stand_on_recall_without_claude_code_or_mcp() -> None:
+    """Issue 42: Codex CLI, Gemini CLI, Cursor, OpenCode and Copilot CLI are adapters of
+    their own (`memkit.agents`); Claude Code's hook client runs their dialects, never the
+    other way round."""
+    graph = import_graph()
+    inside = {m for m in graph if _in("memkit.agents", m)}
+    reach = reached(graph, inside)
+    assert {m for m in reach if _in("memkit.claude", m) or _in("memkit.mcp", m)} == set()
+
+
 def test_the_atom_record_imports_nothing_of_memkit() -> None:
     # The hook path reads `Atom` and the path rules: standard library only.
     graph = import_graph()

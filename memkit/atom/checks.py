@@ -119,13 +119,15 @@ def check_triggers(triggers: tuple[str, ...], at: At, config: Config, out: Colle
     for trigger in triggers:
         problem = trigger_problem(trigger)
         if problem:
-            out.error(
-                line,
-                col,
-                "MK021",
-                f"trigger `{trigger}` {problem}; use words that say what this atom is "
-                "about (`websocket heartbeat`, not `the`)",
+            short = trigger.strip()
+            # A short name (`uv`, `k8`) is still the right word, in a phrase; a stop word is not.
+            fix = (
+                f"use it in a phrase a prompt about this atom would contain (`{short} lock`, "
+                f"`{short} sync`), or a longer name"
+                if problem.startswith(("is one or two", "is a single"))
+                else "use words that say what this atom is about (`websocket heartbeat`, not `the`)"
             )
+            out.error(line, col, "MK021", f"trigger `{trigger}` {problem}; {fix}")
     if len(triggers) > config.triggers:
         out.error(
             line,

@@ -109,6 +109,15 @@ _VERBS = word_set(
 class Verdict:
     kind: str
     reason: str
+    # Nothing for a person to do: the same line about another subject is another claim, not a
+    # near copy to merge (no MK104 either).
+    quiet: bool = False
+    # The same line with a detail added, dropped or reworded: it may belong in the other
+    # atom (the gate's MK104).
+    near: bool = False
+    # The one value that changed, the other atom's then this one's ("make lint", "make
+    # check"): the fix may be that value edited in the other atom rather than a new atom.
+    edit: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=65536)
@@ -222,6 +231,9 @@ def _all_values(text: str) -> dict[str, set[float]]:
     return {kind: {n for n, _, _ in found} for kind, found in _values(text).items()}
 
 
+_VALUES_PER_SENTENCE = 40
+
+
 def _different_values(
     a: str, b: str, held_a: dict[str, set[float]], held_b: dict[str, set[float]]
 ) -> tuple[str, frozenset[str]]:
@@ -231,8 +243,10 @@ def _different_values(
     is one."""
     va, vb = _values(a), _values(b)
     for kind in va.keys() & vb.keys():
-        for num_a, anchor_a, raw_a in va[kind]:
-            for num_b, anchor_b, raw_b in vb[kind]:
+        # A sentence states a few values; a run of text with hundreds is no statement, and
+        # comparing every pair would cost their product.
+        for num_a, anchor_a, raw_a in va[kind][:_VALUES_PER_SENTENCE]:
+            for num_b, anchor_b, raw_b in vb[kind][:_VALUES_PER_SENTENCE]:
                 shared = anchor_a & anchor_b
                 both = num_a in held_b.get(kind, ()) and num_b in held_a.get(kind, ())
                 if shared and num_a != num_b and not both:
@@ -243,11 +257,10 @@ def _different_values(
     ver_a, ver_b = _versions(a), _versions(b)
     for name in ver_a.keys() & ver_b.keys():
         if ver_a[name].isdisjoint(ver_b[name]):
-            return (
-                f"different versions of {name}: {sorted(ver_a[name])[0]} vs "
-                f"{sorted(ver_b[name])[0]}",
-                frozenset([name]),
-            )
+            one, other = sorted(ver_a[name])[0], sorted(ver_b[name])[0]
+            # `port 6379` is a value; `node 20.11` a version (a whole number says neither).
+            what = "versions of" if "." in one + other else "values for"
+            return f"different {what} {name}: {one} vs {other}", frozenset([name])
     paths_a, paths_b = set(_PATH.findall(a)), set(_PATH.findall(b))
     if paths_a and paths_b and paths_a.isdisjoint(paths_b):
         pa, pb = sorted(paths_a)[0], sorted(paths_b)[0]
@@ -329,8 +342,32 @@ def _opposite_polarity(a: str, b: str) -> str:
                 # A negation about a named subject speaks of that subject only.
                 if not subject_b <= words_a or not _negated_subject(ca) <= words_b:
                     continue
+                # What each clause is about comes first after its marker: "Do not use
+                # `print` for debugging" and "use `logging` for debugging" share only the
+                # purpose, and forbid and prescribe two different things.
+                heads = _object_head(ca), *(_object_head(c) for c in _with_object(clauses_b, obj_b))
+                if all(h.isascii() and h for h in heads) and not shared & set(heads):
+                    continue
                 return f"opposite instructions about {'/'.join(sorted(shared)[:2])}"
     return ""
+
+
+@functools.lru_cache(maxsize=65536)
+def _object_head(clause: str) -> str:
+    """The first content word after a clause's marker, past a verb of doing ("never use
+    npm": npm); "" when there is none."""
+    marker = _NEGATIVE.search(clause) or _POSITIVE.search(clause)
+    if not marker:
+        return ""
+    for word in _ordered_words(clause[marker.end() : marker.end() + 60]):
+        if word not in _VERBS:
+            return word
+    return ""
+
+
+def _with_object(clauses: list[str], obj: set[str]) -> list[str]:
+    """The clauses whose polar object is `obj`."""
+    return [c for c in clauses if _polar(c)[1] == obj][:1]
 
 
 def _negated(a: str, b: str) -> str:
@@ -354,9 +391,28 @@ def _negated(a: str, b: str) -> str:
                 min(len(wa), len(wb)) >= least
                 and len(shared) >= max(least - 1, 0.7 * min(len(wa), len(wb)))
                 and len(affirmed - shared) <= slack
+                and not _denied_in_both(sa if negated_a else sb, b if negated_a else a)
             ):
                 return "the same statement affirmed in one and negated in the other"
     return ""
+
+
+def _denied_in_both(negated: str, other: str) -> bool:
+    """What the negated sentence denies (the first content word after its negation) is
+    denied by the other text too: "Do not use `print` — use `logging`" and "use `logging`;
+    no `print`" pair their negations."""
+    m = _NEGATION.search(negated)
+    if not m:
+        return False
+    head = next((w for w in _ordered_words(negated[m.end() : m.end() + 60]) if w not in _VERBS), "")
+    if not head or not head.isascii():
+        return False
+    for sentence in sentences(other):
+        for clause in _clauses(sentence):
+            n = _NEGATION.search(clause)
+            if n and head in _ordered_words(clause[n.end() : n.end() + 60]):
+                return True
+    return False
 
 
 def _values_per_sentence(a: str, b: str) -> str:
@@ -394,7 +450,10 @@ def _units(text: str) -> tuple[str, ...]:
 
 def _same_frame(a: str, b: str) -> str:
     for ua in _units(a):
+        wa = words(ua)
         for ub in _units(b):
+            if not wa & words(ub):
+                continue  # one frame shares a content word at least
             change = frame.changed_value(ua, ub)
             if (
                 change is not None
@@ -434,6 +493,7 @@ def conflict(
     The readers share the claim model's parts (`memkit.audit.claims`): identifiers are not
     values, a set-valued relation is never contradicted by a second value, two subjects are
     two things, and values are sets."""
+    a, b = _focus(a, b)
     # The word-anchored readers were built for close pairs; a pair found only by a wide
     # candidate source (BM25, a lower cosine) needs the frame reader's structural evidence.
     loose = similarity >= loose_from or shared_triggers > 0
@@ -453,6 +513,43 @@ def conflict(
         if reason:
             return reason
     return ""
+
+
+# The readers compare sentence with sentence; past this many pairs, only sentences that share
+# words with one of the other text's are compared (the work stays linear in the text).
+PAIR_BUDGET = 2_500
+_FOCUS_SENTENCES = 60
+_COMMON = 40  # a word in more of the other text's sentences than this says nothing of a pair
+
+
+def _focus(a: str, b: str) -> tuple[str, str]:
+    """The two texts, or for two long ones only the sentences of each that share two content
+    words with a sentence of the other (at most `_FOCUS_SENTENCES` each): no rule can find a
+    conflict between sentences that share nothing, and every rule compares pairs."""
+    sa, sb = sentences(a), sentences(b)
+    if len(sa) * len(sb) <= PAIR_BUDGET:
+        return a, b
+    index: dict[str, list[int]] = {}
+    for j, sentence in enumerate(sb):
+        for w in words(sentence):
+            index.setdefault(w, []).append(j)
+    keep_a: list[int] = []
+    keep_b: set[int] = set()
+    for i, sentence in enumerate(sa):
+        counts: dict[int, int] = {}
+        for w in words(sentence):
+            posting = index.get(w, ())
+            if len(posting) > _COMMON:
+                continue
+            for j in posting:
+                counts[j] = counts.get(j, 0) + 1
+        hits = [j for j, n in counts.items() if n >= 2]
+        if hits:
+            keep_a.append(i)
+            keep_b.update(hits)
+    kept_a = "\n".join(sa[i] for i in keep_a[:_FOCUS_SENTENCES])
+    kept_b = "\n".join(sb[j] for j in sorted(keep_b)[:_FOCUS_SENTENCES])
+    return kept_a, kept_b
 
 
 def overlap(a: str, b: str) -> float:

@@ -43,6 +43,10 @@ _GENERIC_VERBS = frozenset(
     ("use", "uses", "used", "using", "has", "have", "had", "can", "is", "are")
 )
 _NEGATORS = frozenset(("not", "no", "never", "don't", "doesn't", "isn't", "aren't", "cannot"))
+# One statement's frame: a run of text longer than this with no sentence end is no statement to
+# align (the alignment's cost grows with the product of the two lengths).
+MAX_TOKENS = 300
+MAX_CHARS = 3_000
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,8 @@ def _merge_names(out: list[Token]) -> None:
 def _refine_numbers(out: list[Token]) -> None:
     """A number after a product name is its version (Node 20, Java 17); after a month or
     before one it is a day (December 10, 12 September)."""
-    live = [t for t in out if t.kind != "_merged"]
+    at = [n for n, t in enumerate(out) if t.kind != "_merged"]  # where each live token is
+    live = [out[n] for n in at]
     for i, t in enumerate(live):
         if t.kind != "number":
             continue
@@ -130,7 +135,7 @@ def _refine_numbers(out: list[Token]) -> None:
             kind = "version"
         else:
             continue
-        out[out.index(t)] = Token(t.text, t.norm, kind)
+        out[at[i]] = Token(t.text, t.norm, kind)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -249,9 +254,11 @@ class Change:
 
 def changed_value(a: str, b: str) -> Change | None:
     """The one value that differs between two statements of one frame, if that is all."""
+    if max(len(a), len(b)) > MAX_CHARS:
+        return None
     ta, na = _prepared(a)
     tb, nb = _prepared(b)
-    if not ta or not tb:
+    if not ta or not tb or max(len(ta), len(tb)) > MAX_TOKENS:
         return None
     # Most candidate pairs share too little to be one frame: skip the alignment.
     sa, sb = set(na), set(nb)
@@ -330,8 +337,12 @@ def other_subject(a: str, b: str) -> bool:
     its head that is not a value ("session tokens expire after 12 hours" / "refresh tokens …
     30 days").
     A value that differs between them is not a contradiction."""
+    if max(len(a), len(b)) > MAX_CHARS:
+        return False
     ta, na = _prepared(a)
     tb, nb = _prepared(b)
+    if max(len(ta), len(tb)) > MAX_TOKENS:
+        return False
     ops = [
         op
         for op in SequenceMatcher(None, na, nb, autojunk=False).get_opcodes()
@@ -380,9 +391,11 @@ def swapped_value(a: str, b: str) -> tuple[str, str] | None:
     fills with another value that `a` does not state anywhere, and the other way round: two
     texts of one frame about different things, whatever the relation. None when every value
     of each is stated in the other ("30 s" and "30 seconds", the same names reordered)."""
+    if max(len(a), len(b)) > MAX_CHARS:
+        return None
     ta, na = _prepared(a)
     tb, nb = _prepared(b)
-    if not ta or not tb:
+    if not ta or not tb or max(len(ta), len(tb)) > MAX_TOKENS:
         return None
     all_a, all_b = set(na), set(nb)
     for op, i1, i2, j1, j2 in SequenceMatcher(None, na, nb, autojunk=False).get_opcodes():

@@ -20,7 +20,7 @@ from memkit.audit.classify import CONTRADICTS, DUPLICATE, RULES, UNRELATED
 from memkit.audit.claude_judge import ClaudeJudge
 from memkit.audit.judge import Judge
 from memkit.audit.status import REPORT, Seen, full_audit_rules, read_report, unresolved_now
-from memkit.audit.verdict import text_of, verdict
+from memkit.audit.verdict import newer_of, text_of, verdict
 from memkit.config import Config
 from memkit.files import write_atomic
 from memkit.git import output
@@ -45,9 +45,12 @@ class PairResult:
     similarity: float
     resolved: bool
     found_by: str = ""  # the candidate sources that proposed the pair: vector, bm25, trigger
-    # Which of the two is newer (by `created`; the incoming one on a tie): only the newer may
-    # be told to supersede the older.
+    # Which of the two is newer (`memkit.audit.verdict.newer_of`: the one reporting the
+    # change, else the later `created`, else the incoming one): only the newer may be told to
+    # supersede the older.
     newer: str = ""
+    # The one value that changed (the other's, the incoming one's), when that is all.
+    edit: tuple[str, ...] = ()
 
 
 def changed_paths(root: Path, from_ref: str, to_ref: str) -> list[str]:
@@ -243,7 +246,12 @@ def compare(
                     round(cand.similarity, 4),
                     resolved(atom, other),
                     "+".join(s for s in ("vector", "bm25", "trigger") if s in cand.sources),
-                    atom.path if (atom.created or "") >= (other.created or "") else other_path,
+                    (
+                        newer_of(atom, other, (text(atom), text(other))).path
+                        if judged.kind == CONTRADICTS
+                        else atom.path
+                    ),
+                    judged.edit,
                 )
             )
     return results
@@ -269,6 +277,15 @@ def format_report(results: Sequence[PairResult], incoming: int) -> str:
                 if r.newer == r.other_path
                 else (r.incoming_path, r.other)
             )
+            if len(r.edit) == 2:
+                # One value changed: the older atom may say more than that line.
+                was, now = r.edit if newer == r.incoming_path else r.edit[::-1]
+                lines.append(
+                    f"    resolve: if only {was} → {now} changed, edit that value where it is "
+                    f"stated; or, if the newer one holds whole, add `supersedes: [{older}]` to "
+                    f"{newer}, then `memkit validate --fix` marks the older one superseded"
+                )
+                continue
             lines.append(
                 f"    resolve: if the newer one holds, add `supersedes: [{older}]` to {newer}, "
                 "then `memkit validate --fix` marks the older one superseded"

@@ -38,7 +38,9 @@ def sentences(text: str) -> list[str]:
     start = 0
     for m in _END.finditer(text):
         if m.group(0) == ".":
-            before = _WORD_BEFORE.search(text[start : m.start()])
+            # Only the word right before the stop matters: look at a short tail, or a run of
+            # abbreviations ("e.g. e.g. …") makes each look longer than the last.
+            before = _WORD_BEFORE.search(text[max(start, m.start() - 40) : m.start()])
             word = before.group(1).lower() if before else ""
             # An abbreviation or an initial ("J. Smith") does not end a sentence.
             if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from memkit.atom import Atom
+from memkit.atom.read import read_atom
 from memkit.audit.classify import CONTRADICTS
-from memkit.audit.run import compare
+from memkit.audit.run import PairResult, compare
 from memkit.audit.status import WRITTEN, Seen, unresolved_items, unresolved_now
 from memkit.config import Config
 from memkit.files import write_atomic
@@ -42,10 +43,23 @@ class Conflict:
     reason: str
     route: bool  # goes to review rather than live
     management: bool = False  # written by management (routed only for its sensitive type)
+    # Either atom is of a type only management writes (roles.sensitive): a member cannot
+    # settle it with `supersedes:` (that edits an approved atom), only through review.
+    sensitive: bool = False
+    # One value of a longer atom changed: (its value there, the value here, its line there).
+    edit: tuple[str, str, int] | None = None
 
     def finding(self) -> Finding:
         where = (self.atom.path, self.atom.line_of("id"), 1)
         settle = f"add `supersedes: [{self.other_id}]` if it replaces that atom"
+        if self.edit is not None:
+            # Only one value of a longer atom changed: retiring all of it loses the rest.
+            old, new, line = self.edit
+            settle = (
+                f"only {old} changes in `{self.other_id}`'s longer text: edit it there "
+                f"({self.other_path}:{line}: {old} → {new}) instead of adding this atom, or "
+                f"{settle}"
+            )
         if self.route:
             # The one command that settles it from where the writer stands: management links
             # and retires in one step; anyone else sends it to review, where approve does.
@@ -57,7 +71,8 @@ class Conflict:
             else:
                 fix = (
                     f"send it to review with `git mv {self.atom.path} "
-                    f"{PENDING}/{Path(self.atom.path).name}` (or {settle})"
+                    f"{PENDING}/{Path(self.atom.path).name}`"
+                    + ("" if self.sensitive else f" (or {settle})")
                 )
             return Finding(
                 *where,
@@ -138,10 +153,54 @@ def conflicts(
             if management is None:
                 management = _is_management(root, identity)
             route = atom.type in sensitive or not management
+        touchy = route and not management and _either_sensitive(root, atom, pair, config)
         out.append(
-            Conflict(atom, pair.other, pair.other_path, pair.reason, route, bool(management))
+            Conflict(
+                atom,
+                pair.other,
+                pair.other_path,
+                pair.reason,
+                route,
+                bool(management),
+                touchy,
+                _value_in_longer(root, pair),
+            )
         )
     return out
+
+
+def _value_in_longer(root: Path, pair: PairResult) -> tuple[str, str, int] | None:
+    """Where the one changed value stands in the other atom, when that atom says more than
+    the line that holds it (then the fix is an edit of that value, not a second atom)."""
+    if len(pair.edit) != 2:
+        return None
+    old, new = pair.edit
+    try:
+        lines = (root / pair.other_path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    body = _body_lines(lines)
+    said = [i for i, line in body if line.strip() and not line.lstrip().startswith("#")]
+    hits = [i for i in said if old.strip("`") in lines[i]]
+    if len(said) < 2 or len(hits) != 1:
+        return None
+    return old, new, hits[0] + 1
+
+
+def _body_lines(lines: list[str]) -> list[tuple[int, str]]:
+    """The lines after the frontmatter, with their index."""
+    if not lines or lines[0].strip() != "---":
+        return list(enumerate(lines))
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    return [(i, lines[i]) for i in range(end + 1, len(lines))]
+
+
+def _either_sensitive(root: Path, atom: Atom, pair: Any, config: Config) -> bool:
+    kinds = sensitive_kinds(config)
+    if atom.type in kinds or atom.audience in kinds:
+        return True
+    other = read_atom(root, pair.other_path, config, fast=True).atom
+    return other is not None and (other.type in kinds or other.audience in kinds)
 
 
 def _pending(atom: Atom) -> bool:

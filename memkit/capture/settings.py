@@ -8,7 +8,7 @@ capture:
     upper: 0.9             # at or above: written to personal/<you>/ when write_personal is on
     write_personal: false
   episodic:
-    enabled: true          # a summary of each session in episodic/, for its author
+    enabled: true          # a summary of each session in .memkit/episodic/, this clone only
     expires_days: 24
   model:                   # optional L1 (yes/no) and L2 (structured) extraction; off by default
     enabled: false

@@ -19,7 +19,7 @@ from memkit.audit.verdict import CONTRADICTS, DUPLICATE, text_of, verdict
 from memkit.audit.write import conflicts, remember
 from memkit.config import Config, load_config
 from memkit.findings import Finding, Severity
-from memkit.gate.duplicates import DuplicateSettings, Match, nearest, subject_swap
+from memkit.gate.duplicates import DuplicateSettings, Match, nearest
 from memkit.gate.score import GateScore, GateSettings, score_atom
 from memkit.index import IndexUnavailable
 from memkit.repo import list_atom_files
@@ -30,6 +30,7 @@ __lazy_modules__ = {"memkit.audit.near"}
 
 
 log = logging.getLogger(__name__)
+CANDIDATE_FLOOR = 0.60  # as `audit.candidate_similarity`
 # Retired atoms are not gated: they are kept for history, not recalled. Nor are episodic
 # session summaries: a log of what one session touched, neither a claim to score nor a copy
 # of the atoms it names.
@@ -50,7 +51,9 @@ def gate_atoms(root: Path, atoms: Sequence[Atom], config: Config) -> list[GateRe
     settings = GateSettings.from_config(section)
     dup = DuplicateSettings.from_config(section)
     try:
-        matches = nearest(atoms, root=root, floor=dup.near) if atoms else {}
+        # Neighbours as wide as the audit's (a line whose long URL changed sits at 0.7 from
+        # its old self under a static embedding); the one verdict decides what each means.
+        matches = nearest(atoms, root=root, floor=CANDIDATE_FLOOR, limit=5) if atoms else {}
     except IndexUnavailable as exc:
         # No index can be read or built here (a read-only checkout): the score needs none,
         # so it still runs; duplicates are left to CI or the next commit that can check.
@@ -83,7 +86,7 @@ def _match_findings(
     """What a close neighbour means: a copy (MK103), one that may belong in it (MK104), or
     nothing; the one verdict (`memkit.audit.verdict`) decides, and a contradiction is the
     write check's to report (`memkit.audit.write`, MK105/MK106)."""
-    from memkit.audit.near import linked, near
+    from memkit.audit.near import linked
 
     if match.id in atom.supersedes or (other is not None and atom.id in other.superseded_by):
         return []  # this atom replaces the other: closeness is expected
@@ -105,29 +108,17 @@ def _match_findings(
                 "instead of adding this one",
             )
         ]
-    if linked(atom, other):
-        return []  # `related:` settles it: the team keeps both
-    swap = subject_swap(atom, other)
-    if swap is not None:
-        return [
-            Finding(
-                *where,
-                "MK104",
-                f"same text as `{match.id}` ({match.path}, similarity {match.similarity:.3f}) "
-                f"about another subject ({swap[0]} here, {swap[1]} there): if it is the same "
-                f"procedure for each, add `related: [{match.id}]`, or say what differs",
-                Severity.WARNING,
-            )
-        ]
-    if not near(*texts, match.standing):
+    if linked(atom, other) or not found.near:
+        # `related:` settles it; and a line about another subject, or a pair that is near
+        # only by its vectors, is no finding (unrelated texts of one team sit at 0.8+).
         return []
     return [
         Finding(
             *where,
             "MK104",
-            f"very close to `{match.id}` ({match.path}, similarity {match.similarity:.3f}, "
-            f"{match.standing:.1f} standard deviations above this memory's usual); consider "
-            f"updating that atom, or add `related: [{match.id}]` if both are needed",
+            f"very close to `{match.id}` ({match.path}): {found.reason}; if it says what "
+            f"`{match.id}` says, edit that atom instead, or add `related: [{match.id}]` if "
+            "both are needed",
             Severity.WARNING,
         )
     ]

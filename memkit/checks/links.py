@@ -128,12 +128,13 @@ def _message(referrer: str, key: str, removal: Removal) -> str:
             f"point the link at the atom that replaces it, or remove it; if `{referrer}` "
             f"replaces it, name it in `supersedes:` instead"
         )
+    # Archiving is the step for a link that retires it; a `related:` link to an archived
+    # atom is refused too, so there the edit is the step.
     keep = (
-        f"archive it instead (`memkit archive --apply {removal.id}`): a superseded atom stays "
-        "in archive/"
+        f"archive it instead (`memkit archive --apply {removal.id}` puts it back and moves it "
+        "to archive/, where a superseded atom stays)"
         if key != "related"
-        else f"if `{referrer}` replaces it, name it in `supersedes:` and archive it "
-        f"(`memkit archive --apply {removal.id}`) rather than delete it"
+        else f"if `{referrer}` replaces it, name it in `supersedes:` instead of `related:`"
     )
     return (
         f"`{key}` names `{removal.id}`, which this change deletes ({removal.path}): "

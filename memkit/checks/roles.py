@@ -32,16 +32,23 @@ from pathlib import Path
 
 from memkit.atom import Atom, scope_from_path
 from memkit.atom.read import parse_atom_bytes
-from memkit.changeset import SYMLINK_MODE, Change, read_blobs, staged_changes
+from memkit.changeset import (
+    SYMLINK_MODE,
+    Change,
+    blobs_at,
+    read_blobs,
+    reviewed_point,
+    staged_changes,
+)
 from memkit.checks.links import link_findings
 from memkit.checks.validate import resolve_targets
 from memkit.config import CONFIG_NAME, Config, load_config, parse_config
 from memkit.findings import Finding
 from memkit.git import has_commits, show
 from memkit.repo import find_root
+from memkit.reviewlog import REVIEW_LOG
 from memkit.roles import ROLES_FILE, Identity, identify, sensitive_kinds
 
-REVIEW_LOG = "shared/_review-log.jsonl"
 QUERIES_FILE = "evals/queries.yaml"
 # What a change is judged by: changing these is management's, like the whitelist.
 RULE_FILES = (CONFIG_NAME, ".pre-commit-config.yaml", QUERIES_FILE, ".gitlab-ci.yml")
@@ -132,6 +139,9 @@ def committed_config(root: Path, rev: str | None) -> Config:
 
 
 def describe(identity: Identity) -> str:
+    if not identity.known:
+        email = f" <{identity.email}>" if identity.email else " (git knows no email for you)"
+        return f"you are `{identity.user}`{email}, not listed in {ROLES_FILE}"
     roles = ", ".join(sorted(identity.roles)) or "none"
     mgmt = ""
     if "management" in identity.roles and not identity.is_management:
@@ -141,14 +151,33 @@ def describe(identity: Identity) -> str:
     return f"you are `{identity.user}`, roles: {roles}{mgmt}"
 
 
+def grant(identity: Identity, role: str) -> str:
+    """The command a management member runs to give `identity` the role (listing them
+    first, by the email git commits with, when the whitelist does not know them)."""
+    email = f" --email {identity.email}" if identity.email and not identity.known else ""
+    return f"memkit roles add {identity.user}{email} --role {role}"
+
+
 class _Judge:
     def __init__(
-        self, identity: Identity, config: Config, blobs: Mapping[str, bytes], first: bool
+        self,
+        identity: Identity,
+        config: Config,
+        blobs: Mapping[str, bytes],
+        first: bool,
+        *,
+        reviewed: Mapping[str, str] | None = None,
+        restore_from: str = "HEAD",
     ) -> None:
         self.identity = identity
+        # The revision a hint puts a file back from: HEAD locally, the base in CI.
+        self.restore_from = restore_from
         self.config = config
         self.blobs = blobs
         self.first = first
+        # path -> blob where review last saw the branch (None: the old side is what review
+        # saw, as in CI, or there is nothing else to go by).
+        self.reviewed = reviewed
         self.sensitive = sensitive_kinds(config)
         self.findings: list[Finding] = []
 
@@ -169,7 +198,7 @@ class _Judge:
         kind = atom.audience if atom.audience in self.sensitive else atom.type
         return (atom, kind) if kind in self.sensitive else None
 
-    def folders(self, path: str, gone: bool) -> bool:
+    def folders(self, path: str, gone: bool, added: bool = False) -> bool:
         """Role and personal folders, the whitelist, the review log, the rule files, local
         state: True when `path` is one of them (judged here, nothing more to check)."""
         who = self.identity
@@ -193,12 +222,18 @@ class _Judge:
             # write it; management may remove a broken one.
             own = parts[1] == f"{who.user}.json"
             if not own and not self.first and not (gone and who.is_management):
+                undo = (
+                    f"git rm --cached {path}"
+                    if added
+                    else f"git restore --source={self.restore_from} --staged --worktree {path}"
+                )
                 self.add(
                     path,
                     1,
                     "MK207",
-                    f"{path} is another person's usage export; write your own with "
-                    f"`memkit usage export --write` (usage/{who.user}.json)",
+                    f"{path} is another person's usage export; take it out of this change "
+                    f"with `{undo}`, and write your own with `memkit usage export --write` "
+                    f"(usage/{who.user}.json)",
                 )
             return True
         if parts[0] == "roles" and len(parts) >= 3:
@@ -207,7 +242,9 @@ class _Judge:
                     path,
                     1,
                     "MK201",
-                    f"{verb} roles/{parts[1]}/ needs the role `{parts[1]}` in {ROLES_FILE}",
+                    f"{verb} roles/{parts[1]}/ needs the role `{parts[1]}` in {ROLES_FILE}; "
+                    f"a management member gives it with `{grant(who, parts[1])}` (pull once "
+                    "they have pushed it)",
                 )
             return True
         if parts[0] == "personal" and len(parts) >= 3:
@@ -222,11 +259,25 @@ class _Judge:
             return True
         return False
 
+    def restores(self, change: Change) -> bool:
+        """Whether `change` only brings a file back to where review last saw it: undoes, in
+        part, commits it never saw (`--no-verify`), which is what their findings ask for."""
+        if self.reviewed is None:
+            return False
+        before, after = change.before, change.after
+        if after is None:
+            return before is not None and before not in self.reviewed
+        # Leaving a place review never saw (a rename back) undoes nothing it saw either.
+        unseen = before is None or before == after or before not in self.reviewed
+        return unseen and self.reviewed.get(after) == change.new_blob
+
     def change(self, change: Change) -> None:
         before, after = change.before, change.after
+        if self.restores(change):
+            return
         if before is not None and before != after:
             self.folders(before, gone=True)
-        if after is not None and self.folders(after, gone=False):
+        if after is not None and self.folders(after, gone=False, added=before != after):
             return
         if self.identity.is_management:
             return
@@ -235,6 +286,8 @@ class _Judge:
             if before is not None
             else None
         )
+        if self.reviewed is not None and before is not None and before not in self.reviewed:
+            old = None  # it came in with a commit review never saw (`--no-verify`)
         if after is not None:
             new = self.sensitive_atom(after, change.new_blob, change.new_mode)
             if new is not None:
@@ -244,8 +297,8 @@ class _Judge:
                     # approved one out (MK205); a proposal that supersedes it does not.
                     fix = (
                         f"propose your change with `memkit review propose {old[0].id}` (it "
-                        f"keeps {after} as approved and puts your version in "
-                        f"shared/_pending/ with `supersedes: [{old[0].id}]`)"
+                        f"puts {after} back as approved and your version in shared/_pending/ "
+                        "for management to approve)"
                     )
                 elif old is not None:  # an approved atom renamed: a new atom, unreviewed
                     fix = f"put it back with `git mv {after} {before}`"
@@ -299,8 +352,14 @@ def judge_changes(
     config: Config,
     *,
     first_commit: bool = False,
+    reviewed: Mapping[str, str] | None = None,
+    restore_from: str = "HEAD",
 ) -> list[Finding]:
-    """Every finding for `changes` made by `identity` under `config` (the committed rules)."""
+    """Every finding for `changes` made by `identity` under `config` (the committed rules).
+    `reviewed`: path -> blob where review last saw the branch (every path of `changes` that
+    exists there), when the old side of `changes` may hold commits it never saw (a local
+    commit judged against HEAD); a change back to that state is no change to judge.
+    `restore_from`: what a hint puts a file back from (CI: its base, as given)."""
     wanted = [
         (path, blob)
         for c in changes
@@ -311,7 +370,9 @@ def judge_changes(
     for path, blob in wanted:
         if blob == WORKTREE:  # a file named on the command line, not staged: as it stands
             blobs[f"{WORKTREE}{path}"] = (root / path).read_bytes()
-    judge = _Judge(identity, config, blobs, first_commit)
+    judge = _Judge(
+        identity, config, blobs, first_commit, reviewed=reviewed, restore_from=restore_from
+    )
     for change in changes:
         judge.change(change)
     return sorted(set(judge.findings))
@@ -329,7 +390,12 @@ def run_check(repo: Path | None, filenames: Sequence[str], *, actor: str | None,
     rev = None if first else base
     identity = identify(root, actor, rev=rev)
     config = committed_config(root, rev)
-    findings = judge_changes(root, changes, identity, config, first_commit=first)
+    point = None if first else reviewed_point(root)
+    reviewed = None
+    if point is not None:
+        sides = [p for c in changes for p in (c.before, c.after) if p]
+        reviewed = blobs_at(root, point, sides)
+    findings = judge_changes(root, changes, identity, config, first_commit=first, reviewed=reviewed)
     # The links the change breaks, in the tree it stages (files named but not staged aside).
     staged_only = [c for c in changes if c.new_blob != WORKTREE]
     findings += link_findings(root, staged_only, config, tree="")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memkit.admission.decide import reference_findings, supersede_cycle
-from memkit.atom import id_from_path, is_atom_path
+from memkit.atom import PENDING_DIR, id_from_path, is_atom_path
 from memkit.atom.read import ParsedAtom, read_atom
 from memkit.config import Config, load_config
 from memkit.errors import MemkitError, UsageError
@@ -20,6 +20,7 @@ from memkit.findings import Finding, Severity
 from memkit.index.verdicts import Summary, Verdict, Verdicts, judge, summary_of
 from memkit.parallel import in_halves
 from memkit.repo import list_atom_files, relpath_in
+from memkit.roles import Identity, identify, sensitive_kinds
 from memkit.safety.secrets import redact_secrets
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -35,7 +36,9 @@ class _Repo:
     verdict (`memkit.index.verdicts`) when its blob was judged before under the same code
     and settings."""
 
-    def __init__(self, root: Path, config: Config, *, kept: bool = True) -> None:
+    def __init__(
+        self, root: Path, config: Config, *, kept: bool = True, identity: Identity | None = None
+    ) -> None:
         from memkit.index.manifest import current_manifest
 
         self.root = root
@@ -54,6 +57,14 @@ class _Repo:
         # A symlink's blob is its target's name, not the text read through it: judged anew.
         self.blobs = current_manifest(root) if kept else {}
         self.kept = Verdicts(root, config) if kept else None
+        self.identity = identity
+
+    def who(self) -> Identity:
+        """Who the hints speak to: given (CI's pull-request author), else the git author;
+        asked only when a hint depends on it."""
+        if self.identity is None:
+            self.identity = identify(self.root)
+        return self.identity
 
     def _blob(self, relpath: str) -> str | None:
         blob = self.blobs.get(relpath)
@@ -117,12 +128,17 @@ class _Repo:
 
 
 def validate(
-    root: Path, files: Sequence[str] | None = None, *, config: Config | None = None
+    root: Path,
+    files: Sequence[str] | None = None,
+    *,
+    config: Config | None = None,
+    identity: Identity | None = None,
 ) -> list[Finding]:
     """All findings for `files` (paths relative to root), or for the whole repo; `config`
-    defaults to the working tree's memkit.yaml (CI passes the base's)."""
+    defaults to the working tree's memkit.yaml (CI passes the base's), `identity` (whom a
+    hint speaks to) to the git author (CI passes the pull-request author's)."""
     config = config or load_config(root)
-    repo = _Repo(root, config)
+    repo = _Repo(root, config, identity=identity)
     targets = list(repo.paths) if files is None else [f for f in files if is_atom_path(f)]
     repo.ahead(list(dict.fromkeys(targets)))
     findings: list[Finding] = []
@@ -181,12 +197,37 @@ def _unmarked_supersedes(repo: _Repo, atom: Summary) -> list[Finding]:
                     atom.line_of("supersedes"),
                     1,
                     "MK023",
-                    f"supersedes `{ref}`, which still says it is active; `memkit validate "
-                    f"--fix` marks it (status: superseded, superseded_by: [{atom.id}])",
+                    f"supersedes `{ref}`, which still says it is active; "
+                    + _retire_hint(repo, atom, older),
                     Severity.WARNING,
                 )
             )
     return out
+
+
+def _retire_hint(repo: _Repo, atom: Summary, older: Summary) -> str:
+    """What marks `older` superseded, for whoever is at the keyboard: `memkit validate
+    --fix`, unless `older` is an approved atom of a type only management changes and they
+    are not management; then review, whose approval retires it."""
+    fix = f"`memkit validate --fix` marks it (status: superseded, superseded_by: [{atom.id}])"
+    if older.scope != "shared" or older.pending:
+        return fix
+    parsed = repo.parse(older.path).atom
+    kinds = sensitive_kinds(repo.config)
+    kind = next((k for k in (parsed.audience, parsed.type) if k in kinds), "") if parsed else ""
+    if not kind or repo.who().is_management:
+        return fix
+    name = atom.path.rsplit("/", 1)[-1]
+    if atom.scope == "shared":
+        return (
+            f"`{older.id}` is an approved `{kind}` atom, which only management retires: send "
+            f"this atom to review with `git mv {atom.path} {PENDING_DIR}/{name}`, and "
+            f"approving it retires `{older.id}`"
+        )
+    return (
+        f"`{older.id}` is an approved `{kind}` atom, which only management retires: a "
+        f"management member marks it with `memkit validate --fix`"
+    )
 
 
 def _supersede_graph(repo: _Repo) -> dict[str, set[str]]:

@@ -57,9 +57,13 @@ def run_ci(
     changed = changes_between(root, base_point, head_rev)
     present = [c.path for c in changed if c.status != "D"]
     atom_paths = [p for p in present if is_atom_path(p)]
+    identity = identify(root, actor, rev=base_rev)
     findings: list[Finding] = list(
         validate(
-            root, atom_paths + ([MEMORY_INDEX] if MEMORY_INDEX in present else []), config=config
+            root,
+            atom_paths + ([MEMORY_INDEX] if MEMORY_INDEX in present else []),
+            config=config,
+            identity=identity,
         )
     )
 
@@ -71,8 +75,7 @@ def run_ci(
     for result in gate_atoms(root, atoms, config):
         findings.extend(result.findings)
 
-    identity = identify(root, actor, rev=base_rev)
-    findings.extend(judge_changes(root, changed, identity, config))
+    findings.extend(judge_changes(root, changed, identity, config, restore_from=base))
     findings.extend(link_findings(root, changed, config, tree=head_rev))
     # Local state already in git (committed before the check, or around it) fails every
     # pull request until it is taken out: a clone would read it as its own.

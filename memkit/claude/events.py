@@ -11,6 +11,8 @@ EVENT_NAMES = {
     "pre-compact": "PreCompact",
     "stop": "Stop",
     "session-end": "SessionEnd",
+    # Not Claude Code's: a prompt another agent lets no hook add to (memkit.agents.dialects).
+    "prompt-seen": "UserPromptSubmit",
 }
 # Where each event's handler lives ("module:function"): a hook process without the engine
 # imports only its own (a SessionEnd hook need not import recall, ~60 ms).
@@ -22,4 +24,5 @@ HANDLER_OF = {
     "pre-compact": "memkit.claude.session:pre_compact",
     "stop": "memkit.claude.session:stop",
     "session-end": "memkit.claude.session:end",
+    "prompt-seen": "memkit.agents.capture_only:prompt_seen",
 }

@@ -9,13 +9,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memkit.agents.files import is_memkit_server, relative_form, remove_hooks
+from memkit.agents.files import read_object as _read_json
+from memkit.agents.files import write_object as _write
 from memkit.claude.wiring import (
     LOCAL_SETTINGS,
     MCP_CONFIG,
     MCP_SERVER,
     SETTINGS,
     hook_argument,
-    relative_form,
     set_local_repos,
 )
 from memkit.errors import MemkitError
@@ -23,7 +25,6 @@ from memkit.files import write_atomic
 from memkit.git import ignored, output
 from memkit.mcp.tools import GRANTED
 
-MARK = "memkit-hook "
 EVENTS = (
     ("SessionStart", "session-start", None),
     ("UserPromptSubmit", "user-prompt-submit", None),
@@ -35,10 +36,6 @@ EVENTS = (
 )
 TIMEOUT = 15
 GRANTS = [f"mcp__{MCP_SERVER}__{tool}" for tool in GRANTED]
-
-
-def _is_memkit(hook: Any) -> bool:
-    return isinstance(hook, dict) and MARK in str(hook.get("command", ""))
 
 
 def merge(settings: dict[str, Any], command_for: dict[str, str]) -> dict[str, Any]:
@@ -61,44 +58,10 @@ def remove(settings: dict[str, Any]) -> dict[str, Any]:
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
         return settings
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                group["hooks"] = [h for h in group["hooks"] if not _is_memkit(h)]
-                if not group["hooks"]:
-                    continue
-            kept.append(group)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
+    remove_hooks(hooks)
     if not hooks:
         del settings["hooks"]
     return settings
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except ValueError as exc:
-        raise MemkitError(f"{path} is not valid JSON ({exc}); fix it first") from exc
-    if not isinstance(loaded, dict):
-        raise MemkitError(f"{path} is not a JSON object")
-    return loaded
-
-
-def _is_memkit_server(entry: Any) -> bool:
-    return (
-        isinstance(entry, dict)
-        and entry.get("command") == "memkit"
-        and (entry.get("args") or [None])[0] == "mcp"
-    )
 
 
 def merge_mcp(config: dict[str, Any], args: list[str] | None) -> dict[str, Any]:
@@ -108,7 +71,7 @@ def merge_mcp(config: dict[str, Any], args: list[str] | None) -> dict[str, Any]:
         raise MemkitError("`mcpServers` in .mcp.json is not an object")
     if args is not None:
         servers[MCP_SERVER] = {"type": "stdio", "command": "memkit", "args": args}
-    elif _is_memkit_server(servers.get(MCP_SERVER)):
+    elif is_memkit_server(servers.get(MCP_SERVER)):
         del servers[MCP_SERVER]
     return config
 
@@ -162,14 +125,6 @@ def _keep_local(project: Path) -> None:
     lead = "" if not before or before.endswith("\n") else "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, f"{before}{lead}/{rel}\n")
-
-
-def _write(path: Path, data: dict[str, Any], *, keep_empty: bool) -> None:
-    if data or keep_empty:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    elif path.is_file():
-        path.unlink()  # nothing left but memkit's, which is gone
 
 
 def install(project: Path, repos: list[Path], *, uninstall: bool = False) -> Path:

@@ -25,6 +25,7 @@ from memkit.recall.trust import locate, private_folder
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {
     "fcntl",
+    "memkit.agents.dialects",
     "importlib",
     "memkit.claude.protocol",
     "memkit.recall.client",
@@ -139,9 +140,13 @@ def _arm_deadline(event: str) -> float:
     return seconds
 
 
-def _answer(text: str) -> int:
+def _answer(text: str, agent: str = "", event: str = "") -> int:
     # Disarmed first: the deadline must never cut an answer in half.
     _signal.setitimer(_signal.ITIMER_REAL, 0)
+    if agent:
+        from memkit.agents.dialects import answer
+
+        text = answer(agent, event, text)  # the agent's shape (`--agent`)
     sys.stdout.write(text)
     sys.stdout.flush()
     return 0
@@ -218,25 +223,41 @@ def _ask_engine(root: str, event: str, raw: str, repos: list[str], deadline: flo
     return checked
 
 
+def _flag(rest: list[str], name: str) -> list[str]:
+    found = [rest[i + 1] for i, a in enumerate(rest[:-1]) if a == name]
+    return found + [a[len(name) + 1 :] for a in rest if a.startswith(name + "=")]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in EVENT_NAMES:
-        print(f"usage: memkit-hook {{{','.join(EVENT_NAMES)}}} [--repo PATH ...]", file=sys.stderr)
+        print(
+            f"usage: memkit-hook {{{','.join(EVENT_NAMES)}}} [--agent NAME] [--repo PATH ...]",
+            file=sys.stderr,
+        )
         return 0  # even a wrong command line must not block Claude Code
     event, rest = args[0], args[1:]
+    said = event  # the event the agent's answer is for
     deadline = _arm_deadline(event)
-    repos = [rest[i + 1] for i, a in enumerate(rest[:-1]) if a == "--repo"]
-    repos += [a[len("--repo=") :] for a in rest if a.startswith("--repo=")]
-    # Repositories of this user's machine, from their own .claude/settings.local.json.
-    repos += [p for p in os.environ.get("MEMKIT_REPOS", "").split(os.pathsep) if p.strip()]
+    repos = _flag(rest, "--repo")
+    agent = (_flag(rest, "--agent") or [""])[0]
     _PHASE.append("reading the hook's input")
     try:
         raw = sys.stdin.read(MAX_STDIN + 1)
     except (OSError, UnicodeDecodeError):
         raw = ""
+    start = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()  # noqa: PTH109
+    if agent and len(raw) <= MAX_STDIN:
+        # Another agent (docs/agents.md): its input as Claude Code's, its repositories taken
+        # from its project's folder.
+        from memkit.agents.dialects import translate
+
+        event, raw, repos, start = translate(agent, event, raw, repos)
+    # Repositories of this user's machine, from their own .claude/settings.local.json.
+    repos += [p for p in os.environ.get("MEMKIT_REPOS", "").split(os.pathsep) if p.strip()]
     _SEEN["session"] = _session_of(raw[:4096])
 
-    root, refused = locate(repos, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())  # noqa: PTH109
+    root, refused = locate(repos, start)
     if refused is not None:
         from memkit.recall.hooklog import log_line
 
@@ -254,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         if own and os.environ.get("MEMKIT_NO_ENGINE") != "1":
             answer = _ask_engine(root, event, raw, repos, deadline)
             if answer is not None:
-                return _answer(answer)
+                return _answer(answer, agent, said)
 
     from memkit.claude.protocol import fail_open
 
@@ -274,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     _PHASE.append("answering in-process (no warm engine answered)")
     out = io.StringIO()
     fail_open(event, run, io.StringIO(raw), out, log_to=root if own else None)
-    return _answer(out.getvalue())
+    return _answer(out.getvalue(), agent, said)
 
 
 if __name__ == "__main__":

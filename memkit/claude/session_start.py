@@ -51,7 +51,9 @@ def session_start(
             listed: list[str] = []
             lines += _session_index(root, reader, act, readers.scopes(root), listed)
             usage.note(session, listed, "start")  # seen, not used: evidence of nothing yet
-        lines += pending_note(root)  # capture candidates waiting (issue 15)
+        note = pending_note(root)  # capture candidates waiting (issue 15)
+        if note:  # inside a fence like every line memkit adds: outside one, all is neutralised
+            lines += [f'<memkit-index repo="{attribute(root.name)}">', *note, "</memkit-index>"]
         said = take_skipped(root, str(payload.get("session_id") or ""))
         if said:  # an earlier hook of this session left with nothing: said once
             lines += [f'<memkit-index repo="{attribute(root.name)}">', neutralise(said)]

@@ -31,15 +31,6 @@ HOOK_COMMAND = "memkit-hook"
 MCP_SERVER = "memkit"
 
 
-def relative_form(project: Path, repo: Path) -> str | None:
-    """The repository's path relative to the project (posix) when it lies inside it or beside
-    it (one `..` at most: a teammate clones both side by side); None for any other place."""
-    rel = Path(os.path.relpath(repo.resolve(), project.resolve()))
-    if rel.parts.count("..") > 1:
-        return None
-    return rel.as_posix()
-
-
 def hook_argument(rel: str) -> str:
     return f'"{PROJECT_DIR}"' + ("" if rel == "." else "/" + shlex.quote(rel))
 

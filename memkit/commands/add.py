@@ -10,7 +10,7 @@ from typing import Any
 from memkit.add import AddOutcome, Draft, add_atom
 from memkit.atom import CONFIDENCES, TYPES
 from memkit.lifecycle.evidence import agent_session, note_written
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -49,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     draft = Draft(
         text=args.text,
         type=args.type,

@@ -11,12 +11,18 @@ from typing import Any
 
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
-from memkit.lifecycle.archive import EXPIRED, archive_atom, restore_atom, suggestions
+from memkit.lifecycle.archive import (
+    EXPIRED,
+    archive_atom,
+    put_back_deleted,
+    restore_atom,
+    suggestions,
+)
 from memkit.lifecycle.catalog import usable_entries
 from memkit.lifecycle.settings import lifecycle_settings
 from memkit.lifecycle.team import read_team_usage
-from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -44,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.reason is not None and not args.apply:
         raise UsageError("--reason goes with --apply")
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     today = dt.date.today()
     entries = usable_entries(root)
     by_id = {e.id: e for e in entries}
@@ -84,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
     reasons = {s.entry.id: s.reason for s in found}
     wanted = [s.entry.id for s in found if s.kind == EXPIRED] if args.sweep else args.apply
     missing = [i for i in wanted if i not in by_id]
+    # Archiving an atom that the change deletes (MK024's advice) archives it as committed.
+    put_back = [put_back_deleted(root, i) for i in missing] if args.apply else []
+    if any(put_back):
+        by_id = {e.id: e for e in usable_entries(root)}
+        missing = [i for i in wanted if i not in by_id]
     if missing:
         raise MemkitError(f"no atom with id {', '.join(f'`{i}`' for i in missing)}")
     done = []

@@ -25,8 +25,10 @@ from memkit.errors import UsageError
 from memkit.files import write_atomic
 from memkit.findings import describe_refused, printable
 from memkit.git import rev_exists
-from memkit.repo import find_root
+from memkit.reviewlog import news_for
+from memkit.roles import identify
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.index.lite", "memkit.index.search"}
@@ -95,7 +97,7 @@ def _refused(root: Path, paths: list[str] | None) -> dict[str, list[str]]:
 def _run(args: argparse.Namespace) -> int:
     if args.hook and os.environ.get("PRE_COMMIT_REWRITE_COMMAND") == "amend":
         return 0  # post-rewrite after `git commit --amend`: nothing came in
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     config = load_config(root)
     refs: tuple[str, str] | None = None
     if args.all:
@@ -109,12 +111,19 @@ def _run(args: argparse.Namespace) -> int:
         refs = (from_ref, args.to_ref)
         paths = changed_paths(root, *refs)
     results = audit(root, paths, config, everything=args.all)
+    # Review's decisions on what this person proposed: git shows them only as renames.
+    news = news_for(root, *refs, identify(root)) if refs else []
     incoming = len({r.incoming_path for r in results}) if args.all else len(paths)
     save_report(root, results, incoming, refs, audited=None if args.all else paths)
     refused = _refused(root, None if args.all else paths)
     # File names are printed redacted: one named after a token must not print it.
     if args.json:
-        data = {"refs": refs, "incoming": incoming, "results": [asdict(r) for r in results]}
+        data = {
+            "refs": refs,
+            "incoming": incoming,
+            "results": [asdict(r) for r in results],
+            "review": news,
+        }
         print(redact_secrets(json.dumps({**data, "refused": refused}, ensure_ascii=False)))
     elif problems(results) or refused or not args.hook:
         print(terminal_report(root, results, incoming))
@@ -123,6 +132,8 @@ def _run(args: argparse.Namespace) -> int:
                 f"  not audited, refused by validation ({len(refused)}): "
                 f"{describe_refused(refused, 10)}; `memkit validate` says why"
             )
+    if news and not args.json:
+        print(redact_secrets("\n".join(news)))
     return 0 if args.hook or not problems(results) else 1
 
 

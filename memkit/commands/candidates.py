@@ -11,7 +11,7 @@ from memkit.atom import TYPES
 from memkit.capture import queue
 from memkit.capture.accept import accept, reject
 from memkit.commands.add import report
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 DROPPED = {
     "below": "below the threshold",
@@ -49,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.action == "accept":
         return _accept(root, args)
     if args.action == "reject":

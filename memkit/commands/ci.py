@@ -20,8 +20,8 @@ from memkit.config import load_config
 from memkit.files import write_atomic
 from memkit.lifecycle.health import build_health
 from memkit.lifecycle.report import render_markdown
-from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -54,7 +54,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     result = run_ci(root, args.base, args.head, args.actor, evals=not args.no_evals)
     sections = []
     if result.evals is not None:

@@ -6,9 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from memkit.agents.checks import agent_checks
+from memkit.agents.wired import named
 from memkit.checkup import FAIL, WARN, Check
 from memkit.doctor import check_claude, diagnose
+from memkit.errors import MemkitError
 from memkit.repo import find_root, nearest_repo
+from memkit.where import find_memory
 from memkit.wiring_checks import claude_checks, named_repos
 
 
@@ -39,13 +43,14 @@ def add_parser(subparsers: Any) -> None:
 
 def memory_root(repo: Path | None, project: Path) -> Path | None:
     """The repository to check: the one named, the one here, else the first one the
-    project's Claude Code files name that exists (a teammate runs doctor in the project);
+    project's agent files name that exists (a teammate runs doctor in the project);
     None when there is none."""
     if repo is not None or nearest_repo(Path.cwd().resolve()) is not None:
         return find_root(repo)
-    named, _ = named_repos(project)
-    found = [n.path for n in named if (n.path / "memkit.yaml").is_file()]
-    return found[0] if found else None
+    try:
+        return find_memory(None, project)  # the one any agent's files name
+    except MemkitError:
+        return None  # named, but not here: the wiring checks say which
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         # (its Claude Code settings), and leave nothing behind (no .memkit/ made here).
         none = (
             "none of the memory repositories this project's Claude Code files name exists here"
-            if named_repos(project)[0]
+            if named_repos(project)[0] or named(project)
             else f"none here: {here} (and no folder above it) has no memkit.yaml"
         )
         hint = (
@@ -70,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             Check(FAIL, "memory repository", none, hint),
             check_claude(project),
             *claude_checks(None, project),
+            *agent_checks(project),
         ]
     for check in checks:
         print(check.format())

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from memkit.errors import UsageError
-from memkit.exporters import export_rules
+from memkit.exporters import export_rules, unexport
 from memkit.exporters.render import DEFAULT_BUDGET
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 TARGETS = {
     "claude-rules": "Claude Code: .claude/rules/memkit-*.md and a marked block in CLAUDE.md",
@@ -49,6 +49,12 @@ def add_parser(subparsers: Any) -> None:
         )
         sub.add_argument("--dry-run", action="store_true", help="show what would change")
         sub.add_argument(
+            "--remove",
+            action="store_true",
+            help="take the export back out of the project: memkit's generated files and its "
+            "CLAUDE.md block (nothing a person wrote)",
+        )
+        sub.add_argument(
             "--check", action="store_true", help="exit 1 if the export is not up to date"
         )
         sub.add_argument("--repo", type=Path, help="memory repository (default: from cwd)")
@@ -64,7 +70,18 @@ def run(args: argparse.Namespace) -> int:
     for scope in args.scope:
         if scope != "personal" and not scope.startswith("role:"):
             raise UsageError(f"--scope {scope}: use role:<name> or personal")
-    root = find_root(args.repo)
+    would = "would " if args.dry_run or args.check else ""
+    if args.remove:
+        taken = unexport(args.project, args.target, dry_run=bool(would))
+        for sync in taken:
+            for rel in sync.written:
+                print(f"{would}write {rel} (memkit's block taken out)")
+            for rel in sync.removed:
+                print(f"{would}remove {rel}")
+        changed = any(sync.changed for sync in taken)
+        print(f"{args.target}: " + ("export taken back" if changed else "nothing of memkit's"))
+        return 1 if args.check and changed else 0
+    root = memory_root(args.repo)
     report = export_rules(
         root,
         args.project,
@@ -73,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
         budget=budget,
         dry_run=args.dry_run or args.check,
     )
-    would = "would " if args.dry_run or args.check else ""
     changes = [report.files] + ([report.block] if report.block else [])
     for sync in changes:
         for rel in sync.written:

@@ -8,7 +8,7 @@ from typing import Any
 
 from memkit.checks.gate import run_gate
 from memkit.checks.validate import resolve_targets
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -25,6 +25,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     files = resolve_targets(root, args.files) if args.files else None
     return run_gate(root, files)

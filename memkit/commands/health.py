@@ -10,7 +10,7 @@ from typing import Any
 from memkit.config import load_config
 from memkit.lifecycle.health import build_health
 from memkit.lifecycle.report import render_markdown, render_text
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     health = build_health(root, load_config(root))
     if args.json:
         text = json.dumps(health.as_json(), ensure_ascii=False)

@@ -13,7 +13,7 @@ from memkit.config import load_config
 from memkit.errors import UsageError
 from memkit.importers import adr, claude_md, cursor
 from memkit.importers.run import run_import
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 FORMATS = {
     "claude-md": (
@@ -53,18 +53,17 @@ def add_parser(subparsers: Any) -> None:
         sub.add_argument(
             "--type", choices=TYPES, help="give every atom this type (default: guessed)"
         )
-        if name != "adr":
-            about = sub.add_mutually_exclusive_group()
-            about.add_argument(
-                "--project",
-                help="the code project the text is about (default: the folder name of each "
-                "file's git work tree); exported into that project only",
-            )
-            about.add_argument(
-                "--no-project",
-                action="store_true",
-                help="the text is team-wide: no `project:` on the atoms",
-            )
+        about = sub.add_mutually_exclusive_group()
+        about.add_argument(
+            "--project",
+            help="the code project the text is about (default: the folder name of each "
+            "file's git work tree); exported into that project only",
+        )
+        about.add_argument(
+            "--no-project",
+            action="store_true",
+            help="the text is team-wide: no `project:` on the atoms",
+        )
         sub.add_argument(
             "--encoding", help="read files in this encoding (default: UTF-8, or UTF-16 with a BOM)"
         )
@@ -88,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{missing[0]}: no such file or folder")
     if args.scope == "episodic":
         raise UsageError("--scope episodic: imported rules are not session summaries")
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     config = load_config(root)
     collected = _collector(args.format)(
         args.paths, max_lines=config.atom_lines, encoding=args.encoding, forced_type=args.type

@@ -14,7 +14,8 @@ from memkit.errors import MemkitError
 from memkit.index import refresh
 from memkit.index.manifest import start_git
 from memkit.index.store import Busy, current_generation
-from memkit.repo import find_root, list_atom_files
+from memkit.repo import list_atom_files
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.findings", "memkit.recall.readers"}
@@ -67,7 +68,7 @@ def _first_build_is_large(root: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.quiet:  # a git hook: a clone joined before the guard existed gets it now
         try:
             cloneguard.ensure(root)

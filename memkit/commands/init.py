@@ -71,10 +71,16 @@ def _run_join(path: Path, args: argparse.Namespace) -> int:
             "  shared/_roles.md lists you as management: to act as management, declare it "
             f"yourself by adding `management` to the roles in {joined.declaration}"
         )
+    if joined.rebases:
+        print(
+            "  `git pull` rebases your commits onto the team's here (pull.rebase), so a pull "
+            "after a commit of yours goes through"
+        )
     if joined.declaration is not None:
         print(
             f"  wrote {joined.declaration}, your own role declaration: commit it with "
-            f"`git add {joined.declaration} && git commit -m 'role: {joined.user}'`"
+            f"`git add {joined.declaration} && git commit -m 'role: {joined.user}'`, "
+            "then `git pull` and `git push`"
         )
     _warn_path()
     return 0
@@ -83,7 +89,8 @@ def _run_join(path: Path, args: argparse.Namespace) -> int:
 def _warn_path() -> None:
     if shutil.which("memkit") is None:
         print(
-            "memkit: warning: `memkit` is not on PATH, so the git hooks will not find it; "
-            "activate memkit's virtual environment or install it with pipx",
+            "memkit: `memkit` is not on PATH: the git hooks use "
+            f"{Path(sys.executable).parent / 'memkit'}; to run memkit in a shell, activate "
+            "its virtual environment or install it with pipx",
             file=sys.stderr,
         )

@@ -12,7 +12,7 @@ from memkit.errors import UsageError
 from memkit.mcp.server import serve
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
-__lazy_modules__ = {"memkit.claude.wiring", "memkit.repo"}
+__lazy_modules__ = {"memkit.agents.dialects", "memkit.claude.wiring", "memkit.repo"}
 
 
 def add_parser(subparsers: Any) -> None:
@@ -33,13 +33,23 @@ def add_parser(subparsers: Any) -> None:
         "the .mcp.json that names this server, else from here; the paths in $MEMKIT_REPOS "
         "follow; default: the one the project is or lies in)",
     )
-    parser.set_defaults(func=run)
+    parser.add_argument(
+        "--agent",
+        help="the agent that starts the server (codex, gemini, cursor, opencode): a relative "
+        "--repo is then taken from the folder of that agent's project files",
+    )
+    parser.set_defaults(func=run, agent=None)
 
 
-def base_folder(start: Path) -> Path:
+def base_folder(start: Path, agent: str | None = None) -> Path:
     """What a relative --repo is taken from: the folder of the `.mcp.json` that names memkit's
     server (Claude Code finds that file in the folder it starts in or one above, and starts
-    the server in the folder it started in), else `start` itself."""
+    the server in the folder it started in), else `start` itself. Another agent's: the
+    folder of its project files (`memkit.agents.dialects.project_root`)."""
+    if agent:
+        from memkit.agents.dialects import project_root
+
+        return Path(project_root(agent, str(start)))
     from memkit.claude.wiring import MCP_CONFIG, mcp_entry, read_json
 
     for folder in (start, *start.parents):
@@ -52,7 +62,7 @@ def base_folder(start: Path) -> Path:
     return start
 
 
-def roots_of(repos: list[Path]) -> list[Path]:
+def roots_of(repos: list[Path], agent: str | None = None) -> list[Path]:
     from memkit.claude.wiring import REPOS_ENV, env_repos
     from memkit.repo import nearest_repo, trusted_root
 
@@ -64,7 +74,11 @@ def roots_of(repos: list[Path]) -> list[Path]:
         if found is None:
             raise UsageError(f"no memory repository in or above {project}: pass --repo PATH")
         return [trusted_root(found)]
-    base = base_folder(project) if any(not r.expanduser().is_absolute() for r in named) else project
+    base = (
+        base_folder(project, agent)
+        if any(not r.expanduser().is_absolute() for r in named)
+        else project
+    )
     roots: list[Path] = []
     missing: list[Path] = []
     for repo in named:
@@ -82,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
     # One BLAS thread, as the engine: a query is one small matrix-vector product.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    roots = roots_of(args.repo)
+    roots = roots_of(args.repo, args.agent)
 
     return serve(roots)

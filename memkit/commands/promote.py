@@ -13,8 +13,8 @@ from memkit.lifecycle.catalog import usable_entries
 from memkit.lifecycle.promote import apply_promotion, promotions
 from memkit.lifecycle.settings import lifecycle_settings
 from memkit.lifecycle.team import read_team_usage
-from memkit.repo import find_root
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -33,7 +33,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     settings = lifecycle_settings(load_config(root))
     team = read_team_usage(root)
     for problem in team.problems:

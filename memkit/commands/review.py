@@ -9,13 +9,12 @@ from typing import Any
 
 from memkit import git
 from memkit.admission.decide import read_admitted
-from memkit.checks.roles import REVIEW_LOG
 from memkit.checks.validate import admitted_text
 from memkit.config import load_config
 from memkit.errors import MemkitError, UsageError
-from memkit.repo import find_root
 from memkit.review import (
     PENDING,
+    Proposal,
     approve,
     concerns,
     pending_path,
@@ -24,8 +23,10 @@ from memkit.review import (
     settle_with,
 )
 from memkit.review import reject as reject_atom
+from memkit.reviewlog import REVIEW_LOG, is_revision
 from memkit.roles import identify
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -64,7 +65,7 @@ def _committed_by(root: Path, relpath: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.action == "list":
         return _list(root)
     if not args.id:
@@ -75,14 +76,7 @@ def run(args: argparse.Namespace) -> int:
         return _show(root, args.id)
     who = identify(root)
     if args.action == "propose":
-        made = propose(root, args.id, who)
-        what = "your edit" if made.edited else "a copy to edit"
-        print(
-            f"proposed `{made.id}` ({made.path}, {what}) with `supersedes: [{made.supersedes}]`; "
-            f"{made.restored} is back as approved. Commit it "
-            f"(git commit -m 'review: propose {made.id}'); a management member will "
-            f"`memkit review approve {made.id}`, which retires `{made.supersedes}`"
-        )
+        print(_proposed(propose(root, args.id, who)))
         return 0
     config = load_config(root)
     if args.action == "reject":
@@ -96,13 +90,41 @@ def run(args: argparse.Namespace) -> int:
         return 0
     done = approve(root, args.id, who, config, args.supersedes)
     moved = f"{done.source} -> {done.target}" if done.source != done.target else done.target
-    print(f"approved {args.id}: {moved}")
+    if done.revises:
+        print(
+            f"approved {args.id} as the new text of `{done.revises}`: {done.source} -> "
+            f"{done.target} (one atom, one id, its history kept)"
+        )
+    else:
+        print(f"approved {args.id}: {moved}")
     for path in done.retired:
         print(f"  retired {path} (status: superseded, superseded_by: {args.id})")
     for concern in done.concerns:
         print(f"  note: {redact_secrets(concern.message)}")
     print(f"commit it (git commit -m 'review: approve {args.id}')")
     return 0
+
+
+def _proposed(made: Proposal) -> str:
+    if made.retired_only:
+        return (
+            f"nothing to propose: your change to {made.restored} only marked it superseded, "
+            "which management's approval of the atom that replaces it does; "
+            f"{made.restored} is back as approved"
+        )
+    if not made.edited and made.again:
+        return (
+            f"`{made.id}` ({made.path}) already proposes a change to `{made.supersedes}`; "
+            f"edit it there. {made.restored} is back as approved"
+        )
+    what = "your edit" if made.edited else "a copy to edit"
+    verb = "updated the proposal" if made.again else "proposed"
+    return (
+        f"{verb} `{made.id}` ({made.path}, {what}), a change to `{made.supersedes}`; "
+        f"{made.restored} is back as approved. Commit it "
+        f"(git commit -m 'review: propose {made.id}'); a management member will "
+        f"`memkit review approve {made.id}`, which writes it over `{made.supersedes}`"
+    )
 
 
 def _list(root: Path) -> int:
@@ -137,7 +159,10 @@ def _show(root: Path, atom_id: str) -> int:
     found = concerns(root, atom, config)
     print("\n--- what the checks find if it is approved")
     for old in atom.supersedes:
-        print(f"supersedes `{old}`: approving it retires `{old}`")
+        if is_revision(atom.id, old) and (root / f"shared/{old}.md").is_file():
+            print(f"a new version of `{old}`: approving it writes it over shared/{old}.md")
+        else:
+            print(f"supersedes `{old}`: approving it retires `{old}`")
     for concern in found:
         line = concern.message  # it says what it is: contradicts …, duplicate of …, quality …
         if concern.blocks:

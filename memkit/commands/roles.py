@@ -10,8 +10,8 @@ from memkit.checks.roles import describe, run_check
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
 from memkit.git import has_commits, show
-from memkit.repo import find_root
 from memkit.roles import ROLES_FILE, declared_roles, identify, parse_roles
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.whitelist"}
@@ -53,7 +53,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "check":
         return run_check(args.repo, args.files, actor=args.actor, base=args.base)
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.action == "add":
         return _add(root, args)
     if args.action == "list":

@@ -15,8 +15,8 @@ from memkit.index.lite import open_light
 from memkit.index.manifest import is_stale, start_git
 from memkit.index.opening import DAMAGED, open_or_heal
 from memkit.recall.pipeline import relevant
-from memkit.repo import find_root
 from memkit.safety.private import strip_private
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give a QUERY or --batch FILE")
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.episodes:
         if args.batch is not None:
             raise UsageError("--episodes takes a QUERY, not --batch")

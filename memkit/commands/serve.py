@@ -9,7 +9,7 @@ from typing import Any
 
 from memkit.claude.engine import CHECK_SECONDS, KILLED, NOT_RUNNING, STOPPED, serve, stop
 from memkit.errors import MemkitError
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
 
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.stop:
         return _stop(root, args.wait)
     try:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from memkit.config import load_config
-from memkit.repo import find_root
 from memkit.site.build import build_site
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     stats = build_site(root, args.out, load_config(root), memory=args.title)
     hidden = ", ".join(f"{n} {why}" for why, n in sorted(stats.hidden.items())) or "none"
     took = sum(stats.seconds.values())

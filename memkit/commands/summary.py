@@ -16,8 +16,9 @@ from memkit.errors import MemkitError
 from memkit.files import write_atomic
 from memkit.index import open_index, refresh
 from memkit.index.store import current_generation
-from memkit.repo import find_root, list_atom_files
+from memkit.repo import list_atom_files
 from memkit.summary import render_summary
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.admission.decide", "memkit.index.prepare"}
@@ -49,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     if args.stage and _partial_commit():
         return 0  # the next whole commit takes MEMORY.md along
     config = load_config(root)

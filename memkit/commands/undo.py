@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.capture.accept import undo
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     cand, done = undo(root, args.id, args.reason.strip() or "no reason given", force=args.force)
     print(f"undone: {done} (candidate {cand.id}, reason: {cand.reason})")
     return 0

@@ -9,7 +9,7 @@ from typing import Any
 
 from memkit.errors import UsageError
 from memkit.lifecycle.team import export, write_export
-from memkit.repo import find_root
+from memkit.where import memory_root
 
 
 def add_parser(subparsers: Any) -> None:
@@ -31,7 +31,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action != "export":
         raise UsageError(f"unknown action {args.action!r}")
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     rel, doc = export(root)
     if not args.write:
         print(json.dumps(doc, ensure_ascii=False, indent=1))

@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from memkit.checks.validate import report, resolve_targets, validate
-from memkit.repo import find_root
+from memkit.config import load_config
+from memkit.roles import identify, sensitive_kinds
 from memkit.safety.secrets import redact_secrets
+from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.lifecycle.catalog", "memkit.lifecycle.supersede"}
@@ -32,7 +34,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = find_root(args.repo)
+    root = memory_root(args.repo)
     files = resolve_targets(root, args.files) if args.files else None
     if args.fix:
         _fix(root, files)
@@ -44,6 +46,22 @@ def _fix(root: Path, files: list[str] | None) -> None:
     from memkit.lifecycle.supersede import mark_superseded, unmarked
 
     pairs = unmarked(usable_entries(root), set(files) if files is not None else None)
+    kinds = sensitive_kinds(load_config(root))
+    guarded = [
+        p
+        for p in pairs
+        if p.older.type in kinds and p.older.scope == "shared" and not p.older.pending
+    ]
+    if guarded and not identify(root).is_management:
+        # Retiring an approved decision is management's (MK204): review's approval does it.
+        for pair in guarded:
+            print(
+                redact_secrets(
+                    f"{pair.older.path}: left as it is: only management retires an approved "
+                    f"`{pair.older.type}` atom; approving `{pair.newer.id}` in review does"
+                )
+            )
+        pairs = [p for p in pairs if p not in guarded]
     for path, newer in mark_superseded(root, pairs):
         by = ", ".join(newer)
         print(redact_secrets(f"{path}: fixed: status: superseded (superseded by {by})"))

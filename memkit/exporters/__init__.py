@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memkit.atom import Atom
 from memkit.config import Config, load_config
 from memkit.exporters.render import DEFAULT_BUDGET, Plan, plan
 from memkit.exporters.select import Selection, select
-from memkit.exporters.sync import SyncReport, sync_block, sync_folder
+from memkit.exporters.sync import SyncReport, remove_block, sync_block, sync_folder
+from memkit.importers import SOURCE_RE, claude_md, cursor
 from memkit.importers.source import BLOCK_BEGIN, BLOCK_END
 from memkit.repo import git_toplevel
 
@@ -90,6 +91,51 @@ def project_name(project: Path) -> str:
     return (top or project.resolve()).name
 
 
+# The import format whose files each target's agent loads by itself.
+_OWN_FILES = {"claude-rules": "claude-md", "cursor-rules": "cursor-rules"}
+
+
+def still_in_project(
+    project: Path, name: str, atoms: Sequence[Atom], target: str, config: Config
+) -> set[str]:
+    """Ids of the atoms imported from this project's own rule files (CLAUDE.md and
+    `.claude/rules/` for Claude Code, Cursor's rules for Cursor) that those files still say:
+    the agent loads them there already, and an export would give it each rule twice."""
+    fmt = _OWN_FILES[target]
+    top = git_toplevel(project) if project.is_dir() else None
+    top = top or project.resolve()
+    wanted: dict[Path, list[tuple[str, str]]] = {}
+    for atom in atoms:
+        m = SOURCE_RE.match(atom.source)
+        if m is None or m["format"] != fmt:
+            continue
+        folder, _, rest = m["path"].partition("/")
+        if folder == name and rest and (top / rest).is_file():
+            wanted.setdefault(top / rest, []).append((atom.id, m["hash"]))
+    collect = claude_md.collect if fmt == "claude-md" else cursor.collect
+    found: set[str] = set()
+    for path, atoms_of in wanted.items():
+        said = set()
+        for cand in collect([path], max_lines=config.atom_lines).candidates:
+            # An import names a section's project in its title when two projects share one.
+            said |= {
+                cand.fingerprint(),
+                replace(cand, title=f"{cand.title} ({name})").fingerprint(),
+            }
+        found |= {atom_id for atom_id, digest in atoms_of if digest in said}
+    return found
+
+
+def unexport(project: Path, target: str, *, dry_run: bool = False) -> list[SyncReport]:
+    """Take back what `export_rules` wrote into `project`: its generated files (those with
+    memkit's marker; a person's own are never touched) and, for Claude Code, its block."""
+    folder, suffix, _, _ = _TARGETS[target]
+    done = [sync_folder(project, folder, {}, suffix, dry_run=dry_run)]
+    if target == "claude-rules":
+        done.append(remove_block(project, dry_run=dry_run))
+    return done
+
+
 def export_rules(
     root: Path,
     project: Path,
@@ -102,7 +148,12 @@ def export_rules(
 ) -> ExportReport:
     """Write the rules files for `target` into `project`; returns what changed."""
     config = config or load_config(root)
-    chosen = select(root, scopes=scopes, config=config, project=project_name(project))
+    name = project_name(project)
+    chosen = select(root, scopes=scopes, config=config, project=name)
+    said = still_in_project(project, name, chosen.atoms, target, config)
+    if said:
+        chosen.atoms = [a for a in chosen.atoms if a.id not in said]
+        chosen.left_out["in-project"] += len(said)
     folder, suffix, scoped_head, grouped_head = _TARGETS[target]
     result = plan(
         chosen.atoms,

@@ -110,3 +110,46 @@ def sync_block(project: Path, block: str, *, dry_run: bool = False) -> SyncRepor
             write_atomic(path, after)
         report.written.append(rel)
     return report
+
+
+def without_block(text: str) -> str:
+    """`text` (a CLAUDE.md) with memkit's marked block and the blank line before it taken
+    out; everything else as it was."""
+    start = text.find(BLOCK_BEGIN)
+    if start < 0:
+        return text
+    end = text.find(BLOCK_END, start)
+    if end < 0:
+        raise MemkitError(
+            f"CLAUDE.md has `{BLOCK_BEGIN}` but no `{BLOCK_END}`; "
+            "restore the end marker or delete the start marker, then run this again"
+        )
+    head, tail = text[:start].rstrip("\r\n"), text[end + len(BLOCK_END) :].lstrip("\r\n")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if not head:
+        return tail
+    return head + newline + (newline + tail if tail else "")
+
+
+def remove_block(project: Path, *, dry_run: bool = False) -> SyncReport:
+    """Take memkit's block out of `project`'s CLAUDE.md; a file left empty goes (the export
+    made it)."""
+    report = SyncReport()
+    for path in (project / "CLAUDE.md", project / ".claude" / "CLAUDE.md"):
+        try:
+            before = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        after = without_block(before)
+        if after == before:
+            continue
+        rel = path.relative_to(project).as_posix()
+        if after.strip():
+            report.written.append(rel)
+            if not dry_run:
+                write_atomic(path, after)
+        else:
+            report.removed.append(rel)
+            if not dry_run:
+                path.unlink()
+    return report

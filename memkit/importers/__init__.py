@@ -41,6 +41,7 @@ class Candidate:
     refusal: str = ""  # the importer's own refusal code (e.g. too-long), checked first
     refusal_message: str = ""
     project: str = ""  # the code project the text is about (`project:` of the atom)
+    triggers: tuple[str, ...] = ()  # ADRs: the title's topic words (not part of the fingerprint)
 
     @property
     def where(self) -> str:

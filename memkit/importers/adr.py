@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
+from memkit.capture.terms import accepted_triggers
 from memkit.importers import Candidate, Collected, Unimported
 from memkit.importers.rules import ATOM_OVERHEAD, sources
 from memkit.importers.source import SourceText
@@ -294,6 +295,30 @@ def _resolve(ref: str, rec: Record, names: dict[str, str], records: Sequence[Rec
     return names.get(ref) or names.get(PurePosixPath(ref).stem)
 
 
+_BOILERPLATE_TITLE = re.compile(r"^(?:ADR \d+: )?record architecture decisions\.?$", re.I)
+
+
+def is_adr_boilerplate(rec: Record) -> bool:
+    """The record `adr init` writes first ("1. Record architecture decisions": we will use
+    ADRs, as described by Michael Nygard): about the log, not the project; as an atom it
+    would be a `fixed` decision listed at every session start."""
+    return bool(_BOILERPLATE_TITLE.match(rec.title.strip())) and (
+        "architecture decision record" in rec.body.lower()
+    )
+
+
+_NAME_RUN = re.compile(r"(?:\b[A-Z][\w.+#-]*(?:\s+|$))+")
+
+
+def title_triggers(title: str) -> tuple[str, ...]:
+    """A record's triggers: the names in its title first (`PostgreSQL`, `Argo CD`: capitalised
+    words after the first, runs of them kept together), then its other topic words."""
+    topic = re.sub(r"^ADR \d+: ", "", title).strip()
+    rest = topic.partition(" ")[2]
+    names = [m.group().strip().lower() for m in _NAME_RUN.finditer(rest)]
+    return accepted_triggers(topic, tuple(names))
+
+
 def _not_a_record(path: Path) -> bool:
     """An index or a template beside the records (`README.md`, `0000-template.md`), not a
     record about templates (`0010-django-templates.md`)."""
@@ -347,6 +372,21 @@ def collect(
             if newer and newer != rec.src.shown:
                 edges[newer].add(rec.src.shown)
     for rec in records:
+        if is_adr_boilerplate(rec):
+            out.candidates.append(
+                Candidate(
+                    format=FORMAT,
+                    source=rec.src.shown,
+                    line=1,
+                    text=rec.body,
+                    type="decision",
+                    title=rec.title,
+                    refusal="boilerplate",
+                    refusal_message="is the record adr-tools writes to start a log (`adr init`), "
+                    "about keeping records, not a decision of the team",
+                )
+            )
+            continue
         notes = list(rec.notes)
         if rec.src.shown in unresolved:
             missing = ", ".join(unresolved[rec.src.shown])
@@ -363,6 +403,10 @@ def collect(
             created=rec.created,
             supersedes=tuple(sorted(edges[rec.src.shown])),
             notes=tuple(notes),
+            project=rec.src.project,
+            # A record is found by what it decides about: "why Postgres?" names no sentence
+            # of it, but a word of its title.
+            triggers=title_triggers(rec.title),
         )
         if rec.too_long:
             cand = replace(

@@ -29,12 +29,14 @@ from memkit.atom.text import plain_text
 from memkit.atom.title import title_of
 from memkit.audit.text import statement_text
 from memkit.audit.verdict import CONTRADICTS, verdict
+from memkit.audit.write import PENDING
 from memkit.config import Config, load_config
 from memkit.embedding.usercache import model_cache_dir
 from memkit.errors import MemkitError
 from memkit.gate.duplicates import DuplicateSettings, words_agree
 from memkit.importers import SKIPS, SOURCE_RE, Candidate, Collected, Unimported
 from memkit.repo import list_atom_files
+from memkit.roles import sensitive_kinds
 from memkit.safety.private import strip_private
 from memkit.safety.secrets import redact_secrets
 
@@ -359,8 +361,23 @@ class _Checks:
             created=cand.created,
             source=cand.source_value(),
             project=cand.project,
+            triggers=cand.triggers,
         )
         self.waiting.append((cand, out, draft))
+
+    def _reviewed_contradicted(self, result: AddOutcome) -> str:
+        """The id of a reviewed atom (a live decision or architecture record in shared/)
+        that this candidate contradicts, or ""."""
+        sensitive = sensitive_kinds(self.config)
+        for conflict in result.let_in:
+            if not conflict.other_path.startswith("shared/") or conflict.other_path.startswith(
+                f"{PENDING}/"
+            ):
+                continue
+            other = read_atom(self.root, conflict.other_path, self.config).atom
+            if other is not None and other.type in sensitive and other.is_active:
+                return str(conflict.other_id)
+        return ""
 
     def flush(self) -> None:
         waiting, self.waiting = self.waiting, []
@@ -383,6 +400,15 @@ class _Checks:
             if result.errors:
                 out.reason, out.message = code or "refused", message
                 continue
+            reviewed = self._reviewed_contradicted(result)
+            if reviewed and not result.pending_review:
+                # An imported line never goes live against a decision the team reviewed: it
+                # waits for review with the reason, whoever runs the import.
+                result.path = f"{PENDING}/{Path(result.path).name}"
+                result.pending_review = True
+                out.path = result.path
+            if reviewed:
+                out.notes = (*out.notes, f"contradicts reviewed `{reviewed}`: sent to review")
             out.action = "review" if result.pending_review else "write"
             self.accepted.append((out, result))
             if cand.format == "adr":

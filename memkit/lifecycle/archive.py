@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memkit.atom import scope_from_path
+from memkit.atom import SCOPE_DIRS, id_from_path, is_atom_path, scope_from_path
 from memkit.atom.write import update_frontmatter
+from memkit.changeset import reviewed_point
 from memkit.errors import MemkitError
 from memkit.files import write_atomic
-from memkit.git import ignored, move, output
+from memkit.git import ignored, move, output, run
 from memkit.lifecycle.catalog import Entry
 from memkit.lifecycle.score import day_of, effectiveness, parse_day
 from memkit.lifecycle.settings import ArchiveSettings
@@ -164,3 +165,21 @@ def restore_atom(root: Path, entry: Entry) -> str:
     if ignored(root, target):
         _exclude(root, f"/{entry.path}", add=False)
     return target
+
+
+def put_back_deleted(root: Path, atom_id: str) -> str | None:
+    """The atom `atom_id` that a change deletes, put back as it was so that it can be
+    archived instead: from HEAD (the commit being made deletes it) or from where review last
+    saw the branch (a commit past the hooks did). Its path, or None when there is none."""
+    for rev in dict.fromkeys(["HEAD", reviewed_point(root) or "HEAD"]):
+        listed = output(root, "ls-tree", "-r", "-z", "--name-only", rev, "--", *SCOPE_DIRS)
+        for path in (listed or "").split("\0"):
+            if (
+                is_atom_path(path)
+                and not path.startswith(ARCHIVE)
+                and id_from_path(path) == atom_id
+                and not (root / path).exists()
+            ):
+                run(root, "restore", f"--source={rev}", "--staged", "--worktree", "--", path)
+                return path
+    return None

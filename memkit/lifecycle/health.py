@@ -243,7 +243,12 @@ def build_health(root: Path, config: Config, *, today: dt.date | None = None) ->
             if team.problems
             else "each member: `memkit usage export --write`, then commit usage/<you>.json",
             "" if team.sources or team.problems or not live else "none yet: nothing is counted",
-            "none yet (no atoms to use)" if not live else "none",
+            # Said beside "usage from": never "none" while it names what is counted.
+            f"counted from {len(team.sources)} source(s), each readable"
+            if team.sources
+            else "none yet (no atoms to use)"
+            if not live
+            else "none",
         )
     )
     return health

@@ -57,9 +57,20 @@ def _timeline(memory: Memory, a: dict[str, Any]) -> str:
 
 
 def _save(memory: Memory, a: dict[str, Any]) -> str:
-    result = memory.save(a["text"], a["type"], a["scope"], a["triggers"] or ())
+    result = memory.save(
+        a["text"],
+        a["type"],
+        a["scope"],
+        a["triggers"] or (),
+        supersedes=a["supersedes"] or (),
+        related=a["related"] or (),
+        duplicate_of=a["duplicate_of"] or "",
+    )
     if result.refused:
         raise BadInput(result.text)
+    if result.neighbours:
+        # The neighbours' text, as `get` shows it: inside the fence, validated and masked.
+        return f"{result.text}\n{_get(memory, {'ids': list(result.neighbours), 'sections': ()})}"
     return result.text
 
 

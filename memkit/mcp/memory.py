@@ -238,10 +238,14 @@ class Memory:
         type: str = "fact",
         scope: str = "shared",
         triggers: Sequence[str] = (),
+        *,
+        supersedes: Sequence[str] = (),
+        related: Sequence[str] = (),
+        duplicate_of: str = "",
     ) -> Saved:
-        draft = check_draft(text, type, scope, triggers)
+        draft = check_draft(text, type, scope, triggers, supersedes=supersedes, related=related)
         root = self.roots[0]
-        result = save(root, draft, session=self.label)
+        result = save(root, draft, session=self.label, duplicate_of=duplicate_of)
         if result.outcome is not None and result.outcome.written:
             try:
                 # Indexed now, so that the next search finds it, here or in the engine.

@@ -10,6 +10,7 @@ file alone, through the repository's own git hooks, its message naming the sessi
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from collections.abc import Sequence
@@ -17,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memkit.add import AddOutcome, Draft, add_atom, needs_review
-from memkit.atom import TYPES
+from memkit.atom import TYPES, id_from_path
 from memkit.config import load_config
 from memkit.errors import MemkitError
 from memkit.mcp.lookup import BadInput
 from memkit.recall.masking import mask
+from memkit.repo import list_atom_files
 
 MAX_TEXT = 20_000  # characters; an atom is at most 200 lines by default
 MAX_TRIGGERS = 20
@@ -32,11 +34,22 @@ LOCK_WAIT = 10.0  # seconds a save waits for another git command's index.lock
 
 @dataclass(frozen=True)
 class Saved:
-    """What `save` did: `text` is the answer for the model; `refused` makes it a tool error."""
+    """What `save` did: `text` is the answer for the model; `refused` makes it a tool error;
+    `neighbours` are the live atoms it asks the model to read before it saves again."""
 
     text: str
     refused: bool
     outcome: AddOutcome | None = None
+    neighbours: tuple[str, ...] = ()
+
+
+# A finding about a live neighbour: a copy (MK103), very close (MK104), a contradiction
+# (MK105, MK106: a changed value, another holder, a denial).
+_CLI_FIX = re.compile(
+    r"; (?:add it with|send it to review|edit that atom|if it says what|if it replaces|"
+    r"add `supersedes)"
+)
+_NEIGHBOUR = re.compile(r": (MK10[3-6]) [^`\n]*?`([a-z0-9][a-z0-9-]*)` \(([^,)\s]+)")
 
 
 def check_draft(
@@ -44,6 +57,9 @@ def check_draft(
     type: str = "fact",
     scope: str = "shared",
     triggers: Sequence[str] = (),
+    *,
+    supersedes: Sequence[str] = (),
+    related: Sequence[str] = (),
 ) -> Draft:
     text = str(text or "")
     if not text.strip():
@@ -61,13 +77,41 @@ def check_draft(
     long = [t for t in clean if len(t) > MAX_TRIGGER]
     if long:
         raise BadInput(f"a trigger is a keyword or short phrase (at most {MAX_TRIGGER} characters)")
-    return Draft(text=text, type=type, scope=str(scope or "shared").strip(), triggers=tuple(clean))
+    return Draft(
+        text=text,
+        type=type,
+        scope=str(scope or "shared").strip(),
+        triggers=tuple(clean),
+        supersedes=_ids(supersedes, "supersedes"),
+        related=_ids(related, "related"),
+    )
 
 
-def save(root: Path, draft: Draft, *, session: str) -> Saved:
+def _ids(given: Sequence[str], name: str) -> tuple[str, ...]:
+    ids = tuple(dict.fromkeys(str(i).strip() for i in given if str(i).strip()))
+    if len(ids) > MAX_TRIGGERS or any(not _ID.fullmatch(i) for i in ids):
+        raise BadInput(f"{name} takes atom ids (lowercase-kebab-case), as `search` lists them")
+    return ids
+
+
+_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
+
+
+def save(root: Path, draft: Draft, *, session: str, duplicate_of: str = "") -> Saved:
+    if duplicate_of:
+        return _same_as(root, duplicate_of.strip())
+    try:
+        planned = add_atom(root, draft, dry_run=True)
+    except MemkitError as exc:  # a bad scope, a name already taken: the model can fix it
+        raise BadInput(str(exc)) from exc
+    near = _neighbours(planned, draft)
+    if near:
+        # The agent is a judge already in the loop: it reads the neighbour and says whether
+        # its text replaces it, says the same, or goes with it; nothing is written until then.
+        return Saved(_ask(planned, near), refused=False, outcome=planned, neighbours=tuple(near))
     try:
         outcome = add_atom(root, draft)
-    except MemkitError as exc:  # a bad scope, a name already taken: the model can fix it
+    except MemkitError as exc:
         raise BadInput(str(exc)) from exc
     if outcome.errors:
         return Saved(_refused(outcome), refused=True, outcome=outcome)
@@ -92,6 +136,55 @@ def save(root: Path, draft: Draft, *, session: str) -> Saved:
             "`git commit`), which runs the same checks again"
         )
     return Saved(mask("\n".join(lines)), refused=False, outcome=outcome)
+
+
+def _neighbours(outcome: AddOutcome, draft: Draft) -> dict[str, tuple[str, str, str]]:
+    """The live atoms the findings name as a copy, a close line or a contradiction that the
+    draft has not settled with `supersedes` or `related`: id -> (code, path, finding)."""
+    settled = {*draft.supersedes, *draft.related}
+    found: dict[str, tuple[str, str, str]] = {}
+    for line in outcome.findings:
+        m = _NEIGHBOUR.search(line)
+        if m and m.group(2) not in settled and m.group(2) != outcome.id:
+            found.setdefault(m.group(2), (m.group(1), m.group(3), line.split(": ", 1)[-1]))
+    return found
+
+
+def _ask(outcome: AddOutcome, near: dict[str, tuple[str, str, str]]) -> str:
+    lines = [
+        "nothing was written yet: the memory already holds a close neighbour of this text "
+        "(its text is below). Read it, then call `save` again with the same text and:"
+    ]
+    for atom_id, (_, path, finding) in near.items():
+        # The finding's own fix speaks to a person at a shell; the choices below replace it.
+        reason = _CLI_FIX.split(finding, maxsplit=1)[0]
+        lines.append(f"- `{atom_id}` ({path}): {reason}")
+    ids = ", ".join(f'"{i}"' for i in near)
+    codes = {code for code, _, _ in near.values()}
+    lines += [
+        f"- supersedes: [{ids}] if your text replaces it (a value changed, it is outdated);",
+        f'- duplicate_of: "{next(iter(near))}" if it already says what you meant: nothing is '
+        "written, and the memory keeps what it has;",
+    ]
+    if codes & {"MK104", "MK105"}:
+        lines.append(f"- related: [{ids}] if both hold and both are needed.")
+    others = [f for f in outcome.findings if not _NEIGHBOUR.search(f)]
+    if others:
+        lines.append("other findings on the text:")
+        lines += [f"  {f}" for f in others]
+    return mask("\n".join(lines))
+
+
+def _same_as(root: Path, atom_id: str) -> Saved:
+    """The agent judged its text the same as `atom_id`: nothing is written."""
+    paths = {id_from_path(p): p for p in list_atom_files(root)}
+    if not _ID.fullmatch(atom_id) or atom_id not in paths:
+        raise BadInput(f"duplicate_of names no atom of this memory: {atom_id!r}")
+    return Saved(
+        f"nothing written: you judged this the same as `{atom_id}` ({paths[atom_id]}), which "
+        "the memory keeps as it is",
+        refused=False,
+    )
 
 
 def _where(root: Path, outcome: AddOutcome, atom_type: str) -> str:

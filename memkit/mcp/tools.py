@@ -182,9 +182,11 @@ TOOLS = (
         "(names, values, paths; 'always/never/if X then Y'). It passes the same checks as a "
         "commit: quality, duplicates, contradictions, secrets, roles. The answer says where it "
         "was written and why (sensitive types from outside management go to review), or why it "
-        "was refused, with the findings: fix the text and call again. A near copy of an "
-        "existing atom is refused: `get` that atom instead. Nothing is committed unless the "
-        "team set it up.",
+        "was refused, with the findings: fix the text and call again. When the memory already "
+        "holds a close neighbour (a copy, the same line with a value changed, a contradiction), "
+        "nothing is written: the answer shows the neighbour; call again with `supersedes` if "
+        "your text replaces it, `duplicate_of` if it says the same, or `related` if both are "
+        "needed. Nothing is committed unless the team set it up.",
         (
             Param(
                 "text",
@@ -202,6 +204,17 @@ TOOLS = (
                 default="shared",
             ),
             Param("triggers", "strings", "keywords that should bring this atom back into a prompt"),
+            Param(
+                "supersedes",
+                "strings",
+                "ids of atoms this text replaces (a value changed, they are outdated)",
+            ),
+            Param("related", "strings", "ids of close atoms that stay: both are needed"),
+            Param(
+                "duplicate_of",
+                "string",
+                "the id of an atom that already says this: nothing is written",
+            ),
         ),
         read_only=False,
     ),

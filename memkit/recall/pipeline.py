@@ -245,7 +245,10 @@ def candidates(
         base = score / top if top > 0 else 0.0
         bonus = CONFIDENCE_BONUS.get(str(entry["confidence"]), 0.0)
         level = float(act.get(entry["id"], NO_HISTORY))
-        final = base + bonus + ACTIVATION_WEIGHT * max(level, NO_HISTORY) / -NO_HISTORY
+        # Use adds from nothing (an atom never used adds 0): the score a reason shows is never
+        # below zero, whatever the match.
+        used = (max(level, NO_HISTORY) - NO_HISTORY) / -NO_HISTORY
+        final = base + bonus + ACTIVATION_WEIGHT * used
         reason = f"{why}; score {final:.2f}"
         if level > NO_HISTORY:
             reason += f"; used before (activation {level:.1f})"

@@ -11,11 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from memkit.atom import PENDING_DIR, SCOPE_DIRS, is_atom_path
+from memkit.atom import PENDING_DIR, SCOPE_DIRS, id_from_path, is_atom_path
 from memkit.git import output
+from memkit.reviewlog import is_revision
 from memkit.safety.secrets import redact_secrets
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ class Change:
     author: str
     day: str  # YYYY-MM-DD, the author's date
     subject: str  # secrets masked
-    kind: str  # added | modified | deleted | renamed
+    kind: str  # added | modified | deleted | renamed | sent to review | approved | rejected
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ def read_history(root: Path) -> History:
         change_args = (sha, redact_secrets(author), day, redact_secrets(subject))
         names = [n.strip("\n") for n in rest.split("\0")]
         touched: list[str] = []
+        gone: list[str] = []  # pending atoms this commit took out of review
         i = 0
         while i < len(names):
             status = names[i]
@@ -95,10 +97,11 @@ def read_history(root: Path) -> History:
                 old, new = names[i + 1], names[i + 2]
                 i += 3
                 today = current.get(new, new)
-                history.changes[today].append(Change(*change_args, _KINDS[letter]))
+                kind = _KINDS[letter]
                 if letter == "R":
                     current[old] = today
-                    _review_move(history, day, old, new)
+                    kind = _review_move(history, day, old, new) or kind
+                history.changes[today].append(Change(*change_args, kind))
                 touched.append(today)
                 continue
             if i + 1 >= len(names):
@@ -109,19 +112,44 @@ def read_history(root: Path) -> History:
             history.changes[today].append(Change(*change_args, _KINDS.get(letter, "modified")))
             if letter == "A" and path.startswith(f"{PENDING_DIR}/") and is_atom_path(path):
                 history.reviews.append((day, "submitted"))
+            if letter == "D" and path.startswith(f"{PENDING_DIR}/") and is_atom_path(path):
+                gone.append(path)
             touched.append(today)
+        if gone:
+            _revisions_approved(history, sha, gone, day)
         history.commits.append(Commit(sha, change_args[1], day, change_args[3], tuple(touched)))
     return history
 
 
-def _review_move(history: History, day: str, old: str, new: str) -> None:
+def _review_move(history: History, day: str, old: str, new: str) -> str:
+    """What a move between review and the rest says ("" for an ordinary rename): sent to
+    review, approved (out of `shared/_pending/` into `shared/`) or rejected (into
+    `archive/`); counted among the reviews."""
     pending = f"{PENDING_DIR}/"
     if not (is_atom_path(old) and is_atom_path(new)):
-        return
+        return ""
     if new.startswith(pending) and not old.startswith(pending):
         history.reviews.append((day, "submitted"))
-    elif old.startswith(pending) and not new.startswith(pending):
-        history.reviews.append((day, "approved" if new.startswith("shared/") else "rejected"))
+        return "sent to review"
+    if old.startswith(pending) and not new.startswith(pending):
+        verdict = "approved" if new.startswith("shared/") else "rejected"
+        history.reviews.append((day, verdict))
+        return verdict
+    return ""
+
+
+def _revisions_approved(history: History, sha: str, gone: list[str], day: str) -> None:
+    """A commit that takes the proposal `ID-2` out of review and changes `shared/ID.md` wrote
+    the proposal over the atom it revises (`memkit review approve`): that change is the
+    approval."""
+    for proposal in gone:
+        new_id = id_from_path(proposal)
+        for path, changes in history.changes.items():
+            if not path.startswith("shared/") or not is_revision(new_id, id_from_path(path)):
+                continue
+            if changes and changes[-1].commit == sha and changes[-1].kind == "modified":
+                changes[-1] = replace(changes[-1], kind="approved")
+                history.reviews.append((day, "approved"))
 
 
 def _day(when: str) -> str:

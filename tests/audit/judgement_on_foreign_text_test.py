@@ -94,11 +94,22 @@ def test_two_subjects_of_one_key_are_no_contradiction_and_related_settles_closen
 
 
 def test_a_close_atom_is_very_close_until_related_settles_it(team: Path) -> None:
-    near = "Set a TTL on every Redis session key so the cache does not fill up with stale sessions."
+    """The same line with a detail holding a value added (issue 38: closeness of vectors
+    alone is no finding; "Set a TTL on every Redis session key so the cache does not fill
+    up" beside it commits clean)."""
+    loose = (
+        "Set a TTL on every Redis session key so the cache does not fill up with stale sessions."
+    )
+    rc, out = _commit(team, {"redis-ttl-loosely": loose})
+    assert rc == 0 and not _FINDING.search(out), out
+    near = (
+        "Every Redis session key gets a TTL of 24 h, set with `EXPIRE`; keys without a TTL "
+        "fill the cache."
+    )
     rc, out = _commit(team, {"redis-ttl-everywhere": near})
     assert rc == 0, out  # MK104 is a warning
     assert "MK104 warning: very close to `redis-session-ttl`" in out, out
-    assert "standard deviations above this memory's usual" in out
+    assert "adds set with `EXPIRE`" in out, out
     write_atom(
         team,
         "shared/redis-ttl-everywhere.md",
@@ -178,8 +189,15 @@ def test_every_path_gives_the_same_verdict(
     added = add_atom(team, Draft(text=text), dry_run=True)
     assert added.contradicts == ([other] if expected == CONTRADICTS else []), added.findings
     assert bool(added.errors) == (expected == DUPLICATE), added.findings
+    # The MCP save asks the agent about a copy or a contradiction before writing anything
+    # (issue 38); told that both are needed, it writes as `memkit add` does.
     saved = save(team, Draft(text=text), session="s1")
-    assert saved.refused == (expected == DUPLICATE), saved.text
+    assert not saved.refused, saved.text
+    asked = expected in (DUPLICATE, CONTRADICTS)
+    assert saved.neighbours == ((other,) if asked else ()), saved.text
+    if expected == CONTRADICTS:
+        saved = save(team, Draft(text=text, related=(other,)), session="s1")
+        assert not saved.refused and not saved.neighbours, saved.text
     if expected != DUPLICATE:
         assert saved.outcome is not None
         assert saved.outcome.contradicts == ([other] if expected == CONTRADICTS else [])

@@ -282,6 +282,42 @@ def test_the_agent_searches_and_saves_through_the_mcp_server(project: Path, tmp_
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+UPDATED = (
+    "Send a WebSocket ping every 20 s; the balancer drops idle sockets at 60 s. "
+    "MEMKIT-MARK-HEARTBEAT"
+)
+
+
+def test_a_save_that_changes_a_value_shows_the_neighbour_and_supersedes_it(
+    project: Path, tmp_path: Path
+) -> None:
+    """Issue 38: the agent saves the heartbeat line with 30 s changed to 20 s; memory answers
+    with the neighbour's text and the choices, writes nothing; the agent saves again with
+    `supersedes`, and that is written."""
+    before = set((project / "shared").glob("*.md"))
+    again = {"text": UPDATED, "type": "pitfall", "supersedes": ["ws-heartbeat-interval"]}
+    with fake_api() as (api, url):
+        api.script = [
+            ("mcp__memkit__save", {"text": UPDATED, "type": "pitfall"}),
+            ("mcp__memkit__save", again),
+        ]
+        run_claude(
+            project, url, "Remember the new ping interval.", tmp_path,
+            "--allowedTools", "mcp__memkit__save",
+        )  # fmt: skip
+        asked = tool_result_text(api, 1)
+        assert "nothing was written yet" in asked, asked
+        assert "ws-heartbeat-interval" in asked and "20 s" in asked, asked
+        assert "--supersedes" not in asked, asked  # the shell's fix, not the agent's
+        assert 'supersedes: ["ws-heartbeat-interval"]' in asked, asked
+        # The neighbour's own text, inside the fence the hooks use.
+        assert "<memkit-memory" in asked and "every 30 s" in asked, asked
+        saved = tool_result_text(api, 2)
+        assert saved.startswith("saved shared/"), saved
+    (path,) = set((project / "shared").glob("*.md")) - before
+    assert 'supersedes: ["ws-heartbeat-interval"]' in path.read_text(encoding="utf-8")
+
+
 def test_the_installed_server_is_approved_for_the_project(project: Path, tmp_path: Path) -> None:
     home = tmp_path / "claude-home"
     home.mkdir(exist_ok=True)

@@ -95,10 +95,16 @@ def test_two_projects_give_atoms_a_teammate_can_tell_apart(tmp_path: Path) -> No
     committed = git(repo, "commit", "-m", "import", check=False)
     assert committed.returncode == 0, committed.stdout + committed.stderr
 
-    # Exported into payments, web's atoms stay out; every heading is written once.
+    # Exported into payments, web's atoms stay out, and so do payments' own while its
+    # CLAUDE.md still says them (issue 41: the agent got each rule twice).
     exported = memkit("export", "claude-rules", "--project", str(payments), cwd=repo)
     assert exported.returncode == 0, exported.stderr
-    assert "project 4" in exported.stdout, exported.stdout
+    assert "project 4" in exported.stdout and "in-project" in exported.stdout, exported.stdout
+    assert not list((payments / ".claude/rules").glob("memkit-*.md"))
+    # Once payments keeps its rules in memory alone, they come back; each heading once.
+    (payments / "CLAUDE.md").write_text("# Payments\n", encoding="utf-8")
+    exported = memkit("export", "claude-rules", "--project", str(payments), cwd=repo)
+    assert "in-project" not in exported.stdout, exported.stdout
     rules = "".join(
         p.read_text(encoding="utf-8") for p in (payments / ".claude/rules").glob("memkit-*.md")
     )

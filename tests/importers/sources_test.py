@@ -445,12 +445,13 @@ def test_adrs_map_status_date_and_supersession(memory_repo: Path, tmp_path: Path
         "template.md",
     }
     atoms = adr_atoms(memory_repo, report)
-    assert len(atoms) == 5
-    first = atoms["0001-record-architecture-decisions.md"]
-    assert "type: decision" in first and "created: 2021-03-04" in first
-    assert "confidence: fixed" in first
-    assert "# ADR 1: Record architecture decisions" in first
+    # adr-tools' first record is about keeping records, not a decision (issue 41).
+    assert len(atoms) == 4 and "0001-record-architecture-decisions.md" not in atoms
+    assert report["skipped"] == {"boilerplate": 1}, report["skipped"]
     old, new = atoms["0002-use-mysql.md"], atoms["0003-use-postgresql.md"]
+    assert "type: decision" in new and "created: 2023-09-01" in new
+    assert "confidence: fixed" in new
+    assert "# ADR 3: Use PostgreSQL 16 for the orders database" in new
     assert "status: superseded" in old
     old_id_line = re.search(r"^id: (.*)$", old, re.M)
     assert old_id_line is not None
@@ -473,7 +474,7 @@ def test_imports_from_outside_management_follow_the_roles(
     memory_repo: Path, tmp_path: Path
 ) -> None:
     git(memory_repo, "config", "user.email", "bob@example.com")
-    project = source_project(tmp_path, {k: v for k, v in ADRS.items() if "0001" in k})
+    project = source_project(tmp_path, {k: v for k, v in ADRS.items() if "0004" in k})
     report = run_json(memory_repo, "adr", str(project / "docs/adr"))
     (out,) = outcomes(report)
     assert out["action"] == "review" and out["path"].startswith("shared/_pending/")
@@ -609,3 +610,34 @@ def test_long_unrelated_atoms_are_not_duplicates_however_close_their_vectors(
         "add", LONG_A.replace("thirty five", "35"), "--dry-run", "--json", cwd=memory_repo
     )
     assert any("MK103" in f for f in json.loads(copy.stdout)["findings"])
+
+
+def test_an_imported_line_never_goes_live_against_a_reviewed_decision(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """Issue 38: a CLAUDE.md line that changes what a reviewed decision says goes to review
+    with the reason, even when management runs the import."""
+    write_atom(
+        memory_repo,
+        "shared/package-manager.md",
+        atom_text(
+            "package-manager",
+            title="Package manager",
+            type_="decision",
+            body="We decided: install JavaScript dependencies with `pnpm install`, never npm.",
+        ),
+    )
+    git(memory_repo, "add", "-A")
+    git(memory_repo, "commit", "-q", "--no-verify", "-m", "decision")
+    source = tmp_path / "project"
+    source.mkdir()
+    (source / "CLAUDE.md").write_text(
+        "# Conventions\n\n- Install JavaScript dependencies with `yarn install`, never npm.\n",
+        encoding="utf-8",
+    )
+    done = memkit("import", "claude-md", str(source / "CLAUDE.md"), cwd=memory_repo)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "send to review: shared/_pending/" in said, said
+    assert "contradicts reviewed `package-manager`: sent to review" in said, said
+    assert not [p for p in (memory_repo / "shared").glob("*.md") if "yarn" in p.read_text()]

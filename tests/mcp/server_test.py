@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -203,6 +204,9 @@ def test_the_tools_are_listed_with_schemas_and_descriptions(repo: Path, tmp_path
             "type",
             "scope",
             "triggers",
+            "supersedes",
+            "related",
+            "duplicate_of",
         }
         for name in ("search", "get", "timeline", "candidates"):
             annotations = tools[name].annotations
@@ -497,7 +501,11 @@ def test_save_routes_refuses_with_findings_and_finds_duplicates(repo: Path, tmp_
             "## How\n\n- Send a ping every 30 s from the client. MARK-HEARTBEAT-HOW",
             type="pitfall",
         )
-        assert error and "MK103" in answer and "ws-heartbeat-interval" in answer
+        # A copy writes nothing; the agent reads the neighbour and says what it meant.
+        assert not error and "nothing was written yet" in answer, answer
+        assert re.search(r"MK10[34] ", answer), answer  # a copy, or the line saying more
+        assert 'duplicate_of: "ws-heartbeat-interval"' in answer, answer
+        assert "MARK-HEARTBEAT-BODY" in answer and "<memkit-memory" in answer
 
     drive(repo, alice, tmp_path)
     assert not list((repo / "shared").glob("ok-cool*"))

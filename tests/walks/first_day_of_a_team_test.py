@@ -124,12 +124,13 @@ def test_the_readme_flow_for_a_team(tmp_path: Path) -> None:
     assert "Failed" not in out
     sh(readme_block("git remote add origin").replace("<url>", url), repo, alice)
 
-    # Bob joins: hooks, index, his own declaration; `memkit doctor` is happy at once.
+    # Bob joins: hooks, index, his own declaration, committed at once (before anyone has
+    # listed him); `memkit doctor` is happy at once.
     (tmp_path / "bob").mkdir()
     joined = sh(readme_block("git clone").replace("<url>", url), tmp_path / "bob", bob)
     clone = tmp_path / "bob" / "team-memory"
     assert "not in shared/_roles.md yet" in joined
-    assert (clone / "personal/bob/role.md").is_file()
+    assert git(clone, "log", "-1", "--format=%s").stdout.strip() == "role: bob"
     doctor = mk("doctor", cwd=clone, env=bob)
     assert doctor.returncode == 0, doctor.stdout
     assert "index: 1 atoms, current" in doctor.stdout
@@ -151,11 +152,18 @@ def test_the_readme_flow_for_a_team(tmp_path: Path) -> None:
         alice,
     )
 
-    # Bob pulls: the audit looks at what came in, the index follows; then he commits his
-    # declaration and an atom for his new role, through the hooks.
+    # Bob pulls, though his own commit came first (issue 41: git's "Need to specify how to
+    # reconcile divergent branches" stopped this pull): his declaration goes on top, the
+    # audit looks at what came in, the index follows; he pushes, then commits an atom for
+    # his new role, through the hooks.
     pulled = sh(readme_block("git pull"), clone, bob)
     assert "memkit audit" in pulled and "memkit index" in pulled
-    assert "role: bob" in git(clone, "log", "-1", "--format=%s").stdout
+    assert git(clone, "log", "--format=%s", "-3").stdout.split("\n")[:3] == [
+        "role: bob",
+        "memory: reconnect backoff",
+        "roles: bob",
+    ]
+    assert git(remote, "log", "-1", "--format=%s").stdout.strip() == "role: bob"
     listed = mk("roles", "whoami", cwd=clone, env=bob).stdout
     assert "roles: programmer" in listed
     assert "ws-reconnect-backoff" in mk("search", "reconnect backoff", cwd=clone, env=bob).stdout

@@ -1,7 +1,8 @@
 """The team's second week, walked as two people would: real git, real pre-commit hooks, a bare
 remote. A member changes an approved decision and proposes a new one that contradicts
-another; management approves both with the supersession in one step; both clones pull and the
-old atoms are never injected again. Every refusal on the way names a command, and running it
+another; management approves both in one step each (the change written over the decision it
+revises, the new one retiring the other); both clones pull and the old text is never injected
+again. Every refusal on the way names a command, and running it
 is accepted (no advice leads back to a refusal).
 """
 
@@ -25,23 +26,8 @@ from tests.helpers import (
     run_hook,
     write_atom,
 )
+from tests.hints.team import HELM, PNPM
 
-PNPM = atom_text(
-    "use-pnpm",
-    title="Use pnpm as the package manager",
-    type_="decision",
-    confidence="fixed",
-    body="- Every JavaScript project installs its packages with pnpm 9; never npm or yarn.",
-    extra="triggers: [pnpm, package manager]\n",
-)
-HELM = atom_text(
-    "deploy-with-helm",
-    title="Deploys go through helm",
-    type_="decision",
-    confidence="fixed",
-    body="- Production deploys use helm charts from the deploy/ folder: `helm upgrade --install`.",
-    extra="triggers: [deploy, helm]\n",
-)
 ARGO = (
     "We moved deploys from helm to Argo CD: production deploys are Argo CD applications "
     "synced from the deploy/ folder."
@@ -160,7 +146,7 @@ def test_a_member_changes_a_decision_and_management_approves_it_in_one_step(
     assert "contradicts `deploy-with-helm`" in shown
     assert f"memkit review approve {argo} --supersedes deploy-with-helm" in shown
     shown = memkit("review", "show", "use-pnpm-2", cwd=alice).stdout
-    assert "approving it retires `use-pnpm`" in shown
+    assert "a new version of `use-pnpm`: approving it writes it over shared/use-pnpm.md" in shown
 
     # Approving the contradicting one plainly is refused before anything moves, naming the
     # command that works; that command's commit passes.
@@ -172,20 +158,24 @@ def test_a_member_changes_a_decision_and_management_approves_it_in_one_step(
     assert rc == 0, out
     approved = memkit("review", "approve", "use-pnpm-2", cwd=alice)
     assert approved.returncode == 0, approved.stderr
-    assert "retired shared/use-pnpm.md" in approved.stdout
+    # A change to an approved atom is written over it: one id, one history.
+    assert "as the new text of `use-pnpm`" in approved.stdout
     rc, out = commit(alice, "review: approve use-pnpm-2")
     assert rc == 0, out
-    for old, new in (("use-pnpm", "use-pnpm-2"), ("deploy-with-helm", argo)):
-        text = (alice / f"shared/{old}.md").read_text(encoding="utf-8")
-        assert "status: superseded" in text and f"superseded_by: [{new}]" in text
+    pnpm = (alice / "shared/use-pnpm.md").read_text(encoding="utf-8")
+    assert "id: use-pnpm\n" in pnpm and "pnpm 10" in pnpm and "supersedes" not in pnpm
+    assert not (alice / "shared/use-pnpm-2.md").exists()
+    assert len(git(alice, "log", "--format=%h", "--", "shared/use-pnpm.md").stdout.split()) == 2
+    text = (alice / "shared/deploy-with-helm.md").read_text(encoding="utf-8")
+    assert "status: superseded" in text and f"superseded_by: [{argo}]" in text
     assert "MK023" not in memkit("validate", cwd=alice).stdout
     git(alice, "push", "--quiet", "origin", "HEAD:main")
 
-    # Both clones pull; neither ever injects the old atoms again.
+    # Both clones pull; neither ever injects the old text again.
     git(bob, "pull", "--quiet", "--no-rebase", "origin", "main")
     for repo in (alice, bob):
         text = prompt(repo, f"{repo.name}-1", "which package manager do we use, pnpm?")
-        assert "## use-pnpm-2" in text and "## use-pnpm\n" not in text
+        assert "## use-pnpm ·" in text and "pnpm 10" in text and "pnpm 9" not in text, text
         text = prompt(repo, f"{repo.name}-2", "how do production deploys work, helm?")
         assert "## deploy-with-helm" not in text
         index = context(
@@ -194,7 +184,7 @@ def test_a_member_changes_a_decision_and_management_approves_it_in_one_step(
             ),
             "SessionStart",
         )
-        assert "- use-pnpm ·" not in index and "- deploy-with-helm ·" not in index
+        assert "- use-pnpm-2 ·" not in index and "- deploy-with-helm ·" not in index
         assert memkit("review", cwd=repo).stdout.strip() == "nothing is waiting for review"
 
 

@@ -1,0 +1,232 @@
+"""A changed word is never a duplicate (issue 38): lines as public repositories' CLAUDE.md and
+CONTRIBUTING files wrote them and later changed them, committed through the real pre-commit
+hooks, pulled by a teammate's clone (the post-merge audit), and saved through the MCP `save`.
+
+- the same line with one value changed (a command, a tool, a default, a branch, a path, a
+  link's target) is an update: MK105/MK106 naming both values, never MK103;
+- the same rule in other words, a negation inside, is a duplicate (MK103), not a
+  contradiction;
+- the same line about another subject (two services' ports, two packages' commands) is no
+  finding at all;
+- the same line with a detail holding a value added is very close (MK104);
+- the MCP save shows the agent the neighbour and writes nothing until it says `supersedes`,
+  `duplicate_of` or `related`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from memkit.audit import align
+from memkit.audit.verdict import CONTRADICTS, DUPLICATE, EXTENDS, verdict
+from memkit.mcp.memory import Memory
+from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
+
+BASE = {
+    "lint-before-commit": "Run `make lint` before committing.",
+    "flake8-for-python": "Use flake8 for linting Python code.",
+    "telemetry-default": "Telemetry is on by default.",
+    "pr-branch": "Open pull requests against the `develop` branch.",
+    "auth-port": "The auth service always listens on port 8080 (config key `server.port`).",
+    "no-print": "Do not use `print` for debugging — use the `logging` module.",
+    "core-tests": "Run `pnpm test` in `packages/core` to test the core package.",
+    "release-docs": (
+        "Follow the [release guide](https://example.com/docs/release.md) to cut a release."
+    ),
+}
+UPDATES = {
+    "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
+    "ruff-for-python": ("flake8-for-python", "Use ruff for linting Python code.", "ruff"),
+    "telemetry-off": ("telemetry-default", "Telemetry is off by default.", "off"),
+    "pr-to-main": ("pr-branch", "Open pull requests against the `main` branch.", "main"),
+    "release-docs-moved": (
+        "release-docs",
+        "Follow the [release guide](https://example.com/handbook/release.md) to cut a release.",
+        "handbook/release.md",
+    ),
+}
+PARAPHRASE = "Use the `logging` module for debugging; no `print`."
+OTHER_SUBJECTS = {
+    "billing-port": "The billing service always listens on port 8081 (config key `server.port`).",
+    "cli-tests": "Run `pnpm test` in `packages/cli` to test the CLI package.",
+}
+_JUDGED = re.compile(r"MK10[3-6]")
+
+
+def _atom(atom_id: str, text: str) -> str:
+    return atom_text(atom_id, title=text.rstrip("."), body=text, type_="procedure")
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Path:
+    repo = make_memory_repo(tmp_path / "team")
+    for atom_id, text in BASE.items():
+        write_atom(repo, f"shared/{atom_id}.md", _atom(atom_id, text))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "the team's rules")
+    assert memkit("index", cwd=repo).returncode == 0
+    return repo
+
+
+def _commit(repo: Path, atom_id: str, text: str) -> tuple[int, str]:
+    write_atom(repo, f"shared/{atom_id}.md", _atom(atom_id, text))
+    git(repo, "add", "-A")
+    done = git(repo, "commit", "-m", f"add {atom_id}", check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("new_id", sorted(UPDATES))
+def test_a_changed_value_is_an_update_never_a_duplicate(team: Path, new_id: str) -> None:
+    old_id, text, value = UPDATES[new_id]
+    _, out = _commit(team, new_id, text)
+    assert "MK103" not in out, out
+    flagged = [line for line in out.splitlines() if re.search(r"MK10[56] ", line)]
+    assert any(f"`{old_id}`" in line and value in line for line in flagged), out
+
+
+def test_the_same_rule_in_other_words_is_a_duplicate_not_a_contradiction(team: Path) -> None:
+    rc, out = _commit(team, "logging-not-print", PARAPHRASE)
+    assert rc == 1, out
+    assert "MK103 duplicate of `no-print`" in out, out
+    assert not re.search(r"MK10[56]", out), out
+
+
+@pytest.mark.parametrize("new_id", sorted(OTHER_SUBJECTS))
+def test_the_same_line_about_another_subject_is_no_finding(team: Path, new_id: str) -> None:
+    rc, out = _commit(team, new_id, OTHER_SUBJECTS[new_id])
+    assert rc == 0, out
+    assert not _JUDGED.search(out), out
+
+
+def test_a_detail_with_a_value_added_is_very_close(team: Path) -> None:
+    rc, out = _commit(
+        team, "lint-then-types", "Run `make lint` and `make types` before committing."
+    )
+    assert rc == 0, out  # a warning: it may belong in the other atom
+    assert re.search(r"MK104 (warning: )?very close to `lint-before-commit`", out), out
+    assert "adds and `make types`" in out, out
+    assert "MK103" not in out and "MK105" not in out, out
+
+
+def test_a_teammate_pulling_the_update_is_told_it_changes_the_value(
+    team: Path, tmp_path: Path
+) -> None:
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "--quiet", "--bare", str(team), str(origin))
+    join_clone(origin, tmp_path / "bob", "bob@example.com")
+    git(team, "remote", "add", "origin", str(origin))
+    write_atom(team, "shared/lint-is-check.md", _atom("lint-is-check", UPDATES["lint-is-check"][1]))
+    git(team, "add", "-A")
+    git(team, "commit", "-q", "--no-verify", "-m", "lint is check now")
+    git(team, "push", "-q", "origin", "HEAD")
+    pulled = git(tmp_path / "bob", "pull", "-q", "--no-rebase", "origin", "HEAD", check=False)
+    report = pulled.stdout + pulled.stderr
+    assert "CONTRADICTS shared/lint-is-check.md <-> shared/lint-before-commit.md" in report, report
+    assert "`make lint` → `make check`" in report, report
+    assert "DUPLICATE" not in report, report
+
+
+def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Path) -> None:
+    memory = Memory([team], session="test-session")
+    before = sorted((team / "shared").glob("*.md"))
+    asked = memory.save(UPDATES["lint-is-check"][1], "procedure")
+    assert not asked.refused
+    assert asked.neighbours == ("lint-before-commit",)
+    assert "nothing was written yet" in asked.text
+    assert 'supersedes: ["lint-before-commit"]' in asked.text, asked.text
+    assert sorted((team / "shared").glob("*.md")) == before
+    same = memory.save(UPDATES["lint-is-check"][1], "procedure", duplicate_of="lint-before-commit")
+    assert "nothing written" in same.text
+    assert sorted((team / "shared").glob("*.md")) == before
+    saved = memory.save(UPDATES["lint-is-check"][1], "procedure", supersedes=["lint-before-commit"])
+    assert not saved.refused and not saved.neighbours, saved.text
+    assert saved.outcome is not None and saved.outcome.written
+    written = (team / saved.outcome.path).read_text(encoding="utf-8")
+    assert 'supersedes: ["lint-before-commit"]' in written
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        ("Run `make lint` before committing.", "Run `make check` before committing.", CONTRADICTS),
+        ("The idle timeout is 60 s.", "The idle timeout is 60 seconds.", DUPLICATE),
+        ("The idle timeout defaults to 60 s.", "The idle timeout defaults to 45 s.", CONTRADICTS),
+        ("Feature flags are on in staging.", "Feature flags are not on in staging.", CONTRADICTS),
+        ("Session tokens expire after 12 hours.", "Refresh tokens expire after 30 days.", EXTENDS),
+        ("`packages/core`: Backend logic.", "`packages/cli`: Terminal UI rendering.", EXTENDS),
+        ("| `pnpm type-check` | Type checking |", "| `pnpm check` | Type checking |", CONTRADICTS),
+        ("uvx prek run -a # format, lint", "uv run --locked prek run --all-files # format, lint", CONTRADICTS),  # noqa: E501
+        ("默认端口为 8080。", "默认端口为 8081。", CONTRADICTS),
+        ("支付服務的端口是 8080。", "訂單服務的端口是 8080。", EXTENDS),
+        ("回填订单表要分批，每批五千行。", "回填订单表要分批，每批 5000 行。", DUPLICATE),
+        # A slot against one bare word is that slot said otherwise, not another subject.
+        ("Ping every 30 s; the balancer drops idle sockets at 60 s.", "Ping every 90 s; the balancer keeps idle sockets open.", CONTRADICTS),  # noqa: E501
+        ("Run tests using `pytest`.", "Run tests for a specific crate.", EXTENDS),
+    ],
+)  # fmt: skip
+def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
+    """The verdict on two plain texts, with a cosine as high as a static model gives them."""
+    assert verdict(b, a, similarity=0.95).kind == kind
+
+
+def test_code_spans_paths_and_quantities_are_one_token_each() -> None:
+    kinds = [
+        (t.norm, t.kind) for t in align.tokens("Run `uv run pytest -x` in tests/unit for 60 s")
+    ]
+    assert ("uv run pytest -x", "code") in kinds
+    assert ("tests/unit", "path") in kinds
+    assert ("t:60", "qty") in kinds
+    assert align.tokens("60 seconds")[0].norm == align.tokens("1 min")[0].norm
+
+
+RELEASE = """Releases are cut from `main` every Tuesday.
+
+- Bump the version with `make bump`.
+- Tag the release commit and push the tag; CI publishes it.
+- Announce it in #releases with the changelog."""
+
+
+def test_one_value_of_a_longer_atom_is_edited_there_not_retired_whole(team: Path) -> None:
+    write_atom(
+        team, "shared/release-steps.md", atom_text("release-steps", title="Releases", body=RELEASE)
+    )
+    git(team, "add", "-A")
+    git(team, "commit", "-q", "--no-verify", "-m", "release steps")
+    _, out = _commit(team, "bump-with-just", "Bump the version with `just bump`.")
+    line = next(line for line in out.splitlines() if "`release-steps`" in line)
+    assert re.search(r"MK10[56] ", line), out
+    # The value's own line in the longer atom, and the edit: not a second atom retiring it.
+    assert "edit it there (shared/release-steps.md:11: `make bump` → `just bump`)" in line, line
+
+
+def test_the_atom_reporting_the_change_is_the_one_told_to_supersede(
+    team: Path, tmp_path: Path
+) -> None:
+    """One fix, never two opposite ones: "moved from flake8 to ruff" is the update even when
+    its `created` says it is older (an import of an old note, a clock)."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "--quiet", "--bare", str(team), str(origin))
+    join_clone(origin, tmp_path / "bob", "bob@example.com")
+    git(team, "remote", "add", "origin", str(origin))
+    moved = atom_text(
+        "linting-moved-to-ruff",
+        title="Linting moved to ruff",
+        body="We moved Python linting from flake8 to ruff.",
+        created="2020-01-01",
+    )
+    write_atom(team, "shared/linting-moved-to-ruff.md", moved)
+    git(team, "add", "-A")
+    git(team, "commit", "-q", "--no-verify", "-m", "linting moved")
+    git(team, "push", "-q", "origin", "HEAD")
+    pulled = git(tmp_path / "bob", "pull", "-q", "--no-rebase", "origin", "HEAD", check=False)
+    report = pulled.stdout + pulled.stderr
+    assert "moved from flake8 to ruff" in report, report
+    fixes = [line for line in report.splitlines() if "resolve:" in line]
+    assert fixes == [
+        "    resolve: if the newer one holds, add `supersedes: [flake8-for-python]` to "
+        "shared/linting-moved-to-ruff.md, then `memkit validate --fix` marks the older one "
+        "superseded"
+    ], report
