@@ -17,6 +17,7 @@ session summary).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -382,17 +383,29 @@ def _instruction(text: str, start: int, end: int) -> Hit:
     return Hit(start, end, f"instruction aimed at the agent ({quote(text, start, end)!r})")
 
 
-def _to_original(text: str, seen: str, offset: int) -> int:
-    """The offset in `text` of what is at `offset` of `normalised(text)` (line by line:
-    normalising keeps line breaks, so only the line is looked at closely)."""
-    line = seen.count("\n", 0, offset)
-    col = offset - (seen.rfind("\n", 0, offset) + 1)
+def _to_original(text: str, seen: str) -> Callable[[int], int]:
+    """Offset in `normalised(text)` (`seen`) -> offset in `text`. Normalising keeps line
+    breaks, so only the offset's line is looked at closely; the lines, where each starts and
+    each line's map are worked out once per text (once per hit, a text of many hits was
+    quadratic: 16 KB of fullwidth phrases took seconds)."""
     lines = text.split("\n")
-    if line >= len(lines):
-        return len(text)
-    head = sum(len(x) + 1 for x in lines[:line])
-    origin = view(lines[line], keep_space=True)[1]
-    return head + (origin[col] if col < len(origin) else len(lines[line]))
+    heads = [0]
+    for line in lines:
+        heads.append(heads[-1] + len(line) + 1)
+    breaks = [m.start() for m in re.finditer("\n", seen)]
+    origins: dict[int, list[int]] = {}
+
+    def at(offset: int) -> int:
+        line = bisect.bisect_left(breaks, offset)
+        if line >= len(lines):
+            return len(text)
+        col = offset - (breaks[line - 1] + 1 if line else 0)
+        if line not in origins:
+            origins[line] = view(lines[line], keep_space=True)[1]
+        origin = origins[line]
+        return heads[line] + (origin[col] if col < len(origin) else len(lines[line]))
+
+    return at
 
 
 def _hits(text: str) -> list[Hit]:
@@ -402,10 +415,9 @@ def _hits(text: str) -> list[Hit]:
     if seen is text:
         hits = [_instruction(text, m.start(), m.end()) for m in _pattern_matches(text)]
     else:
+        original = _to_original(text, seen)
         hits = [
-            _instruction(
-                text, _to_original(text, seen, m.start()), _to_original(text, seen, m.end())
-            )
+            _instruction(text, original(m.start()), original(m.end()))
             for m in _pattern_matches(seen)
         ]
     for at in tag_starts(text):

@@ -7,6 +7,8 @@ lands here leaks far. A hit names the kind and the line, and shows the secret on
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -51,7 +53,7 @@ _HEX_NEAR_WORD = re.compile(
 # "with key 9a8b…": the bare word names a key only when the value follows it at once (a
 # commit SHA a few words after "key" is the common benign case).
 _HEX_AFTER_KEY = re.compile(
-    r"\bkey\s*(?:[:=]|=>|\bis\b)?\s*[\"'`]?([0-9A-Fa-f]{32,})(?![0-9A-Za-z])", re.I
+    r"\bkey\s*(?:(?:[:=]|=>|\bis\b)\s*)?[\"'`]?([0-9A-Fa-f]{32,})(?![0-9A-Za-z])", re.I
 )
 # A token of mixed case and digits a few words after the word that names it ("AWS secret
 # wJalr…", "Bearer Zk4m…"): the case mix tells random base64 from CamelCase identifiers.
@@ -62,10 +64,12 @@ _TOKEN_NEAR_WORD = re.compile(
     re.I,
 )
 # A password named and given, with no colon ("password hunter2-zebra-prod", "the root
-# password is Tr0ub…", "密碼 …"): a value of letters and digits right after the word.
+# password is Tr0ub…", "密碼 …"): a value of letters and digits right after the word. The
+# blanks before and after a separator are one `\s*` each side of it, never two in a row:
+# "password" and 40,000 blanks took the two that many ways to split them (quadratic).
 _PASSWORD_VALUE = re.compile(
-    r"(?:\b(?:passw(?:or)?d|passphrase|pwd)\b|密碼|密码|口令|パスワード)\s*(?:[:=]|=>|\bis\b"
-    r"|\bwas\b|是|為|为|は)?\s*[\"'`]?([^\s\"'`,;()<>\[\]{}]{8,})",
+    r"(?:\b(?:passw(?:or)?d|passphrase|pwd)\b|密碼|密码|口令|パスワード)\s*(?:(?:[:=]|=>|\bis\b"
+    r"|\bwas\b|是|為|为|は)\s*)?[\"'`]?([^\s\"'`,;()<>\[\]{}]{8,})",
     re.I,
 )
 _PLACEHOLDER = re.compile(
@@ -226,24 +230,26 @@ def redact(secret: str) -> str:
 def _line_hits(line: str, may: tuple[bool, ...] | None = None) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each secret value in one line, none overlapping; `may` says
     which patterns can match at all (see `_candidates`), default all."""
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # sorted, none overlapping
     may = may or (True,) * (len(_PATTERNS) + 1 + len(_WORD_RULES))
 
     def free(start: int, end: int) -> bool:
-        return all(end <= a or start >= b for a, b in taken)
+        # The neighbours only (a bisection): a line of thousands of hits was quadratic.
+        at = bisect.bisect_left(taken, (start, end))
+        return (at == 0 or taken[at - 1][1] <= start) and (at == len(taken) or end <= taken[at][0])
 
     for (kind, pattern), wanted in zip(_PATTERNS, may, strict=False):
         if not wanted:
             continue
         for m in pattern.finditer(line):
             if free(m.start(), m.end()):
-                taken.append((m.start(), m.end()))
+                bisect.insort(taken, (m.start(), m.end()))
                 yield m.start(), m.end(), kind
     connection, near, hexed, after_key, token, given = may[len(_PATTERNS) :]
     for m in _CONNECTION.finditer(line) if connection else ():
         password = m.group(1)
         if free(m.start(), m.end()) and not _PLACEHOLDER.match(password):
-            taken.append((m.start(), m.end()))
+            bisect.insort(taken, (m.start(), m.end()))
             yield m.start(1), m.end(1), "password in a connection string"
     for m in _NEAR_WORD.finditer(line) if near else ():
         value = m.group(1)
@@ -254,27 +260,27 @@ def _line_hits(line: str, may: tuple[bool, ...] | None = None) -> Iterator[tuple
             and re.search(r"\d", value)
             and re.search(r"[A-Za-z]", value)
         ):
-            taken.append((m.start(1), m.end(1)))
+            bisect.insort(taken, (m.start(1), m.end(1)))
             yield m.start(1), m.end(1), "high-entropy value next to a secret word"
     for m in _HEX_NEAR_WORD.finditer(line) if hexed else ():
         value = m.group(1)
         if free(m.start(1), m.end(1)) and len(set(value.lower())) >= 8:
-            taken.append((m.start(1), m.end(1)))
+            bisect.insort(taken, (m.start(1), m.end(1)))
             yield m.start(1), m.end(1), "hex key next to a secret word"
     for m in _HEX_AFTER_KEY.finditer(line) if after_key else ():
         value = m.group(1)
         if free(m.start(1), m.end(1)) and len(set(value.lower())) >= 8:
-            taken.append((m.start(1), m.end(1)))
+            bisect.insort(taken, (m.start(1), m.end(1)))
             yield m.start(1), m.end(1), "hex key next to a secret word"
     for m in _TOKEN_NEAR_WORD.finditer(line) if token else ():
         value = m.group(1)
         if free(m.start(1), m.end(1)) and _random_token(value.rstrip("=")):
-            taken.append((m.start(1), m.end(1)))
+            bisect.insort(taken, (m.start(1), m.end(1)))
             yield m.start(1), m.end(1), "random token next to a secret word"
     for m in _PASSWORD_VALUE.finditer(line) if given else ():
         value = m.group(1)
         if free(m.start(1), m.end(1)) and _password_like(value):
-            taken.append((m.start(1), m.end(1)))
+            bisect.insort(taken, (m.start(1), m.end(1)))
             yield m.start(1), m.end(1), "password next to the word password"
 
 
@@ -304,15 +310,22 @@ def redact_secrets(text: str) -> str:
 
 def secret_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets in `text` of every secret value `find_secrets` sees."""
+    return list(_spans(text))
+
+
+# `quote` asks this for every hit in one text: read once (a text of a thousand hits was read
+# a thousand times). A str keeps its hash, so a large text costs nothing to look up again.
+@functools.lru_cache(maxsize=8)
+def _spans(text: str) -> tuple[tuple[int, int], ...]:
     may = _candidates(text)
     if not any(may):
-        return []
-    spans = []
+        return ()
+    spans: list[tuple[int, int]] = []
     head = 0
     for line in text.split("\n"):
         spans += [(head + start, head + end) for start, end, _kind in _line_hits(line, may)]
         head += len(line) + 1
-    return spans
+    return tuple(spans)
 
 
 def quote(text: str, start: int, end: int, limit: int = 40) -> str:
