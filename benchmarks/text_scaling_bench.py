@@ -281,7 +281,7 @@ def run_e2e(
                     [*memkit, "init", "--join"], cwd=clone, env=env, check=True, capture_output=True
                 )
             relpath = f"shared/big-note-{n}.md"
-            data = atom_file(make(size), size, f"big-note-{n}")  # at the 256 KB limit
+            data = atom_file(make(size), size, f"big-note-{n}")  # 256 KB: the limit
             (alice / relpath).write_bytes(data)
             subprocess.run(["git", "add", relpath], cwd=alice, env=env, check=True)
             took, code = _timed(["git", "commit", "-q", "-m", pattern], alice, env, cap)
@@ -344,7 +344,7 @@ def report(label: str, data: dict[str, Any], sizes: list[int], cap: float) -> No
             print(f"| {name} | {pattern} | {' | '.join(cells)} | {ratio} |")
     if data.get("e2e"):
         e2e_cap = data["e2e_cap"]
-        print("\n| 256 KB atom of | git commit (exit) | git pull |")
+        print(f"\n| {data.get('e2e_kb', 256)} KB atom of | git commit (exit) | git pull |")
         print("|---|---|---|")
         for pattern, row in data["e2e"].items():
             print(
@@ -361,6 +361,9 @@ def main() -> int:
     parser.add_argument("--patterns", default="", help="only these inputs (comma-separated)")
     parser.add_argument("--e2e", action="store_true", help="also a commit and a pull")
     parser.add_argument("--e2e-cap", type=float, default=60.0, help="seconds per git command")
+    parser.add_argument(
+        "--e2e-kb", type=int, default=256, help="the atom's size (1: what any commit costs here)"
+    )
     parser.add_argument("--before", type=Path, help="also measure the memkit package in DIR")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--save", type=Path, help="also write the measurements as JSON here")
@@ -391,9 +394,9 @@ def main() -> int:
     patterns = {k: v for k, v in PATTERNS.items() if not chosen or k in chosen}
     measured: dict[str, Any] = {"checks": run_checks(sizes, args.cap, only, patterns)}
     if args.e2e:
-        print("commit and pull of a 256 KB atom:", file=sys.stderr)
-        e2e = run_e2e(args.e2e_cap, 256 * 1024, patterns)
-        measured |= {"e2e": e2e, "e2e_cap": args.e2e_cap}
+        print(f"commit and pull of a {args.e2e_kb} KB atom:", file=sys.stderr)
+        e2e = run_e2e(args.e2e_cap, args.e2e_kb * 1024, patterns)
+        measured |= {"e2e": e2e, "e2e_cap": args.e2e_cap, "e2e_kb": args.e2e_kb}
     if args.save:
         args.save.write_text(json.dumps({"this memkit": measured}), encoding="utf-8")
     if args.json:
