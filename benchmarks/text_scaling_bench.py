@@ -24,7 +24,10 @@ stopped at `--e2e-cap` seconds (wall-clock), in a memory that holds a 2 KB neigh
 package in DIR (e.g. `git archive <commit> memkit memory_template | tar -x -C DIR`), one
 after the other in one run, and prints both.
 
-    .venv/bin/python benchmarks/text_scaling_bench.py [--e2e] [--before DIR]
+`--e2e-kb 1` times the same with a 1 KB atom: what any commit and pull cost on this machine.
+Each git command's CPU time (its own and its hooks') is given beside its wall-clock time.
+
+    .venv/bin/python benchmarks/text_scaling_bench.py [--e2e [--e2e-kb KB]] [--before DIR]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -222,7 +226,10 @@ def _env(home: Path) -> dict[str, str]:
     }
 
 
-def _timed(argv: list[str], cwd: Path, env: dict[str, str], cap: float) -> tuple[float, int]:
+def _timed(argv: list[str], cwd: Path, env: dict[str, str], cap: float) -> tuple[float, int, float]:
+    """Wall-clock seconds, exit code and CPU seconds of `argv` and every process it waited
+    for (the hooks): the CPU time does not grow with the machine's load, the wall time does."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -237,8 +244,10 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str], cap: float) -> tuple
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        return float("inf"), -1
-    return time.perf_counter() - start, code
+        return float("inf"), -1, float("inf")
+    took = time.perf_counter() - start
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return took, code, now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime
 
 
 NEAR = 2048  # bytes of each big atom's neighbour
@@ -284,8 +293,8 @@ def run_e2e(
             data = atom_file(make(size), size, f"big-note-{n}")  # 256 KB: the limit
             (alice / relpath).write_bytes(data)
             subprocess.run(["git", "add", relpath], cwd=alice, env=env, check=True)
-            took, code = _timed(["git", "commit", "-q", "-m", pattern], alice, env, cap)
-            row: dict[str, Any] = {"commit": took, "commit_exit": code}
+            took, code, cpu = _timed(["git", "commit", "-q", "-m", pattern], alice, env, cap)
+            row: dict[str, Any] = {"commit": took, "commit_exit": code, "commit_cpu": cpu}
             # A commit stopped at the cap leaves git's lock behind.
             (alice / ".git" / "index.lock").unlink(missing_ok=True)
             # The teammate's pull gets the atom whatever the hooks said: pushed past them.
@@ -306,12 +315,13 @@ def run_e2e(
             subprocess.run(
                 ["git", "push", "-q", "origin", "HEAD:main"], cwd=alice, env=env, check=True
             )
-            took, code = _timed(["git", "pull", "-q", "--no-rebase"], bob, env, cap)
-            row |= {"pull": took, "pull_exit": code}
+            took, code, cpu = _timed(["git", "pull", "-q", "--no-rebase"], bob, env, cap)
+            row |= {"pull": took, "pull_exit": code, "pull_cpu": cpu}
             out[pattern] = row
             print(
                 f"  {pattern:18} commit {took_text(row['commit'], cap)} (exit "
-                f"{row['commit_exit']}), pull {took_text(row['pull'], cap)}",
+                f"{row['commit_exit']}, CPU {row['commit_cpu']:.2f} s), pull "
+                f"{took_text(row['pull'], cap)} (CPU {row['pull_cpu']:.2f} s)",
                 file=sys.stderr,
             )
     finally:
@@ -329,7 +339,8 @@ def took_text(seconds: float, cap: float) -> str:
 def report(label: str, data: dict[str, Any], sizes: list[int], cap: float) -> None:
     print(f"\n### {label}: CPU µs per KB\n")
     head = " | ".join(f"{kb} KB" for kb in sizes)
-    print(f"| check | input | {head} | 256/16 |")
+    last = sizes[-1]
+    print(f"| check | input | {head} | {last}/16 |")
     print("|---|---|" + "---|" * (len(sizes) + 1))
     for name, rows in data["checks"].items():
         for pattern, row in rows.items():
@@ -339,17 +350,19 @@ def report(label: str, data: dict[str, Any], sizes: list[int], cap: float) -> No
                 cells.append(
                     "" if value == "" else f">{cap:g} s" if value is None else f"{value:.1f}"
                 )
-            low, high = row.get("16"), row.get(str(sizes[-1]))
-            ratio = f"{high / low:.2f}" if low and high else "—"
+            low, high = row.get("16"), row.get(str(last))
+            ratio = f"{high / low:.2f}" if low and high and last > 16 else "—"
             print(f"| {name} | {pattern} | {' | '.join(cells)} | {ratio} |")
     if data.get("e2e"):
         e2e_cap = data["e2e_cap"]
-        print(f"\n| {data.get('e2e_kb', 256)} KB atom of | git commit (exit) | git pull |")
-        print("|---|---|---|")
+        kb = data.get("e2e_kb", 256)
+        print(f"\n| {kb} KB atom of | git commit (exit) | its CPU | git pull | its CPU |")
+        print("|---|---|---|---|---|")
         for pattern, row in data["e2e"].items():
             print(
                 f"| {pattern} | {took_text(row['commit'], e2e_cap)} ({row['commit_exit']}) | "
-                f"{took_text(row['pull'], e2e_cap)} |"
+                f"{took_text(row['commit_cpu'], e2e_cap)} | {took_text(row['pull'], e2e_cap)} | "
+                f"{took_text(row['pull_cpu'], e2e_cap)} |"
             )
 
 
