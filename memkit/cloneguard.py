@@ -52,13 +52,15 @@ refused=0
 while read -r old new ref; do
     case "$ref" in refs/remotes/*|refs/tags/*) ;; *) continue ;; esac
     case "$new" in *[!0]*) ;; *) continue ;; esac
-    if [ -n "$(git ls-tree --full-tree --name-only "$new" -- {path} 2>/dev/null)" ]; then
-        echo "memkit: not fetching $ref: its tree holds {state}, the folder where this clone" \\
-            "keeps its own state (index, waiting candidates, session summaries, usage log);" \\
-            "checking it out would delete that folder. Ask a management member to remove it" \\
-            "from the branch (git rm -r --cached {state}, then commit), and pull again." >&2
-        refused=1
-    fi
+    [ -n "$(git ls-tree --full-tree --name-only "$new" -- {path} 2>/dev/null)" ] || continue
+    # A commit a branch of this clone already holds is not a teammate's: the push of one's
+    # own branch updates its remote-tracking ref too, and review (MK208) answers that push.
+    [ -z "$(git for-each-ref --count=1 --contains "$new" refs/heads/ 2>/dev/null)" ] || continue
+    echo "memkit: not fetching $ref: its tree holds {state}, the folder where this clone" \\
+        "keeps its own state (index, waiting candidates, session summaries, usage log);" \\
+        "checking it out would delete that folder. Ask a management member to remove it" \\
+        "from the branch (git rm -r --cached {state}, then commit), and pull again." >&2
+    refused=1
 done
 exit $refused
 """
