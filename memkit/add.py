@@ -394,7 +394,13 @@ def write_outcome(root: Path, outcome: AddOutcome) -> None:
     """Write an atom `add_atom` checked and refused nothing in; never over an existing file."""
     if (root / outcome.path).exists():
         raise MemkitError(f"{outcome.path} already exists")
-    write_atomic(root / outcome.path, outcome.content)
+    try:
+        write_atomic(root / outcome.path, outcome.content)
+    except OSError as exc:  # a full disk, a read-only folder: said, not a crash
+        raise MemkitError(
+            f"cannot write {outcome.path}: {exc.strerror or exc}; nothing was written (the "
+            "write is atomic: no half file is left)"
+        ) from exc
     outcome.written = True
 
 

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from memkit.errors import MemkitError
+from memkit.userconfig import overlay
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"ruamel.yaml", "ruamel.yaml.error"}
@@ -68,7 +69,8 @@ def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
         atom_bytes=_positive_int(limits, "atom_bytes", 262_144, where),
         triggers=_positive_int(limits, "triggers", 20, where),
         embedding_model=model.strip(),
-        raw=MappingProxyType(data),
+        # Where credentials go and what runs: the user's own settings (memkit.userconfig).
+        raw=MappingProxyType(overlay(data)),
     )
 
 

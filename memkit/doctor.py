@@ -17,6 +17,7 @@ import shlex
 import shutil
 from pathlib import Path
 
+from memkit import cloneguard
 from memkit.agents.checks import agent_checks
 from memkit.checkup import FAIL, OK, WARN, Check
 from memkit.claude.skipped import check_skipped
@@ -55,6 +56,25 @@ def check_git_hooks(root: Path) -> Check:
             "memkit init --join",
         )
     return Check(OK, "git hooks", f"installed for {', '.join(HOOK_TYPES)}")
+
+
+def check_clone_guard(root: Path) -> Check:
+    """`memkit.cloneguard`: the fetch guard and the attributes that keep git from rewriting
+    the memory's files."""
+    folder = hooks_folder(root)
+    try:
+        hook = "" if folder is None else (folder / cloneguard.HOOK).read_text("utf-8", "replace")
+    except OSError:
+        hook = ""
+    if cloneguard.MARK not in hook:
+        what = "a hook of your own is in its place" if hook else "not installed"
+        return Check(
+            WARN,
+            "clone guard",
+            f"{what}: a pushed `.memkit` would replace this clone's own state at a pull",
+            "memkit init --join",
+        )
+    return Check(OK, "clone guard", "a fetch that would replace .memkit/ is refused")
 
 
 def check_path(root: Path) -> Check:
@@ -128,6 +148,7 @@ def diagnose(root: Path, project: Path) -> list[Check]:
     return [
         Check(OK, "memory repository", str(root)),
         check_git_hooks(root),
+        check_clone_guard(root),
         check_path(root),
         *check_folder(root),
         *check_index(root),

@@ -8,6 +8,22 @@ from dataclasses import dataclass
 
 from memkit.safety.secrets import redact_secrets
 
+# Control characters as escapes: a line break in a folder's name must not split a finding
+# into a second, forged `path:line:col: CODE message` line (nor a carriage return hide one).
+_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)} | {
+    0x0A: "\\n",
+    0x0D: "\\r",
+    0x09: "\\t",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+    0x85: "\\x85",
+}
+
+
+def printable(text: str) -> str:
+    """`text` on one line, its control characters written as escapes (`\\n`, `\\x1b`)."""
+    return text.translate(_ESCAPES) if not text.isprintable() else text
+
 
 class Severity(enum.Enum):
     ERROR = "error"
@@ -27,8 +43,8 @@ class Finding:
         # A file named after a token (`shared/xoxb-….md`) must not print it, in any output
         # built from findings (pre-commit, every `memkit ci` format, the audit).
 
-        object.__setattr__(self, "path", redact_secrets(self.path))
-        object.__setattr__(self, "message", redact_secrets(self.message))
+        object.__setattr__(self, "path", printable(redact_secrets(self.path)))
+        object.__setattr__(self, "message", printable(redact_secrets(self.message)))
 
     def format(self) -> str:
         prefix = "warning: " if self.severity is Severity.WARNING else ""

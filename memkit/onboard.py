@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from memkit import cloneguard
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError, UsageError
 from memkit.files import write_atomic
@@ -117,6 +118,7 @@ class Joined:
     declaration: str | None  # the role.md written for the member to commit, if any
     atoms: int  # in the index just built
     rebases: bool = False  # `git pull` was set to rebase here (the person had not chosen)
+    notes: tuple[str, ...] = ()  # what the clone's guard could not do (`memkit.cloneguard`)
 
 
 def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = None) -> Joined:
@@ -127,8 +129,8 @@ def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = No
     if git_toplevel(path) is None:
         raise MemkitError(f"{path} is not a git repository")
     require_author(path)
-    if install_hooks:
-        install_git_hooks(path)
+    check_state_folder(path)
+    notes = install_git_hooks(path) if install_hooks else []
     rebases = pull_rebases(path)
     (path / ".memkit").mkdir(exist_ok=True)
 
@@ -144,7 +146,28 @@ def join(path: Path, *, install_hooks: bool = True, roles: list[str] | None = No
         declared = [slug(r) for r in roles] if roles is not None else default
         write_atomic(path / relpath, declaration(who.user, [r for r in declared if r]))
         written = relpath
-    return Joined(who.user, who.email, who.known, tuple(listed), written, stats.atoms, rebases)
+    return Joined(
+        who.user, who.email, who.known, tuple(listed), written, stats.atoms, rebases, tuple(notes)
+    )
+
+
+def check_state_folder(path: Path) -> None:
+    """A clear stop when `.memkit` is not a folder: a commit put a file (or a link) there,
+    which git checked out in place of this clone's own state."""
+    state = path / ".memkit"
+    if not state.is_symlink() and (state.is_dir() or not state.exists()):
+        return
+    tracked = bool(output(path, "ls-files", "--", ".memkit"))
+    how = (
+        "the repository tracks it (a commit put it there, refused by review as MK208)"
+        if tracked
+        else "it is not a folder"
+    )
+    raise MemkitError(
+        f"{state} is where memkit keeps this clone's own state, and {how}. Ask a management "
+        "member to remove it from the branch (`git rm -r --cached .memkit`, then commit); "
+        "here, move it aside (`mv .memkit .memkit.from-git`) and run this again"
+    )
 
 
 def not_a_memory(path: Path) -> str:
@@ -208,11 +231,12 @@ fi
 """
 
 
-def install_git_hooks(path: Path, bindir: Path | None = None) -> None:
+def install_git_hooks(path: Path, bindir: Path | None = None) -> list[str]:
     """pre-commit's git hooks, each taught where memkit is (`bindir`, default this memkit's
     own): they work with memkit's virtual environment inactive, and say what to do when
     memkit is gone rather than pre-commit's bare "Executable `memkit` not found". A commit
-    is then refused; checkout, merge and rebase go on (only the index's refresh is lost)."""
+    is then refused; checkout, merge and rebase go on (only the index's refresh is lost).
+    Then the clone's guard (`memkit.cloneguard`); returns what it could not do."""
     # Run pre-commit from memkit's own environment: it is a dependency, maybe not on PATH.
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install"],
@@ -233,6 +257,7 @@ def install_git_hooks(path: Path, bindir: Path | None = None) -> None:
         except OSError:
             continue
         write_atomic(hook, with_memkit_lookup(text, bindir, refuse=hook_type == "pre-commit"))
+    return cloneguard.install(path)
 
 
 def hooks_folder(path: Path) -> Path | None:

@@ -5,8 +5,11 @@ On a shared machine another local user can plant a `memkit.yaml` (and a `.memkit
 index, an engine socket) in a folder they own or can write to: a world-writable `/tmp/x`, a
 checkout of theirs. Used, its atoms would be served to the agent and saves written into it.
 So a repository is used only when the folder, its `memkit.yaml` and its `.memkit/` belong to
-this user, and every folder above it belongs to this user or root and is writable by nobody
-else, unless the sticky bit keeps others from renaming what is in it (`/tmp`). The one way
+this user, its memory folders (`shared/`, `roles/`, ...) to this user or root and writable by
+nobody else (no sticky bit helps: others could add atoms), and every folder above it belongs
+to this user or root and is writable by nobody else, unless the sticky bit keeps others from
+renaming what is in it (`/tmp`). A folder deeper in the memory that fails the same test is
+left out of the index (`memkit.repo.list_atom_files`). The one way
 around it is git's own: `git config --global --add safe.directory PATH` (or `*`).
 
 Standard library only, os.path only: the Claude Code hook's fast path imports it.
@@ -21,6 +24,9 @@ __lazy_modules__ = {"grp", "pwd", "subprocess"}
 
 
 CONFIG = "memkit.yaml"
+# The folders atoms are served from (memkit.atom.SCOPE_DIRS; not imported: this module stays
+# standard library only).
+MEMORY_FOLDERS = ("shared", "roles", "personal", "episodic", "archive")
 STICKY = 0o1000
 _DIR_TYPE = 0o040000
 _TYPE = 0o170000
@@ -81,7 +87,17 @@ def _problem(folder: str) -> str | None:
     except FileNotFoundError:
         local = None
     if local is not None and (local.st_mode & _TYPE != _DIR_TYPE or local.st_uid != me):
+        if local.st_mode & _TYPE != _DIR_TYPE:
+            return (
+                "its .memkit is not a folder (a commit that tracks a file of that name put "
+                "it there, in place of this clone's state: `git rm -r --cached .memkit` on "
+                "the branch, then `mv .memkit .memkit.from-git` here)"
+            )
         return f"its .memkit/ is not a folder of yours (owner {_whose(local.st_uid)})"
+    for name in MEMORY_FOLDERS:
+        why = folder_problem(os.path.join(folder, name))  # noqa: PTH118
+        if why:
+            return f"its {name}/ {why}"
     parent = os.path.dirname(folder)  # noqa: PTH120
     while True:
         above = os.stat(parent)  # noqa: PTH116
@@ -93,6 +109,23 @@ def _problem(folder: str) -> str | None:
         if up == parent:
             return None
         parent = up
+
+
+def folder_problem(path: str) -> str | None:
+    """Why atoms in the folder `path` could be another user's ("" or None: they cannot): it
+    belongs to another user, or others can write to it. The sticky bit does not help here:
+    it keeps others from renaming what is there, not from adding atoms."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if st.st_mode & _TYPE != _DIR_TYPE:
+        return None  # a link or a file in its place: not read as a folder of atoms
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"belongs to {_whose(st.st_uid)}: atoms in it could be theirs"
+    if others_can_write(st):
+        return f"can be written by others (mode {st.st_mode & 0o7777:o}): `chmod go-w {path}`"
+    return None
 
 
 def _excepted(folder: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -9,7 +10,9 @@ from memkit.atom import SCOPE_DIRS, atom_paths
 from memkit.config import CONFIG_NAME
 from memkit.errors import MemkitError
 from memkit.git import output
-from memkit.ownership import refusal
+from memkit.ownership import folder_problem, refusal
+
+log = logging.getLogger(__name__)
 
 
 def nearest_repo(start: Path) -> Path | None:
@@ -64,6 +67,27 @@ def relpath_in(root: Path, path: Path) -> str | None:
     return rel.as_posix()
 
 
+def served(root: Path, paths: list[str]) -> list[str]:
+    """`paths` (sorted atom paths) without those in a folder deeper in the memory that is
+    another user's or that others can write to (`memkit.ownership.folder_problem`: its atoms
+    could be theirs); each such folder is said once in the log. The memory folders themselves
+    (`shared/`, ...) are checked with the repository (`trusted_root`)."""
+    verdicts: dict[str, bool] = {}
+
+    def ok(folder: str) -> bool:
+        """`folder`, and every folder between it and its memory folder, may be served."""
+        if "/" not in folder:
+            return True  # a memory folder: checked with the repository
+        if folder not in verdicts:
+            why = folder_problem(os.path.join(root, folder))  # noqa: PTH118
+            if why:
+                log.warning("%s %s; its atoms are left out", folder, why)
+            verdicts[folder] = not why and ok(folder.rpartition("/")[0])
+        return verdicts[folder]
+
+    return [p for p in paths if "/" not in p or ok(p.rpartition("/")[0])]
+
+
 def list_atom_files(root: Path) -> list[str]:
     """Atom files in the working tree, tracked or not, sorted.
 
@@ -81,4 +105,4 @@ def list_atom_files(root: Path) -> list[str]:
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             folder = top + dirpath[skip:].replace(os.sep, "/")
             found.extend(f"{folder}/{name}" for name in filenames)
-    return sorted(atom_paths(found))
+    return served(root, sorted(atom_paths(found)))

@@ -51,13 +51,15 @@ def test_a_clone_without_hooks_is_told_how_to_join(tmp_path: Path) -> None:
     assert out.returncode == 1
     checks = lines(out.stdout)
     assert checks["git hooks"] == "FAIL"
+    assert checks["clone guard"] == "warn"  # a pushed .memkit would replace its state
     assert checks["index"] == "FAIL"  # never built in this clone
     assert "fix: memkit init --join" in out.stdout
     assert "fix: memkit index" in out.stdout
     assert checks["Claude Code"] == "ok"  # the memory repository: wired in code projects
     assert memkit("init", "--join", cwd=clone).returncode == 0
     assert memkit("index", cwd=clone).returncode == 0
-    assert lines(memkit("doctor", cwd=clone).stdout)["git hooks"] == "ok"
+    after = lines(memkit("doctor", cwd=clone).stdout)
+    assert after["git hooks"] == after["clone guard"] == "ok"
 
 
 def test_in_the_memory_repository_doctor_has_nothing_to_say_of_claude_code(

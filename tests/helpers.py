@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -97,6 +98,15 @@ def join_clone(origin: Path, clone: Path, email: str) -> subprocess.CompletedPro
     joined = memkit("init", "--join", cwd=clone)
     assert joined.returncode == 0, joined.stdout + joined.stderr
     return joined
+
+
+def user_settings(text: str) -> Path:
+    """Write the test user's own settings (`memkit.userconfig`: where credentials go, what
+    runs), in the test's XDG_CONFIG_HOME."""
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "memkit" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def atom_text(
@@ -324,6 +334,22 @@ def headers_after(
         refresh(repo)
         out.append(read_meta(generation(repo)))
     return out
+
+
+def kill_index_builds(repo: Path) -> None:
+    """End the index builds of `repo` a test set off (`memkit index` run with `--repo REPO`
+    or inside it): what they check slowly is not that test's subject, and they must not
+    outlive it."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            where = str((proc / "cwd").readlink())
+        except OSError:
+            continue
+        inside = where == str(repo) or where.startswith(f"{repo}/")
+        if b"index" in argv and (str(repo).encode() in argv or inside):
+            with contextlib.suppress(OSError):
+                os.kill(int(proc.name), signal.SIGKILL)
 
 
 @contextlib.contextmanager

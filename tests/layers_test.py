@@ -67,10 +67,11 @@ def _in(package: str, module: str) -> bool:
 # What the rooms at the bottom may reach (docs/architecture.md, "Rooms").
 ATOM_REACHES = (
     *("memkit.atom", "memkit.config", "memkit.errors", "memkit.files", "memkit.findings"),
-    *("memkit.triggers", "memkit.safety"),
+    *("memkit.triggers", "memkit.safety", "memkit.userconfig"),
 )
 INDEX_REACHES = (
-    *("memkit.index", "memkit.atom", "memkit.config", "memkit.errors", "memkit.files"),
+    *("memkit.index", "memkit.atom", "memkit.config", "memkit.userconfig", "memkit.errors"),
+    "memkit.files",
     *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel"),
     *("memkit.repo", "memkit.ownership", "memkit.git", "memkit.admission", "memkit.safety"),
 )

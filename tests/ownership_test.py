@@ -161,3 +161,35 @@ def test_git_safe_directory_lifts_the_refusal_and_install_says_what_it_wires(
     assert f"wiring the memory repository {planted}" in install.stdout
     settings = json.loads((cwd / ".claude/settings.json").read_text(encoding="utf-8"))
     assert "hooks" in settings
+
+
+def test_a_memory_folder_another_user_can_write_to_is_not_served(tmp_path: Path) -> None:
+    """Issue 40: a world-writable shared/ of another local user was served."""
+    repo = make_memory_repo(tmp_path / "team", hooks=False)
+    write_atom(repo, "shared/deploy-steps.md", DEPLOY)
+    commit_and_index(repo)
+    shared = repo / "shared"
+    os.chown(shared, NOBODY, NOBODY)
+    shared.chmod(0o777)
+    result = memkit("search", "deploy", cwd=repo)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{REFUSED} {repo}: its shared/ belongs to" in result.stderr
+    prompt = run_hook("user-prompt-submit", {**PROMPT, "cwd": str(repo)}, repo, repo)
+    assert (prompt.returncode, prompt.stdout) == (0, "")
+    os.chown(shared, os.geteuid(), os.getegid())
+    assert "its shared/ can be written by others" in memkit("search", "deploy", cwd=repo).stderr
+    shared.chmod(0o755)
+    assert "deploy-steps" in memkit("search", "deploy", cwd=repo).stdout
+    # Deeper in the memory: that folder's atoms are left out, the rest is served.
+    ops = shared / "ops"
+    ops.mkdir()
+    write_atom(repo, "shared/ops/ops-steps.md", DEPLOY.replace("deploy-steps", "ops-steps"))
+    git(repo, "rm", "-q", "--cached", "shared/deploy-steps.md")
+    (shared / "deploy-steps.md").unlink()
+    ops.chmod(0o777)
+    indexed = memkit("index", cwd=repo)
+    assert "shared/ops can be written by others" in indexed.stderr, indexed.stderr
+    assert "ops-steps" not in memkit("search", "deploy", cwd=repo).stdout
+    ops.chmod(0o755)
+    assert memkit("index", cwd=repo).returncode == 0
+    assert "ops-steps" in memkit("search", "deploy", cwd=repo).stdout

@@ -27,7 +27,13 @@ from memkit.audit.text import sentences
 
 # A named thing in English: one word, then capitalised words or versions ("Argo CD",
 # "AWS Secrets Manager", "Node 18").
-_NAME = r"[A-Za-z][\w.+#-]*[\w+#](?:\s+(?:[A-Z][\w.+#-]*[\w+#]|v?\d[\w.]*\d|v?\d))*"
+# It starts only where a run of name characters starts, and holds at most six words: a search
+# tries each start once and reads a bounded stretch from it (a 16 KB word, or a thousand
+# capitalised words, made every start read to the end: 11 s for 16 KB).
+_NAME = (
+    r"(?<![\w.+#-])[A-Za-z][\w.+#-]*[\w+#]"
+    r"(?:\s+(?:[A-Z][\w.+#-]*[\w+#]|v?\d[\w.]*\d|v?\d)){0,5}"
+)
 _PHRASE = r"[^,;:.!?]{1,60}?"
 # A past change: the sentence reports a move that was made.
 _DONE_EN = re.compile(
@@ -56,7 +62,9 @@ _HANDED_EN = re.compile(
     rf"(?P<new>{_PHRASE}){_END_EN}",
     re.I,
 )
-_VERSIONED = re.compile(r"(?P<name>[A-Za-z][\w.+#-]*)\s+v?(?P<ver>\d+(?:\.\d+){0,3})\b")
+_VERSIONED = re.compile(
+    r"(?<![\w.+#-])(?P<name>[A-Za-z][\w.+#-]*)\s+v?(?P<ver>\d+(?:\.\d+){0,3})\b"
+)
 _UPGRADE_EN = re.compile(r"\b(?:upgraded|bumped|updated|upgrade)\b", re.I)
 
 _ZH_PHRASE = r"[^，。；、,;:：!?！？]{1,40}?"
@@ -69,7 +77,7 @@ _FROM_ZH = re.compile(
     rf"[從从]\s*(?P<old>{_ZH_PHRASE})\s*{_ZH_MOVE}(?:到|至|成|為|为|給|给)?\s*(?P<new>{_ZH_PHRASE})"
     rf"{_ZH_END}"
 )
-_LATIN = r"[A-Za-z][\w.+#-]*(?:\s+[A-Za-z0-9][\w.+#-]*)*"
+_LATIN = r"(?<![\w.+#-])[A-Za-z][\w.+#-]*(?:\s+[A-Za-z0-9][\w.+#-]*){0,5}"  # as _NAME
 _REPLACED_ZH = re.compile(
     rf"[由被]\s*(?P<new>{_LATIN})\s*(?:所)?取代\s*(?P<old>{_LATIN})?"
     rf"|改用\s*(?P<new2>{_LATIN})\s*[，,]?\s*取代\s*(?P<old2>{_LATIN})"

@@ -89,7 +89,7 @@ def proposals_of(text: str, lower: float) -> list[Proposal]:
             why=found.why,
             triggers=found.triggers,
         )
-        for found in detect_all(text, floor=lower)
+        for found in detect_all(text[: queue.MAX_TEXT], floor=lower)
     ]
 
 

@@ -145,15 +145,25 @@ def locked(root: Path) -> Iterator[Path]:
 def refusal(text: str) -> str:
     """Why `text` may not be stored ("" when it may): private text, a secret, or an
     instruction aimed at the agent (which accepting it would refuse anyway: a prompt saying
-    "from now on we always ignore previous instructions…" is no team decision)."""
+    "from now on we always ignore previous instructions…" is no team decision).
+
+    The checks read the text with every run of white space as one space: no secret holds
+    white space, so none is missed, and a run of 40,000 blanks after "password" costs them
+    nothing (it cost the secret check minutes). Callers check what they keep, cut to
+    MAX_TEXT at most."""
     if strip_private(text) != text or "<private" in text.lower():
         return "private"
     from memkit.safety.injection import is_injection
     from memkit.safety.secrets import find_secrets
 
+    text = " ".join(text.split())
+
     if next(iter(find_secrets(text)), None) is not None:
         return "secret"
     return "injection" if is_injection(text) else ""
+
+
+MAX_TEXT = 4_000  # characters of one prompt, answer or command that capture reads
 
 
 def _read(path: Path) -> Candidate | None:

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memkit import userconfig
 from memkit.capture.queue import capture_dir
 from memkit.files import write_atomic
 
@@ -109,7 +110,7 @@ def parse(section: Mapping[str, Any]) -> CaptureSettings:
     )
 
 
-_MEMO: dict[Path, tuple[tuple[int, int, int], CaptureSettings]] = {}
+_MEMO: dict[Path, tuple[tuple[int, ...], CaptureSettings]] = {}
 
 
 def load(root: Path) -> CaptureSettings:
@@ -117,7 +118,8 @@ def load(root: Path) -> CaptureSettings:
     not changed since it was written."""
     try:
         st = (root / "memkit.yaml").stat()
-        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        # The user's own settings count too (the model's provider and URL: memkit.userconfig).
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino, *userconfig.stamp())
     except OSError:
         return CaptureSettings()
     memo = _MEMO.get(root)
@@ -153,5 +155,5 @@ def _parse_file(root: Path) -> CaptureSettings:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return CaptureSettings()  # a broken memkit.yaml is `memkit validate`'s to report
-    section = data.get("capture") if isinstance(data, dict) else None
+    section = userconfig.overlay(data).get("capture") if isinstance(data, dict) else None
     return parse(section if isinstance(section, Mapping) else {})

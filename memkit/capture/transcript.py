@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from memkit.capture.provenance import quoted, remember
-from memkit.capture.queue import Proposal, refusal
+from memkit.capture.queue import MAX_TEXT, Proposal, refusal
 from memkit.capture.state import SessionState
 from memkit.safety.private import strip_private
 
@@ -36,6 +36,8 @@ __lazy_modules__ = {"memkit.capture.answers"}
 MAX_BYTES = 8_000_000  # per pass; a bigger backlog is read by the next hooks
 CHECK_EVERY = 50  # lines between deadline checks
 MAX_ERROR = 300  # characters of an error kept in a candidate
+MAX_COMMAND = 500  # characters of a command kept (for its program, the summary, a pitfall)
+MAX_OUTPUT = 20_000  # characters of a failed command's output searched for its error line
 READ_TOOLS = ("Read", "NotebookRead")
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 # Programs whose failure teaches nothing durable (a missing file, a typo in a path).
@@ -97,7 +99,7 @@ def _program(command: str) -> str:
 
 
 def _error_text(content: Any) -> str:
-    text = strip_private(_text(content) if not isinstance(content, str) else content)
+    text = strip_private((_text(content) if not isinstance(content, str) else content)[:MAX_OUTPUT])
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     lines = [ln for ln in lines if not ln.lower().startswith("exit code")] or lines
     best = next((ln for ln in lines if _ERROR_LINE.search(ln)), lines[0] if lines else "")
@@ -152,7 +154,7 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
                 _tool_use(block, state)
         said = strip_private(_text(content)).strip()
         if said:
-            _answer(said, state)
+            _answer(said[: 2 * MAX_TEXT], state)
     elif kind == "user":
         if isinstance(content, list) and any(
             isinstance(b, dict) and b.get("type") == "tool_result" for b in content
@@ -175,7 +177,8 @@ def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:
                 if len(state.asked) < MAX_ASKED:
                     state.asked.append(short)
             _reaction(text, state, found)
-            found.prompts.append((text, str(entry.get("promptId") or ""), state.lines))
+            # What capture proposes is one idea: a pasted log says none in its tail.
+            found.prompts.append((text[:MAX_TEXT], str(entry.get("promptId") or ""), state.lines))
 
 
 def _answer(text: str, state: SessionState) -> None:
@@ -245,11 +248,13 @@ def _tool_use(block: dict[str, Any], state: SessionState) -> None:
     elif name in EDIT_TOOLS:
         state.note("edited", relative(strip_private(target), state.project))
     elif name == "Bash":
-        command = strip_private(str(args.get("command") or "")).strip()
+        # What is kept (its first 500 characters) is what is checked: a command of 40,000
+        # blanks is no slower to read than a short one.
+        command = strip_private(str(args.get("command") or "")).strip()[:MAX_COMMAND]
         if refusal(command):
             return  # a command with a secret in it is kept nowhere, like everything capture stores
         state.note("commands", command.split("\n", 1)[0][:160])
-        state.tools[str(block.get("id") or "")] = {"name": name, "command": command[:500]}
+        state.tools[str(block.get("id") or "")] = {"name": name, "command": command}
         if len(state.tools) > 50:  # calls whose result never came
             for key in list(state.tools)[:-50]:
                 del state.tools[key]

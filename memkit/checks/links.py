@@ -1,8 +1,10 @@
-"""Links a change breaks: deleting or archiving an atom that other atoms name (MK024).
+"""Links a change breaks: deleting, archiving or unapproving an atom that other atoms name
+(MK024).
 
 An atom whose `related:`, `supersedes:` or `superseded_by:` names an id that no longer exists
 is refused by validation (MK010), so it silently drops out of the index and recall; an atom
-whose `related:` names one that was archived points at memory nobody is served. Neither file
+whose `related:` names one that was archived, or moved back into `shared/_pending/`, points
+at memory nobody is served. Neither file
 is in the change (pre-commit passes only files that still exist), so the whole change is
 judged here, at commit (hook `memkit-roles`) and in `memkit ci`, against the tree it makes:
 the staged one, or the pull request's head.
@@ -28,15 +30,22 @@ ARCHIVE = "archive/"
 class Removal:
     id: str
     path: str  # where it was
-    archived: bool  # moved into archive/ (else deleted, or moved out of memory)
+    # Kept but out of recall: moved into archive/, or into shared/_pending/ (`pending`);
+    # otherwise deleted, or moved out of memory.
+    archived: bool
+    pending: bool = False
 
 
 def removals(changes: Sequence[Change]) -> list[Removal]:
-    """Live atoms the change takes away: deleted, moved out of memory, or into archive/."""
+    """Live atoms the change takes away: deleted, moved out of memory, into archive/ or
+    into review (shared/_pending/)."""
     live_after = {
         PurePosixPath(c.after).stem
         for c in changes
-        if c.after is not None and is_atom_path(c.after) and not c.after.startswith(ARCHIVE)
+        if c.after is not None
+        and is_atom_path(c.after)
+        and not c.after.startswith(ARCHIVE)
+        and not _pending(c.after)
     }
     found = []
     for change in changes:
@@ -51,8 +60,14 @@ def removals(changes: Sequence[Change]) -> list[Removal]:
         if atom_id in live_after:
             continue  # moved within memory, or deleted and added again elsewhere
         archived = after is not None and after.startswith(ARCHIVE) and is_atom_path(after)
-        found.append(Removal(atom_id, before, archived))
+        pending = after is not None and _pending(after)
+        found.append(Removal(atom_id, before, archived or pending, pending))
     return found
+
+
+def _pending(path: str) -> bool:
+    scope = scope_from_path(path)
+    return scope is not None and scope[1]
 
 
 def _referrers(root: Path, ids: Sequence[str], tree: str) -> list[str]:
@@ -101,6 +116,12 @@ def link_findings(
 
 
 def _message(referrer: str, key: str, removal: Removal) -> str:
+    if removal.pending:
+        return (
+            f"`related` names `{removal.id}`, which this change moves into shared/_pending/ "
+            f"({removal.path}): it is not served until approved again; point the link at an "
+            "atom that stays, or remove it"
+        )
     if removal.archived:
         return (
             f"`related` names `{removal.id}`, which this change archives ({removal.path}): "

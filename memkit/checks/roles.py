@@ -7,8 +7,13 @@ out of review needs the authority that putting it in needs.
 - `usage/<u>.json`, a person's exported usage, is written by u alone (MK207);
 - the whitelist and the review log need management (MK203), and so do the files that set the
   rules a change is judged by: memkit.yaml, the hook set, the golden queries, the CI workflow,
-  and every `.gitignore`, which decides what is ever staged and judged (MK206);
-- nothing under `.memkit/` (a clone's own derived state) is ever committed, by anyone (MK208);
+  and every `.gitignore`, which decides what is ever staged and judged; and the files every
+  clone obeys without a review of its own: every `.gitattributes` (how git writes each file
+  into a clone: an encoding, line ends), `.gitmodules` (repositories git fetches into it), and
+  what runs programs on a teammate's machine (`.githooks/`, `.husky/`, `.claude/`,
+  `.mcp.json`) (MK206);
+- nothing named `.memkit` (a clone's own derived state: the folder, a file or a link in its
+  place) is ever committed, by anyone (MK208);
 - sensitive atoms (type or `audience` in `roles.sensitive`, default architecture and decision)
   enter `shared/` only from management (MK204); others go through `shared/_pending/`;
 - an approved sensitive atom in `shared/` is deleted, retyped or moved out only by
@@ -48,16 +53,48 @@ QUERIES_FILE = "evals/queries.yaml"
 # What a change is judged by: changing these is management's, like the whitelist.
 RULE_FILES = (CONFIG_NAME, ".pre-commit-config.yaml", QUERIES_FILE, ".gitlab-ci.yml")
 RULE_FOLDERS = (".github/workflows/",)  # the CI that runs `memkit ci` on pull requests
+# What every clone obeys as it is checked out or opened, with no review of its own: git's
+# attributes (any folder) and submodules, and what runs programs on a teammate's machine.
+CLONE_FILES = (".gitmodules", ".mcp.json")
+CLONE_FOLDERS = (".githooks/", ".husky/", ".claude/")
+CLONE_NAMES = (".gitattributes",)
+WHY_CLONE = {
+    ".gitattributes": "git applies it to every file it writes into a teammate's clone (an "
+    "encoding, line ends, a filter), before memkit reads one",
+    ".gitmodules": "it names repositories git fetches into every clone",
+}
+WHY_PROGRAM = "what it names runs as a program on every teammate's machine"
 
 
 def is_rule_file(path: str) -> bool:
     """Changing it is management's: it decides how changes are judged, or, for a
     `.gitignore` (in any folder), what the hooks and review ever see (an ignored file is never
-    staged, so never judged)."""
+    staged, so never judged), or every clone obeys it (`is_clone_file`)."""
     return (
         path in RULE_FILES
         or path.startswith(RULE_FOLDERS)
         or path.rsplit("/", 1)[-1] == ".gitignore"
+        or is_clone_file(path)
+    )
+
+
+def is_clone_file(path: str) -> bool:
+    return (
+        path in CLONE_FILES
+        or path.startswith(CLONE_FOLDERS)
+        or path.rsplit("/", 1)[-1] in CLONE_NAMES
+    )
+
+
+def _why_rule(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    if name == ".gitignore":
+        return "it decides which files are ever staged, and so reviewed"
+    if is_clone_file(path):
+        return WHY_CLONE.get(name, WHY_PROGRAM)
+    return (
+        "it sets the rules this change is judged by, which stay the base's until management "
+        "changes them"
     )
 
 
@@ -65,19 +102,28 @@ LOCAL_STATE = ".memkit"  # this clone's derived state: the index, the usage log,
 
 
 def is_local_state(path: str) -> bool:
-    return LOCAL_STATE in path.split("/")[:-1]
+    """Anything named `.memkit`, or under it: a tracked file of that name replaces a clone's
+    state folder at its next checkout (git deletes ignored files in the way)."""
+    return LOCAL_STATE in path.split("/")
 
 
 def local_state_finding(path: str) -> Finding:
-    folder = path.split(LOCAL_STATE + "/", maxsplit=1)[0] + LOCAL_STATE
+    parts = path.split("/")
+    folder = "/".join(parts[: parts.index(LOCAL_STATE) + 1])
+    effect = (
+        "a teammate's clone would read it as theirs"
+        if folder != path
+        else "in its place, a teammate's next pull would delete their own .memkit/ folder "
+        "(index, waiting candidates, session summaries, usage log)"
+    )
     return Finding(
         path,
         1,
         1,
         "MK208",
         f"{LOCAL_STATE}/ is this clone's own derived state (index, usage log, logs) and is "
-        "never committed: a teammate's clone would read it as theirs; remove it with "
-        f"`git rm -r --cached {folder}` (it stays on your disk)",
+        f"never committed: {effect}; remove it with `git rm -r --cached {folder}` (it stays "
+        "on your disk)",
     )
 
 
@@ -169,13 +215,7 @@ class _Judge:
             return True
         if is_rule_file(path):
             if not self.first and not who.is_management:
-                why = (
-                    "it decides which files are ever staged, and so reviewed"
-                    if path.rsplit("/", 1)[-1] == ".gitignore"
-                    else "it sets the rules this change is judged by, which stay the base's "
-                    "until management changes them"
-                )
-                self.add(path, 1, "MK206", f"only management may change {path}: {why}")
+                self.add(path, 1, "MK206", f"only management may change {path}: {_why_rule(path)}")
             return True
         if parts[0] == "usage" and len(parts) == 2:
             # A person's exported usage counts toward promotions (`fixed_users`): only they

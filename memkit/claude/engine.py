@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from memkit.budget import OutOfTime, budget
 from memkit.claude.handlers import HANDLERS
 from memkit.claude.protocol import fail_open
 from memkit.errors import MemkitError
@@ -30,7 +31,7 @@ from memkit.files import memkit_dir, write_atomic
 from memkit.index.manifest import is_stale
 from memkit.org.serving import warm_up as warm_up_org
 from memkit.recall.client import ASKER, HUNG, IDENTITY_VARS, socket_path, with_socket_path
-from memkit.recall.hooklog import log_error
+from memkit.recall.hooklog import log_error, log_line
 from memkit.recall.readers import Readers, start_index
 from memkit.recall.trust import private_folder
 from memkit.recall.usage import usage_log
@@ -41,6 +42,10 @@ IDLE_SECONDS = 600.0
 CHECK_SECONDS = 10.0
 MAINTAIN_SECONDS = 2.0  # usage-log folding per check, at most
 MAX_REQUEST = 4_000_000
+# Seconds a request may take: its asker waits 1.5 s at most (a hook: memkit.claude.main) or
+# 2 s (the MCP server's search: memkit.mcp.memory), then answers by itself; the work past that
+# is lost, and holds every request behind it.
+REQUEST_BUDGET = 2.5
 
 
 def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
@@ -67,6 +72,23 @@ def _handle(raw: bytes, root: Path, readers: Readers) -> bytes:
             event, lambda data: HANDLERS[event](data, repos, readers), Source(), Sink(), str(root)
         )
     return "".join(out).encode("utf-8")
+
+
+def _answer(raw: bytes, root: Path, readers: Readers) -> bytes:
+    """`_handle` within REQUEST_BUDGET: past it, the hook has stopped waiting (and answered by
+    itself), so the work stops too, instead of holding the engine for every later hook."""
+    try:
+        with budget(REQUEST_BUDGET):
+            return _handle(raw, root, readers)
+    except OutOfTime:
+        event = raw[:40].split(b"\n", 1)[0].decode("utf-8", "replace")
+        log_line(
+            str(root),
+            "engine",
+            f"{event} stopped after its {REQUEST_BUDGET:g} s budget (its asker had stopped "
+            "waiting and answered by itself)",
+        )
+        return b""
 
 
 def _asker_of(payload: str) -> tuple[str, dict[str, str] | None]:
@@ -218,7 +240,7 @@ def serve(root: Path, idle: float = IDLE_SECONDS, check_every: float = CHECK_SEC
                 with conn:
                     conn.settimeout(5.0)
                     try:
-                        conn.sendall(_handle(_read_request(conn), root, readers))
+                        conn.sendall(_answer(_read_request(conn), root, readers))
                     except (OSError, ValueError, KeyError):
                         continue  # a broken client; the hook falls back on its own
                 fresh.tick()  # after the answer is sent, in a thread: never delays a prompt

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from memkit.budget import OutOfTime
 from memkit.claude.events import MAX_STDIN
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -38,9 +39,24 @@ def context_output(event: str, text: str) -> dict[str, Any] | None:
     if not text or event not in CONTEXT_EVENTS:
         return None
     if len(text) > MAX_CONTEXT:
-        cut = text[: MAX_CONTEXT - 80].rsplit("\n", 1)[0]
-        text = cut + "\n[memkit: more memory was cut to fit; ask `memkit search`]"
+        text = cut_to_fit(text)
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+CUT_NOTE = "[memkit: more memory was cut to fit; ask `memkit search`]"
+_FENCES = (("<memkit-memory>", "</memkit-memory>"), ("<memkit-index", "</memkit-index>"))
+
+
+def cut_to_fit(text: str, limit: int = MAX_CONTEXT) -> str:
+    """`text` cut at a line end to fit `limit` characters, with a note, and the fence the cut
+    fell in closed: an open `<memkit-memory>` would make what follows in the session read as
+    memory, and the fence check refuses it."""
+    cut = text[: limit - len(CUT_NOTE) - 40].rsplit("\n", 1)[0]
+    close = ""
+    for opening, closing in _FENCES:
+        if cut.rfind(opening) > cut.rfind(closing):
+            close = closing
+    return f"{cut}\n{CUT_NOTE}" + (f"\n{close}" if close else "")
 
 
 def fail_open(
@@ -61,8 +77,8 @@ def fail_open(
             text = json.dumps(result, ensure_ascii=False)
             out.write(text)
             out.flush()
-    except SystemExit:
-        raise  # the engine being stopped, not a hook failing
+    except (SystemExit, OutOfTime):
+        raise  # the engine being stopped, or a request past its budget: not a hook failing
     except BaseException:
         from memkit.recall.hooklog import log_error
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -10,10 +11,19 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from memkit.audit.run import audit, changed_paths, format_report, problems, save_report
+from memkit.audit.run import (
+    PairResult,
+    audit,
+    changed_paths,
+    format_report,
+    problems,
+    save_report,
+)
+from memkit.budget import OutOfTime, budget, git_hook_seconds
 from memkit.config import load_config
 from memkit.errors import UsageError
-from memkit.findings import describe_refused
+from memkit.files import write_atomic
+from memkit.findings import describe_refused, printable
 from memkit.git import rev_exists
 from memkit.reviewlog import news_for
 from memkit.roles import identify
@@ -50,8 +60,19 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    seconds = git_hook_seconds() if args.hook else 0.0
     try:
-        return _run(args)
+        # A pull must not wait minutes on one judgement (issue 40): the hook's audit is
+        # stopped at its budget, and says how to finish it.
+        with budget(seconds):
+            return _run(args)
+    except OutOfTime:
+        print(
+            f"memkit audit: stopped after {seconds:g} s, before every incoming atom was "
+            "compared; the merge itself is fine. Finish it with `memkit audit --from "
+            "ORIG_HEAD`, or `memkit audit --all`"
+        )
+        return 0
     except Exception:
         if not args.hook:
             raise
@@ -105,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
         }
         print(redact_secrets(json.dumps({**data, "refused": refused}, ensure_ascii=False)))
     elif problems(results) or refused or not args.hook:
-        print(redact_secrets(format_report(results, incoming)))
+        print(terminal_report(root, results, incoming))
         if refused:
             print(
                 f"  not audited, refused by validation ({len(refused)}): "
@@ -114,3 +135,43 @@ def _run(args: argparse.Namespace) -> int:
     if news and not args.json:
         print(redact_secrets("\n".join(news)))
     return 0 if args.hook or not problems(results) else 1
+
+
+SHOWN = 10  # unresolved pairs printed on the terminal; all of them go into TEXT_REPORT
+TEXT_REPORT = ".memkit/audit/last.txt"
+
+
+def terminal_report(root: Path, results: list[PairResult], incoming: int) -> str:
+    """The report as the terminal shows it: the counts and the first SHOWN unresolved pairs,
+    and where the whole report is (TEXT_REPORT, written here). A pull of 5,000 atoms printed
+    36,311 lines (4.3 MB) after `git pull`; a name with a line break printed lines of its
+    own choosing (every name and reason is one line now: `memkit.findings.printable`)."""
+    shown = [_one_line(r) for r in results]
+    full = redact_secrets(format_report(shown, incoming))
+    path = root / TEXT_REPORT
+    try:
+        write_atomic(path, full + "\n", durable=False)
+    except OSError as exc:  # a full or read-only disk: the terminal still gets the summary
+        log.warning("memkit audit: cannot write %s: %s", path, exc.strerror or exc)
+    open_ = problems(shown)
+    if len(open_) <= SHOWN:
+        return full
+    head = full.split("\n", 1)[0]
+    first = redact_secrets(format_report(open_[:SHOWN], incoming)).split("\n", 1)[1]
+    more = len(open_) - SHOWN
+    return (
+        f"{head}\n{first}\n  ... and {more} more unresolved pair(s): the whole report is in "
+        f"{path} (`memkit audit --all` audits every atom again)"
+    )
+
+
+def _one_line(result: PairResult) -> PairResult:
+    return dataclasses.replace(
+        result,
+        incoming=printable(result.incoming),
+        incoming_path=printable(result.incoming_path),
+        other=printable(result.other),
+        other_path=printable(result.other_path),
+        reason=printable(result.reason),
+        newer=printable(result.newer),
+    )

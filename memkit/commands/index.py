@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memkit import cloneguard
+from memkit.budget import OutOfTime, budget, git_hook_seconds
 from memkit.errors import MemkitError
 from memkit.index import refresh
 from memkit.index.manifest import start_git
@@ -67,6 +69,11 @@ def _first_build_is_large(root: Path) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     root = memory_root(args.repo)
+    if args.quiet:  # a git hook: a clone joined before the guard existed gets it now
+        try:
+            cloneguard.ensure(root)
+        except (MemkitError, OSError) as exc:
+            log.warning("memkit index: the clone's guard is not installed: %s", exc)
     running = start_git(root)  # git lists the atoms while the rest is imported
 
     if args.quiet and not args.foreground and _first_build_is_large(root):
@@ -75,14 +82,28 @@ def run(args: argparse.Namespace) -> int:
         if start_index(root, detached=True, foreground=True, wait=True) is not None:
             log.info("memkit index: the first build of %s runs in the background", root)
             return 0
+    # A git hook's refresh holds the pull or checkout that ran it: past its budget (an atom
+    # whose checks are slow) the build goes on in the background instead (issue 40).
+    seconds = git_hook_seconds() if args.quiet and not args.foreground else 0.0
     try:
-        stats = refresh(
-            root,
-            full=args.full,
-            quiet=args.quiet,
-            wait=args.wait or not args.quiet,
-            running=running,
+        with budget(seconds):
+            stats = refresh(
+                root,
+                full=args.full,
+                quiet=args.quiet,
+                wait=args.wait or not args.quiet,
+                running=running,
+            )
+    except OutOfTime:
+        from memkit.recall.readers import start_index
+
+        start_index(root, detached=True, foreground=True)
+        log.warning(
+            "memkit index: stopped after %g s; the index is built in the background (hooks "
+            "answer from the previous one meanwhile)",
+            seconds,
         )
+        return 0
     except Busy:  # a hook while a (background) build runs: it will be current soon enough
         log.info("memkit index: a build is already running for %s", root)
         return 0

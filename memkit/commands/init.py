@@ -57,6 +57,8 @@ def _run_join(path: Path, args: argparse.Namespace) -> int:
     joined = join(path, install_hooks=not args.no_hooks, roles=args.role)
     print(f"memkit: joined the memory repository at {path} as `{joined.user}`")
     print(f"  hooks installed, index built ({joined.atoms} atom(s))")
+    for note in joined.notes:
+        print(f"  warning: {note}")
     if joined.known:
         print(f"  shared/_roles.md gives you: {', '.join(joined.roles) or 'no role'}")
     else:

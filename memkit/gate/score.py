@@ -223,10 +223,15 @@ _TECH_CJK = (
 )
 _TECH_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in _TECH_WORDS) + r")s?\b", re.I)
 # Identifiers read as technical terms too: snake_case, dotted.names, CamelCase, `code`.
+# Every pattern is linear in the text (issue 40): a repeated part that can give back what it
+# took (`(?:-[a-z0-9]+)*` before `-...\d`, `[\w.-]+` before `[:=]`, `\d+` before a unit) starts
+# only where its run starts (a lookbehind, not `\b`, which also holds inside a run: "a-a-a-…",
+# "a.a.a.…" or "1111…" were each tried from every character, 10 s for 16 KB).
+_HOST = r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*\b"  # db-prod-1
 _IDENT_RE = re.compile(
     r"`[^`\n]+`|\b[a-z]+_[a-z0-9_]+\b|\b[a-zA-Z]+\.[a-zA-Z][\w.]*\b|\b[A-Z][a-z]+[A-Z]\w+\b"
     r"|\b[A-Z][A-Z0-9]{2,}\b"  # acronyms: API, CDN, ASTC
-    r"|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*\b"  # names of hosts: db-prod-1
+    rf"|{_HOST}"  # names of hosts: db-prod-1
 )
 
 _INTENT_RE = re.compile(
@@ -241,13 +246,14 @@ _CONCRETE_RE = re.compile(
     # A product and its major version (PostgreSQL 16, Node 20), not a count (Kafka 3 brokers)
     r"|\b[A-Z][A-Za-z]+\s+v?\d{1,3}\b(?![.,]?\d)"
     r"(?=\s*(?:$|[.,;:)]|(?:on|in|for|and|or|is|are|with|as|at|by|from|to|only)\b))"
-    r"|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*\b"  # a host or service: db-prod-1
-    r"|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.*-]+)+|\b[\w-]+/[\w.-]+\.\w{1,5}\b|\b\w+\.(?:py|ts|js|go|rs|"
+    rf"|{_HOST}"  # a host or service: db-prod-1
+    r"|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.*-]+)+|(?<![\w-])[\w-]+/[\w.-]+\.\w{1,5}\b|\b\w+\.(?:py|ts|js|go|rs|"
     r"java|yaml|yml|json|toml|md|sh|sql|cfg|ini|conf)\b"  # paths and files
-    r"|\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|min|minutes?|h|hours?|days?|kb|mb|gb|tb|%|px|"
+    r"|(?<![\d.])\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|min|minutes?|h|hours?|days?|kb|mb|gb|tb|%|px|"
     r"rpm|qps|rps|毫秒|秒|分鐘|分钟|小時|小时|天|次|個|个|倍|件|行|像素|位元|ピクセル|秒間)"
     r"(?![a-z])"  # numbers with a unit
-    r"|\b[\w-]+\.[\w.-]+\s*[:=]|\b[A-Z][A-Z0-9_]{2,}=\S+|--[a-z][\w-]+|:\d{2,5}\b"  # config
+    r"|(?<![\w.-])[\w-]+\.[\w.-]+\s*[:=]"  # config: a dotted key set
+    r"|\b[A-Z][A-Z0-9_]{2,}=\S+|--[a-z][\w-]+|:\d{2,5}\b"  # an env variable, a flag, a port
     r"|`[^`\n]+`",
     re.I,
 )
@@ -266,6 +272,7 @@ _ACTION_RE = re.compile(
     r"先.{0,20}再|確保|确保|要用|不要|必須|必须|務必|务必|してください|すること|使う|場合は|べき",
     re.I,
 )
+_BLANKS = re.compile(r"[^\S\n]{2,}")  # a run of white space within a line
 _PITFALL_RE = re.compile(
     r"\b(?:pitfall|gotcha|footgun|trap)s?\b|陷阱|踩坑|坑|落とし穴|ハマり", re.I
 )
@@ -328,15 +335,18 @@ class GateSettings:
         )
 
 
-def _first(pattern: re.Pattern[str], text: str) -> str:
-    """What fired, as the explanation quotes it: a secret in it masked (`quote`)."""
+def _first(pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]]) -> str:
+    """What fired, as the explanation quotes it: a secret in it masked (`quote`, asked only
+    when `text` holds one: `spans`, the secret check's, run once for the whole score)."""
     m = pattern.search(text)
-    return quote(text, m.start(), m.end()) if m else ""
+    if not m:
+        return ""
+    return quote(text, m.start(), m.end()) if spans else text[m.start() : m.end()].strip()[:40]
 
 
-def _shown_terms(terms: list[str], text: str) -> str:
+def _shown_terms(terms: list[str], text: str, spans: list[tuple[int, int]]) -> str:
     """The first three terms, leaving out any that is part of a secret value in `text`."""
-    secrets = [text[a:b].lower() for a, b in secret_spans(text)]
+    secrets = [text[a:b].lower() for a, b in spans]
     return ", ".join([t for t in terms if not any(t in s for s in secrets)][:3])
 
 
@@ -359,15 +369,22 @@ def score_text(
         (hits.append(RuleHit(name, w[name], evidence)) if fired else missed.append(name))
 
     length = len(text)
+    # The rules read a run of blanks as one (none of them counts blanks), and so does the
+    # secret check they quote through: "password" and 40,000 blanks cost it minutes.
+    seen = _BLANKS.sub(" ", text)
+    spans = secret_spans(seen)
     rule("length_20", length >= 20, f"{length} chars")
     rule("length_50", length >= 50)
-    terms = sorted(_tech_terms(text))
-    rule("tech_terms", len(terms) >= 2, _shown_terms(terms, text))
-    rule("explicit_intent", bool(_INTENT_RE.search(text)), _first(_INTENT_RE, text))
-    rule("concrete_value", bool(_CONCRETE_RE.search(text)), _first(_CONCRETE_RE, text))
-    transient = _first(_TRANSIENT_RE, text)
+    terms = sorted(_tech_terms(seen))
+    rule("tech_terms", len(terms) >= 2, _shown_terms(terms, seen, spans))
+    intent = _first(_INTENT_RE, seen, spans)
+    rule("explicit_intent", bool(intent), intent)
+    concrete = _first(_CONCRETE_RE, seen, spans)
+    rule("concrete_value", bool(concrete), concrete)
+    transient = _first(_TRANSIENT_RE, seen, spans)
     rule("non_transient", not transient)
-    rule("actionable", bool(_ACTION_RE.search(text)), _first(_ACTION_RE, text))
+    action = _first(_ACTION_RE, seen, spans)
+    rule("actionable", bool(action), action)
     # The weights add up to more than 1 (a note can earn more than it needs); the score is a
     # share, so it stops at 1.
     total = min(1.0, round(sum(h.weight for h in hits), 4))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memkit.atom import SCOPE_DIRS, atom_paths
 from memkit.files import NotRegular, read_regular
-from memkit.repo import list_atom_files
+from memkit.repo import list_atom_files, served
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
 __lazy_modules__ = {"memkit.index.store"}
@@ -87,7 +87,7 @@ def _from_git(
 def current_manifest(root: Path, running: Running | None = None) -> dict[str, str]:
     """`running`: the git commands `start_git` started earlier (they ran meanwhile)."""
     listed = _from_git(root, running)
-    paths, tracked = listed if listed is not None else (list_atom_files(root), {})
+    paths, tracked = (served(root, listed[0]), listed[1]) if listed else (list_atom_files(root), {})
     manifest: dict[str, str] = {}
     get = tracked.get
     for path in paths:

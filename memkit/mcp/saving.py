@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ MAX_TEXT = 20_000  # characters; an atom is at most 200 lines by default
 MAX_TRIGGERS = 20
 MAX_TRIGGER = 60
 COMMIT_TIMEOUT = 120.0
+LOCK_WAIT = 10.0  # seconds a save waits for another git command's index.lock
 
 
 @dataclass(frozen=True)
@@ -220,13 +222,26 @@ def _commit(root: Path, relpath: str, message: str) -> tuple[bool, str]:
             check=False,
         )
 
+    def locked(*args: str) -> subprocess.CompletedProcess[str]:
+        """`git ARGS`, again while another git command holds the index (`index.lock`: the
+        user committing at the same moment), for up to LOCK_WAIT seconds."""
+        deadline = time.monotonic() + LOCK_WAIT
+        pause = 0.1
+        while True:
+            done = git(*args)
+            busy = done.returncode != 0 and "index.lock" in done.stderr
+            if not busy or time.monotonic() + pause > deadline:
+                return done
+            time.sleep(pause)
+            pause = min(1.0, pause * 2)
+
     try:
-        added = git("add", "--", relpath)
+        added = locked("add", "--", relpath)
         if added.returncode != 0:
             return False, added.stderr.strip()[-2000:]
-        done = git("commit", "-q", "-m", message, "--only", "--", relpath)
+        done = locked("commit", "-q", "-m", message, "--only", "--", relpath)
         if done.returncode != 0:
-            git("reset", "-q", "--", relpath)
+            locked("reset", "-q", "--", relpath)
             return False, (done.stdout + done.stderr).strip()[-2000:]
         sha = git("rev-parse", "--short", "HEAD").stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as exc:

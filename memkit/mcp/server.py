@@ -5,14 +5,17 @@ request about two seconds later with only the tools of servers that have answere
 Importing the official SDK alone takes 0.8 s on an idle 2-core machine and 3 s on a busy one,
 so this server speaks the protocol subset a tools-only server needs itself (docs/mcp.md):
 `initialize`, `ping`, `tools/list`, `tools/call`, notifications. The first two answers come
-from plain data (`memkit.mcp.tools`); the index, the model and git load on a worker thread
-once `initialize` is answered, and every tool call runs on that one thread (the index readers
-and the usage log it keeps open belong to it), while this thread reads the next message.
+from plain data (`memkit.mcp.tools`); the index, the model and git load once `initialize` is
+answered, and they and every tool call run on the main thread, one at a time (the
+index readers and the usage log it keeps open belong to it), while a reading thread reads the
+next message and answers what needs no memory (`memkit.mcp.lane`).
 
 Bad input is a tool error the model can read; a bad message is a JSON-RPC error
 (`memkit.mcp.rpc`); any other failure is logged to `.memkit/logs/hooks.log` and answered with
 one line, never a crashed server; a call that takes too long is answered with an error at its
-deadline. Only stdin and stdout: no network port is opened.
+deadline, and its work is stopped there. The writing tools (`save`, `accept`) take at most
+WRITES calls at once, refilled at WRITES_PER_MINUTE, and a waiting search goes before waiting
+writes. Only stdin and stdout: no network port is opened.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import logging
+import math
 import os
 import sys
 import threading
@@ -29,6 +33,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from memkit import __version__
 from memkit.errors import MemkitError
+from memkit.mcp.lane import Lane, Rate
 from memkit.mcp.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -57,6 +62,9 @@ __lazy_modules__ = {
 
 log = logging.getLogger(__name__)
 TOOL_DEADLINE = 60.0  # seconds for one call; the first one may build the index
+WRITE_DEADLINE = 20.0  # seconds for a save or an accept: the checks of one atom
+WRITING = ("save", "accept")
+WRITES, WRITES_PER_MINUTE = 10, 10.0  # a burst of saves, and how fast it refills
 # Newest first; a client asking for another gets the newest, as the protocol says.
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 FAILED = (
@@ -73,21 +81,22 @@ class Server:
     def __init__(self, roots: Sequence[Path], memory: Memory | None = None) -> None:
         self.roots = [Path(r) for r in roots]
         self._memory = memory
-        self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="memkit")
+        self._lane = Lane()
+        self._writes = Rate(WRITES, WRITES_PER_MINUTE)
         self._lock = threading.Lock()
         self._open: dict[object, Any] = {}  # call token -> request id, until answered
         self._tokens: dict[Any, object] = {}  # request id -> its call's token
 
     def run(self, stdin: IO[bytes], stdout: IO[bytes]) -> int:
         channel = Channel(stdout)
-        try:
-            for line in lines(stdin):
-                self._take(channel, line)
-        except Closed:
-            pass
-        finally:
-            # What was asked before the client left is still answered (when it can be).
-            self._worker.shutdown(wait=False)
+
+        def read() -> None:
+            with contextlib.suppress(Closed):
+                for line in lines(stdin):
+                    self._take(channel, line)
+
+        # What was asked before the client left is still answered (when it can be).
+        self._lane.serve(read)
         return 0
 
     def _take(self, channel: Channel, line: Any) -> None:
@@ -127,7 +136,7 @@ class Server:
                 },
             )
             # Answered: now load what the tools need, while the client lists them.
-            self._worker.submit(self._loaded_memory)
+            self._lane.submit(self._loaded_memory, seconds=TOOL_DEADLINE)
         elif method == "ping":
             channel.result(rid, {})
         elif method == "tools/list":
@@ -154,18 +163,34 @@ class Server:
         except BadArguments as exc:
             channel.result(rid, tool_answer(str(exc), error=True))
             return
+        writing = name in WRITING
+        wait = self._writes.take() if writing else 0.0
+        if wait:
+            text = (
+                f"too many {name} calls: at most {WRITES} at once and {WRITES_PER_MINUTE:g} a "
+                f"minute; nothing was written: call again in {math.ceil(wait)} s"
+            )
+            channel.result(rid, tool_answer(text, error=True))
+            return
         token = object()
         with self._lock:
             self._open[token] = rid
             self._tokens[rid] = token
-        future = self._worker.submit(self._answer, name, arguments)
-        timer = threading.Timer(TOOL_DEADLINE, self._late, (channel, token))
+        seconds = deadline(WRITE_DEADLINE if writing else TOOL_DEADLINE)
+        future = self._lane.submit(
+            lambda: self._answer(name, arguments), seconds=seconds, priority=int(writing)
+        )
+        timer = threading.Timer(seconds, self._late, (channel, token, seconds))
         timer.daemon = True
         timer.start()
 
         def done(f: concurrent.futures.Future[dict[str, Any]]) -> None:
             timer.cancel()
-            if not f.cancelled():
+            if f.cancelled():
+                return
+            if f.exception() is not None:  # stopped at its deadline (memkit.budget)
+                self._late(channel, token, seconds)
+            else:
                 self._reply(channel, token, f.result())
 
         future.add_done_callback(done)
@@ -180,8 +205,8 @@ class Server:
         with contextlib.suppress(Closed):  # the client is gone; the reading thread sees it too
             channel.result(rid, answer)
 
-    def _late(self, channel: Channel, token: object) -> None:
-        text = f"memkit did not answer within {TOOL_DEADLINE:.0f} s; try again shortly"
+    def _late(self, channel: Channel, token: object, seconds: float) -> None:
+        text = f"memkit did not answer within {seconds:.0f} s; try again shortly"
         self._reply(channel, token, tool_answer(text, error=True))
 
     def _cancel(self, rid: Any) -> None:
@@ -217,6 +242,16 @@ class Server:
         log_error(str(self.roots[0]), what)
 
 
+def deadline(default: float) -> float:
+    """A tool call's deadline: `default`, or less when MEMKIT_MCP_DEADLINE says so (seconds;
+    loading the memory keeps TOOL_DEADLINE)."""
+    try:
+        given = float(os.environ.get("MEMKIT_MCP_DEADLINE") or default)
+    except ValueError:
+        return default
+    return min(default, given) if given > 0 else default
+
+
 def serve(roots: Sequence[Path]) -> int:
     """Serve `roots` over stdin/stdout until the client closes them."""
     out = sys.stdout.buffer
@@ -224,7 +259,7 @@ def serve(roots: Sequence[Path]) -> int:
     code = Server(roots).run(sys.stdin.buffer, out)
     # The client has left: the calls it made finish (a save is written whole, or not at all,
     # either way), but a hung one does not keep the process alive past its deadline.
-    guard = threading.Timer(TOOL_DEADLINE, os._exit, (0,))
+    guard = threading.Timer(deadline(TOOL_DEADLINE), os._exit, (0,))
     guard.daemon = True
     guard.start()
     return code

@@ -24,10 +24,47 @@ INDEX_OPEN = "<memkit-index"
 INDEX_CLOSE = "</memkit-index>"
 
 
+# Letters of other scripts drawn like the Latin ones of `memkit-memory` and `memkit-index`
+# (Cyrillic, Greek): NFKC keeps them apart, a reader does not. One character for one, so
+# offsets stay those of the text.
+_HOMOGLYPHS = {
+    **dict.fromkeys("\u0430\u03b1", "a"),
+    **dict.fromkeys("\u0441\u03f2", "c"),
+    **dict.fromkeys("\u0501", "d"),
+    **dict.fromkeys("\u0435\u0454\u04bd", "e"),
+    **dict.fromkeys("\u04bb", "h"),
+    **dict.fromkeys("\u0456\u0457\u03b9\u0131", "i"),
+    **dict.fromkeys("\u043a\u03ba\u049b\u045c", "k"),
+    **dict.fromkeys("\u043c\u03bc", "m"),
+    **dict.fromkeys("\u043f\u03b7\u0578", "n"),
+    **dict.fromkeys("\u043e\u03bf\u03c3", "o"),
+    **dict.fromkeys("\u0440\u03c1", "p"),
+    **dict.fromkeys("\u0433\u0491", "r"),
+    **dict.fromkeys("\u0442\u03c4", "t"),
+    **dict.fromkeys("\u0443\u04af\u03b3", "y"),
+    **dict.fromkeys("\u0445\u03c7", "x"),
+}
+_HOMOGLYPHS.update({k.upper(): v.upper() for k, v in list(_HOMOGLYPHS.items())})
+
+
+def _seen(text: str) -> str:
+    """`text` with the homoglyphs above read as the Latin letters they imitate."""
+    if text.isascii():
+        return text
+    for char in set(text).intersection(_HOMOGLYPHS):
+        text = text.replace(char, _HOMOGLYPHS[char])
+    return text
+
+
+def _tags(text: str) -> list[int]:
+    """Where a tag that could open or close a fence starts, homoglyphs included."""
+    return tag_starts(_seen(text))
+
+
 def neutralise(text: str) -> str:
     """`text` with no tag that could open or close a memkit fence (its `<`, or the entity or
     lookalike standing for one, becomes `‹`)."""
-    starts = tag_starts(text)
+    starts = _tags(text)
     if not starts:
         return text
     out: list[str] = []
@@ -58,7 +95,7 @@ def is_fenced(text: str) -> bool:
         else:
             return False
         end = rest.find(close, head)
-        if end < 0 or tag_starts(rest[head:end]):
+        if end < 0 or _tags(rest[head:end]):
             return False
         rest = rest[end + len(close) :].lstrip()
     return True

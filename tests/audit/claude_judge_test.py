@@ -13,7 +13,14 @@ import pytest
 from memkit.add import Draft, add_atom
 from tests.claude.fake_api import fake_api
 from tests.claude.real_cli_test import CLAUDE
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    make_memory_repo,
+    memkit,
+    user_settings,
+    write_atom,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -32,7 +39,10 @@ GREY = {
 
 def _repo(tmp_path: Path, judge: str) -> Path:
     repo = make_memory_repo(tmp_path / "team", hooks=False)
-    (repo / "memkit.yaml").write_text(f"version: 1\naudit:\n  judge:\n{judge}", encoding="utf-8")
+    # The team turns the judge on; which program runs is the user's own setting.
+    team = "".join(line for line in judge.splitlines(True) if "provider:" not in line)
+    (repo / "memkit.yaml").write_text(f"version: 1\naudit:\n  judge:\n{team}", encoding="utf-8")
+    user_settings("audit:\n  judge:\n    provider: claude-cli\n")
     for atom_id, body in GREY.items():
         write_atom(repo, f"shared/{atom_id}.md", atom_text(atom_id, body=body))
     commit_and_index(repo)

@@ -13,7 +13,14 @@ import pytest
 from memkit.audit.classify import CONTRADICTS, EXTENDS, Verdict
 from memkit.audit.judge import Judge
 from tests.fake_models import FakeModels, serve
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    make_memory_repo,
+    memkit,
+    user_settings,
+    write_atom,
+)
 
 GREY = Verdict(EXTENDS, "same subject")
 
@@ -85,10 +92,11 @@ def test_bounded_and_never_required(fake: str) -> None:
 def test_the_audit_asks_the_judge_about_grey_pairs(fake: str, tmp_path: Path) -> None:
     repo = make_memory_repo(tmp_path / "team", hooks=False)
     (repo / "memkit.yaml").write_text(
-        f"version: 1\naudit:\n  judge:\n    enabled: true\n    provider: openai\n"
-        f"    url: {fake}/v1\n    model: m\n    grey_from: 0.5\n",
+        "version: 1\naudit:\n  judge:\n    enabled: true\n    model: m\n    grey_from: 0.5\n",
         encoding="utf-8",
     )
+    # Where the judge is, and so where a key would go: the user's own settings.
+    user_settings(f"audit:\n  judge:\n    provider: openai\n    url: {fake}/v1\n")
     write_atom(
         repo, "shared/kafka-events.md", atom_text("kafka-events", body="- Use Kafka for events.")
     )

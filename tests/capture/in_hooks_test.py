@@ -174,6 +174,30 @@ def test_the_transcript_pass_finds_prompts_and_fixed_errors_incrementally(
     assert not (heartbeat_team / ".memkit/logs/hooks.log").exists()
 
 
+def test_a_command_of_blanks_after_password_costs_capture_nothing(
+    heartbeat_team: Path, tmp_path: Path
+) -> None:
+    """Issue 40: a command line with "password" and 40,000 blanks made every Stop take the
+    hook's whole deadline (the secret check backtracked over the blanks), so the pass never
+    got past it and capture stopped there for the rest of the session."""
+    transcript = tmp_path / "session.jsonl"
+    append(
+        transcript,
+        bash(1, "psql --password" + " " * 40_000 + "-h db"),
+        result(1, "Password for user app:", error=False),
+        line("user", RULE, promptId="p1"),
+    )
+    payload = {"session_id": "b2", "transcript_path": str(transcript)}
+    start = time.monotonic()
+    run_hook("stop", payload, heartbeat_team, env={"MEMKIT_HOOK_DEADLINE": "5"})
+    assert time.monotonic() - start < 4
+    (cand,) = queue.pending(heartbeat_team)
+    assert cand.statement == RULE
+    state = states.load(heartbeat_team, "b2")
+    assert state.offset == transcript.stat().st_size
+    assert [c.split()[:2] for c in state.commands] == [["psql", "--password"]]
+
+
 def test_the_pass_is_bounded_and_goes_on_where_it_stopped(tmp_path: Path) -> None:
     transcript = tmp_path / "big.jsonl"
     prompts = [

@@ -15,8 +15,9 @@ from memkit.capture import state as states
 from memkit.capture.hooks import worker_needed
 from memkit.capture.queue import Proposal
 from memkit.capture.settings import load
+from memkit.userconfig import USER_ONLY
 from tests.fake_models import FakeModels, serve
-from tests.helpers import run_hook, wait_for
+from tests.helpers import run_hook, user_settings, wait_for
 
 RULE = "From now on we deploy with Argo CD, never by hand."
 NOT_A_RULE = "Never mind the deploy, we never finish on time anyway."
@@ -49,7 +50,16 @@ def fake() -> Iterator[str]:
 
 
 def configure(repo: Path, capture: str) -> None:
-    (repo / "memkit.yaml").write_text(f"version: 1\ncapture:\n{capture}", encoding="utf-8")
+    """The team turns the model on (memkit.yaml); where it is and which key it gets are the
+    user's own settings (`memkit.userconfig`)."""
+    team: list[str] = []
+    mine: list[str] = []
+    for line in capture.splitlines():
+        key = line.strip().split(":", 1)[0]
+        (mine if key in USER_ONLY[("capture", "model")] else team).append(line)
+    text = "version: 1\ncapture:\n" + "\n".join(team) + "\n"
+    (repo / "memkit.yaml").write_text(text, encoding="utf-8")
+    user_settings("capture:\n  model:\n" + "\n".join(mine) + "\n")
 
 
 def model(url: str, **extra: object) -> str:

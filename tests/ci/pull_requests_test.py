@@ -192,3 +192,16 @@ def test_workflows_are_valid_yaml_and_call_real_commands(path: str, tmp_path: Pa
     for flag in ("--base", "--actor", "--format", "--gitlab-report"):
         if flag in text:
             assert flag in help_text
+
+
+def test_a_line_break_in_a_folder_name_forges_no_finding(repo: Path) -> None:
+    """Issue 40: a folder named with a line break split one finding into two lines, the
+    second a finding of the writer's choosing."""
+    folder = "shared/x\nshared/ok.md:1:1: MK000 all good"
+    write_atom(repo, f"{folder}/broken.md", "---\nid: broken\n---\n")
+    commit_all(repo, "a folder with a line break")
+    result = ci(repo, "--actor", "bob", "--no-evals")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("shared/ok.md")], lines
+    assert "shared/x\\nshared/ok.md:1:1: MK000 all good/broken.md:2:1: MK005" in result.stdout

@@ -14,6 +14,7 @@ import pytest
 from tests.helpers import (
     atom_text,
     context,
+    kill_index_builds,
     make_memory_repo,
     memkit,
     run_hook,
@@ -146,3 +147,46 @@ def test_the_engine_keeps_every_repository_it_serves_current(
     personal = make_memory_repo(tmp_path / "mine")
     assert memkit("index", cwd=personal).returncode == 0
     engine_indexes_a_new_atom(heartbeat_team, personal, heartbeat_team, personal)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def test_a_request_the_hook_gave_up_on_stops_burning_the_engine(heartbeat_team: Path) -> None:
+    """Issue 40: a PostToolUse on a large atom the checks were slow on gave up at the hook's
+    deadline while the engine went on checking it for minutes, every hook behind it waiting.
+    The engine now stops a request at its budget (2.5 s; the hook waits 1.5 s)."""
+    body = "- The staging password" + " " * 40_000 + "\n- It rotates monthly; see the vault.\n"
+    big = write_atom(heartbeat_team, "shared/big-note.md", atom_text("big-note", body=body))
+    engine = start_engine(heartbeat_team, "--idle", "60")
+    try:
+        payload = {
+            "session_id": "s",
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(big)},
+            "tool_response": {},
+        }
+        run_hook(
+            "post-tool-use",
+            payload,
+            heartbeat_team,
+            heartbeat_team,
+            engine=True,
+            env={"MEMKIT_HOOK_DEADLINE": "4"},
+        )
+        before = _cpu_seconds(engine.pid)
+        time.sleep(3)
+        assert _cpu_seconds(engine.pid) - before < 1.0  # idle, not still checking
+        prompt = {"session_id": "s", "prompt": "how often does the websocket heartbeat run"}
+        start = time.monotonic()
+        answer = run_hook("user-prompt-submit", prompt, heartbeat_team, heartbeat_team, engine=True)
+        assert "ws-heartbeat" in context(answer, "UserPromptSubmit")
+        assert time.monotonic() - start < 10
+    finally:
+        # The index builds the hooks started check the same atom, as slowly: not this test's
+        # subject, and they must not outlive it.
+        kill_index_builds(heartbeat_team)
+        engine.terminate()
+        engine.communicate(timeout=30)

@@ -4,10 +4,12 @@ never of a secret; a short note counted and refused once (issue 22)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.damage_test import in_namespace, needs_mounts
 from tests.helpers import memkit
 
 
@@ -111,3 +113,24 @@ def test_add_never_names_an_atom_after_a_secret(heartbeat_team: Path) -> None:
         dry = memkit("add", text, "--dry-run", cwd=heartbeat_team).stdout
         assert key not in dry  # a refused text is not shown back, not even as a title
     assert not list((heartbeat_team / "shared").glob("*akia*"))
+
+
+@needs_mounts
+def test_add_on_a_full_disk_says_so_and_leaves_nothing(memory_repo: Path) -> None:
+    """Issue 40: `memkit add` on a full disk ended in "internal error"."""
+    fill = (
+        "mount -t tmpfs -o size=64k,mode=755 tmpfs shared\n"
+        "dd if=/dev/zero of=shared/filler bs=4k count=64 2>/dev/null || true\n"
+        "rm -f shared/filler.part\n"
+    )
+    text = "Always pin the Node.js version in .nvmrc; CI reads it (node 20.11)."
+    ((rc, said), (_, listing)) = in_namespace(
+        memory_repo,
+        fill,
+        f"{sys.executable} -m memkit add '{text}' --type fact",
+        "ls -a shared",
+    )
+    assert rc == 1, said
+    assert "No space left on device" in said and "nothing was written" in said
+    assert "internal error" not in said
+    assert ".md" not in listing and ".tmp" not in listing

@@ -63,6 +63,14 @@ def test_a_generation_pulled_from_git_is_rebuilt_from_the_atoms(
     join_clone(origin, bob, "bob@example.com")
     assert "blue-green" in prompt(bob, engine=False)
     plant_generation(origin, tmp_path / "scratch")
+    # The clone's fetch guard refuses a tree that holds .memkit (issue 40): nothing arrives.
+    refused = git(bob, "pull", "--no-rebase", "--quiet", "origin", "main", check=False)
+    assert refused.returncode != 0 and "its tree holds .memkit" in refused.stderr
+    assert not (bob / ".memkit/index/gen-000099").exists()
+    # The second line, in a clone without that guard (a hook of the user's own in its place):
+    # what the pull brings is not trusted either.
+    hook = git(bob, "rev-parse", "--git-path", "hooks/reference-transaction").stdout.strip()
+    (bob / hook).unlink()
 
     def pull_and_ask() -> str:
         # The post-merge hook (`memkit index --quiet`) runs as in any pull.

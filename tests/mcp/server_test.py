@@ -538,6 +538,32 @@ def test_save_commits_each_atom_when_the_repository_says_so(repo: Path, tmp_path
     assert git(repo, "diff", "--cached", "--name-only").stdout.split() == ["notes.txt"]
 
 
+def test_a_committed_save_waits_for_a_commit_in_progress(repo: Path, tmp_path: Path) -> None:
+    """Issue 40: a save with `commit: true` failed on the index.lock of the user's own commit
+    made at the same moment; it waits for it now."""
+    config = repo / "memkit.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "mcp:\n  commit: true\n", "utf-8")
+    git(repo, "add", "memkit.yaml")
+    git(repo, "commit", "-q", "--no-verify", "-m", "commit saves")
+    lock = Path(git(repo, "rev-parse", "--git-path", "index.lock").stdout.strip())
+    lock = lock if lock.is_absolute() else repo / lock
+
+    async def body(client: Client) -> None:
+        await call(client, "search", query="websocket")  # loaded: the save runs at once
+        lock.write_text("", encoding="utf-8")  # another git command holds the index ...
+        threading.Timer(1.5, lock.unlink).start()  # ... for a second and a half
+        error, answer = await call(
+            client,
+            "save",
+            text="Never run the billing migrations by hand; the deploy job does.",
+            type="pitfall",
+        )
+        assert not error and "committed as" in answer, answer
+
+    drive(repo, body, tmp_path)
+    assert "billing-migrations" in git(repo, "log", "-1", "--format=%s").stdout
+
+
 def test_bad_input_gets_a_tool_error_and_the_server_goes_on(repo: Path, tmp_path: Path) -> None:
     async def body(client: Client) -> None:
         bad: list[tuple[str, dict[str, Any], str]] = [
