@@ -71,7 +71,7 @@ ATOM_REACHES = (
 )
 INDEX_REACHES = (
     *("memkit.index", "memkit.atom", "memkit.config", "memkit.errors", "memkit.files"),
-    *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel"),
+    *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel", "memkit.globs"),
     *("memkit.repo", "memkit.ownership", "memkit.git", "memkit.admission", "memkit.safety"),
 )
 PACKAGES = {"memkit", "memkit.checks", "memkit.gate"}  # their __init__ files import nothing
