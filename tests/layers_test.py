@@ -73,6 +73,7 @@ INDEX_REACHES = (
     *("memkit.index", "memkit.atom", "memkit.config", "memkit.userconfig", "memkit.errors"),
     "memkit.files",
     *("memkit.findings", "memkit.triggers", "memkit.embedding", "memkit.parallel"),
+    "memkit.globs",
     *("memkit.repo", "memkit.ownership", "memkit.git", "memkit.admission", "memkit.safety"),
 )
 PACKAGES = {"memkit", "memkit.checks", "memkit.gate"}  # their __init__ files import nothing
