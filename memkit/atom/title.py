@@ -10,6 +10,7 @@ import re
 from memkit.safety.text import has_cjk
 
 TITLE_MAX = 80
+_READ = 4_000  # characters of a text read for its title
 # A sentence ends at . ! ? followed by a space (not inside "16.2" or "config.yaml"), at a CJK
 # full stop, or at a line break.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
@@ -37,7 +38,10 @@ _ANNOUNCED = re.compile(
 def title_of(text: str) -> str:
     """The first sentence, without its full stop or the words that announce it as a rule, cut
     at a word boundary if it is long."""
-    text = text.strip()
+    # The title is at most TITLE_MAX characters of the first sentence: reading past a few
+    # thousand changes nothing but the time (a 256 KB atom's title was derived for each of
+    # its neighbours at the gate).
+    text = text.strip()[:_READ]
     # A full stop inside inline code (`./...`, `v1.2`) ends no sentence.
     masked = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text)
     end = _SENTENCE_END.search(masked)

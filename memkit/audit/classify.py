@@ -374,14 +374,21 @@ def _with_object(clauses: list[str], obj: set[str]) -> list[str]:
     return [c for c in clauses if _polar(c)[1] == obj][:1]
 
 
+@functools.lru_cache(maxsize=65536)
+def _has_negation(sentence: str) -> bool:
+    # Once per sentence, not once per pair of sentences: a 256 KB "sentence" (no space after
+    # its stops) against each of a neighbour's sentences was a scan of 256 KB each.
+    return bool(_NEGATION.search(sentence))
+
+
 def _negated(a: str, b: str) -> str:
     # Between two long records, a short sentence and its negation may be about anything.
     least = 4 if min(len(sentences(a)), len(sentences(b))) > _SHORT else 3
     for sa in sentences(a):
         wa = words(sa)
+        negated_a = _has_negation(sa)
         for sb in sentences(b):
-            negated_a = bool(_NEGATION.search(sa))
-            if negated_a == bool(_NEGATION.search(sb)):
+            if negated_a == _has_negation(sb):
                 continue
             wb = words(sb)
             shared = wa & wb
