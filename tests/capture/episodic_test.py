@@ -6,6 +6,7 @@ team's atoms; searchable on request (`memkit search --episodes`, MCP `scope: epi
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +43,16 @@ def session(repo: Path, tmp_path: Path, name: str, prompt: str, who: dict[str, s
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path) -> Iterator[Path]:
     repo = heartbeat_repo(tmp_path / "team")
     personal = atom_text(
         "alice-editor", title="Alice's editor", body="- Alice edits with Helix. MARK-ALICE"
     )
     write_atom(repo, "personal/alice-test/alice-editor.md", personal)  # gitignored: Alice's clone
     assert memkit("index", cwd=repo).returncode == 0
-    return repo
+    yield repo
+    # The hooks start a warm engine of their own: stopped here, not at its idle timeout.
+    memkit("serve", "--stop", cwd=repo)
 
 
 def test_two_git_identities_on_one_account_never_see_each_other_through_the_engine(

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -28,7 +28,7 @@ HOOK = str(Path(sys.executable).parent / "memkit-hook")
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path) -> Iterator[Path]:
     repo = make_memory_repo(tmp_path / "team", hooks=False)
     write_atom(
         repo,
@@ -41,7 +41,9 @@ def repo(tmp_path: Path) -> Path:
         ),
     )
     commit_and_index(repo)
-    return repo
+    yield repo
+    # The hooks start a warm engine of their own: stopped here, not at its idle timeout.
+    memkit("serve", "--stop", cwd=repo)
 
 
 def many(
