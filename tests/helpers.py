@@ -152,6 +152,33 @@ def heartbeat_repo(path: Path, *, hooks: bool = True) -> Path:
     return repo
 
 
+def write_marked_atoms(repo: Path) -> None:
+    """The two atoms the real-CLI tests look for in a model's request, each with its mark: the
+    WebSocket heartbeat pitfall (`MEMKIT-MARK-HEARTBEAT`, triggers websocket and heartbeat)
+    and the texture atlas fact (`MEMKIT-MARK-TEXTURE`). Written, not committed."""
+    write_atom(
+        repo,
+        "shared/ws-heartbeat-interval.md",
+        atom_text(
+            "ws-heartbeat-interval",
+            title="WebSocket heartbeat",
+            type_="pitfall",
+            body="- Send a WebSocket ping every 30 s; the balancer drops idle sockets at 60 s. "
+            "MEMKIT-MARK-HEARTBEAT",
+            extra="triggers: [websocket, heartbeat]\n",
+        ),
+    )
+    write_atom(
+        repo,
+        "shared/texture-size.md",
+        atom_text(
+            "texture-size",
+            title="Texture atlas size",
+            body="- Export texture atlases at 2048 px for mobile. MEMKIT-MARK-TEXTURE",
+        ),
+    )
+
+
 def wired_project(folder: Path) -> tuple[Path, Path]:
     """Alice's layout: `folder/team-memory` (`heartbeat_repo`) and beside it `folder/app`, a
     code project whose committed Claude Code files (`memkit install claude --repo

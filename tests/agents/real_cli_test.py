@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.agents.fake_apis import fake_apis
-from tests.helpers import atom_text, commit_and_index, git, make_memory_repo, memkit, write_atom
+from tests.helpers import commit_and_index, git, make_memory_repo, memkit, write_marked_atoms
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = {
@@ -56,27 +56,7 @@ def layout(
 
 def _layout(folder: Path) -> tuple[Path, Path]:
     team = make_memory_repo(folder / "team-memory")
-    write_atom(
-        team,
-        "shared/ws-heartbeat-interval.md",
-        atom_text(
-            "ws-heartbeat-interval",
-            title="WebSocket heartbeat",
-            type_="pitfall",
-            body="- Send a WebSocket ping every 30 s; the balancer drops idle sockets at 60 s. "
-            "MEMKIT-MARK-HEARTBEAT",
-            extra="triggers: [websocket, heartbeat]\n",
-        ),
-    )
-    write_atom(
-        team,
-        "shared/texture-size.md",
-        atom_text(
-            "texture-size",
-            title="Texture atlas size",
-            body="- Export texture atlases at 2048 px for mobile. MEMKIT-MARK-TEXTURE",
-        ),
-    )
+    write_marked_atoms(team)
     commit_and_index(team)
     app = folder / "app"
     (app / "src").mkdir(parents=True)

@@ -7,24 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import atom_text, commit_and_index, make_memory_repo, memkit, write_atom
+from tests.helpers import (
+    atom_text,
+    commit_and_index,
+    make_memory_repo,
+    memkit,
+    write_atom,
+    write_marked_atoms,
+)
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     repo = make_memory_repo(tmp_path / "project")
-    write_atom(
-        repo,
-        "shared/ws-heartbeat-interval.md",
-        atom_text(
-            "ws-heartbeat-interval",
-            title="WebSocket heartbeat",
-            type_="pitfall",
-            body="- Send a WebSocket ping every 30 s; the balancer drops idle sockets at 60 s. "
-            "MEMKIT-MARK-HEARTBEAT",
-            extra="triggers: [websocket, heartbeat]\n",
-        ),
-    )
+    write_marked_atoms(repo)
     write_atom(
         repo,
         "shared/socket-deadlines.md",
@@ -33,15 +29,6 @@ def project(tmp_path: Path) -> Path:
             title="Socket deadlines",
             body="- Always set a connect deadline on sockets. MEMKIT-MARK-NETPATH",
             extra='paths: ["src/net/**"]\n',
-        ),
-    )
-    write_atom(
-        repo,
-        "shared/texture-size.md",
-        atom_text(
-            "texture-size",
-            title="Texture atlas size",
-            body="- Export texture atlases at 2048 px for mobile. MEMKIT-MARK-TEXTURE",
         ),
     )
     (repo / "src/net").mkdir(parents=True)
