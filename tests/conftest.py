@@ -32,6 +32,12 @@ def _snapshot() -> dict[str, float | None]:
     return out
 
 
+def _written_since(before: dict[str, float | None]) -> list[str]:
+    """The guarded places of the real home that changed since `before` (`_snapshot`)."""
+    after = _snapshot()
+    return [rel for rel in GUARDED if before[rel] != after[rel]]
+
+
 @pytest.fixture(scope="session")
 def session_caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One pre-commit cache and one converted-model cache for the whole run (per worker):
@@ -85,8 +91,7 @@ def _real_home_untouched_by_the_run() -> Iterator[None]:
     otherwise be caught only by chance, by a test another worker runs at that moment."""
     before = _snapshot()
     yield
-    after = _snapshot()
-    changed = [rel for rel in GUARDED if before[rel] != after[rel]]
+    changed = _written_since(before)
     assert not changed, f"the run wrote into the real home directory: {changed}"
 
 
@@ -101,8 +106,7 @@ def _isolated_home(
     _isolate(monkeypatch, tmp_path_factory.mktemp("home"), session_caches)
     before = _snapshot()
     yield
-    after = _snapshot()
-    changed = [rel for rel in GUARDED if before[rel] != after[rel]]
+    changed = _written_since(before)
     assert not changed, f"a test wrote into the real home directory: {changed}"
 
 
