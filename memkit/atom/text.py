@@ -6,6 +6,7 @@ definition, here, below all of them (standard library only).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 _MARKUP = re.compile(r"^#{1,6}\s+|^\s*(?:[-*+]|\d+[.)])\s+|[*_`>|]", re.M)
 
 
+@functools.lru_cache(maxsize=4096)  # asked for one atom's text once per pair it is judged in
 def plain_text(title: str, body: str) -> str:
     """Title and body without Markdown markup, whitespace folded: what a reader reads."""
     text = body

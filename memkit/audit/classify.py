@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from memkit.audit import frame, imperative, migration
 from memkit.audit.claims import is_identifier, key_stems, other_subjects
 from memkit.audit.lexicon import word_set
-from memkit.audit.text import clauses
-from memkit.audit.text import sentences as _split
+from memkit.audit.text import clauses, sentences
 from memkit.gate.duplicates import words_agree
 
 # Raised whenever a rule here (or in the modules it calls) comes to see a contradiction it did
@@ -276,13 +275,6 @@ def _different_values(
                     frozenset(anchor),
                 )
     return "", frozenset()
-
-
-@functools.lru_cache(maxsize=65536)
-def sentences(text: str) -> tuple[str, ...]:
-    """The sentences of a text, cut once: an audit compares each atom with many others, and
-    every result of this module's cached helpers is only read, never changed."""
-    return tuple(_split(text))
 
 
 @functools.lru_cache(maxsize=65536)

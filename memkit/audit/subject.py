@@ -21,7 +21,8 @@ import re
 from typing import Any
 
 from memkit.audit import frame
-from memkit.audit.classify import conflict, sentences
+from memkit.audit.classify import conflict
+from memkit.audit.text import sentences
 from memkit.gate.duplicates import names
 
 # A compound value: words joined by path, host, address or identifier separators, with an

@@ -30,6 +30,7 @@ What it reads of each atom is a claim: a subject, a relation and values.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -82,7 +83,11 @@ def raw_of(atom: Any) -> str:
     """What an atom states as its writer wrote it, code spans and link targets kept (`make
     lint` is one value, a moved page a changed one): the body without its heading, or the
     text itself; fenced blocks and the numbers of list items left out."""
-    text = atom if isinstance(atom, str) else _body(atom)
+    return _raw(atom if isinstance(atom, str) else _body(atom))
+
+
+@functools.lru_cache(maxsize=4096)  # asked for one atom's text once per pair it is judged in
+def _raw(text: str) -> str:
     return _LIST_NUMBER.sub("", _FENCE.sub("\n", text))
 
 

@@ -39,7 +39,7 @@ def test_a_polarity_swap_is_a_contradiction(b: str) -> None:
     ],
 )
 def test_sentences(text: str, expected: list[str]) -> None:
-    assert sentences(text) == expected
+    assert list(sentences(text)) == expected
 
 
 def test_clauses() -> None:
