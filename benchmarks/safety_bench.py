@@ -205,7 +205,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", help="the folder holding scifact/ and cmrc2018/")
     parser.add_argument("--detect-secrets", action="store_true")
-    parser.add_argument("--show-errors", action="store_true", help="the dev parts only")
+    parser.add_argument(
+        "--show-errors",
+        action="store_true",
+        help="the parts tuned on only (orders: dev and heldout)",
+    )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument(
         "--part",
