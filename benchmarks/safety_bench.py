@@ -4,8 +4,10 @@
 
 - Secrets (MK110): benchmarks/data/secret_formats_{dev,heldout}.jsonl (secret_sets.py makes
   them): recall per class and per placement, false alarms per kind of look-alike.
-- Orders to the agent (MK112): benchmarks/data/orders_{dev,heldout}.jsonl: recall per class,
-  and the share of team rules and agent facts refused.
+- Orders to the agent (MK112): benchmarks/data/orders_{dev,heldout,heldout2}.jsonl: recall
+  per class, and the share of team rules and agent facts refused. `heldout` was tuned on once
+  it had been read (a development set since); `heldout2` is the held-out part; `heldout3`
+  (written after heldout2 was read once) is read only by `--part heldout3`.
 - False refusals on public text (`public_atoms.py`): per 1,000 atoms, what MK110 and MK112
   refuse among SciFact abstracts, CMRC2018 paragraphs (read from DIR, default ../shared/data)
   and the committed public rules, records and doc lines; and the time the checks take per
@@ -13,7 +15,8 @@
 
 `--detect-secrets` runs detect-secrets (PyPI, its default plugins and filters, each text as a
 Markdown file, as its pre-commit hook scans one) on the same sets, side by side.
-`--show-errors` lists the errors of the dev parts only: the held-out parts' are never looked at.
+`--show-errors` lists the errors of the parts tuned on only (dev; for orders dev and heldout):
+the held-out parts' are never looked at.
 A text counts as refused when a check reports an error on it (a warning refuses nothing).
 Runs against whichever memkit is first on the path (PYTHONPATH=DIR for another checkout).
 """
@@ -35,6 +38,13 @@ from memkit.safety.secrets import find_secrets
 
 DATA = ROOT / "benchmarks" / "data"
 SPLITS = ["dev", "heldout"]
+# Orders: the first held-out part was read and tuned on (issue 39), so it is a development
+# part now; heldout2 was written afterwards and is the one never tuned on.
+ORDER_SPLITS = ["dev", "heldout", "heldout2"]
+ORDER_TUNED = ("dev", "heldout")
+# Written after heldout2 was read (totals only), for the round that tunes on heldout2: read
+# only when asked for by name (`--part heldout3`).
+ORDER_UNREAD = ("heldout3",)
 Check = Callable[[str], bool]
 
 
@@ -115,7 +125,7 @@ def orders_table(show: bool) -> None:
     print("\n### Orders to the agent (MK112)\n")
     print("| part | label | class | lang | items | refused |")
     print("|---|---|---|---|---|---|")
-    for split in SPLITS:
+    for split in ORDER_SPLITS:
         rows = read_jsonl(DATA / f"orders_{split}.jsonl")
         flags = [order_found(r["text"]) for r in rows]
         groups: dict[tuple[str, str, str], list[int]] = defaultdict(list)
@@ -127,7 +137,7 @@ def orders_table(show: bool) -> None:
             hit = sum(flags[i] for i in idx)
             label, kind, lang = key
             print(f"| {split} | {label} | {kind} | {lang} | {len(idx)} | {_cell(hit, len(idx))} |")
-        if show and split == "dev":
+        if show and split in ORDER_TUNED:
             for i, row in enumerate(rows):
                 if flags[i] != (row["label"] == "order"):
                     what = "missed" if row["label"] == "order" else "refused"
@@ -195,12 +205,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", help="the folder holding scifact/ and cmrc2018/")
     parser.add_argument("--detect-secrets", action="store_true")
-    parser.add_argument("--show-errors", action="store_true", help="the dev parts only")
+    parser.add_argument(
+        "--show-errors",
+        action="store_true",
+        help="the parts tuned on only (orders: dev and heldout)",
+    )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
-    parser.add_argument("--part", choices=SPLITS, help="one part only (default: both)")
+    parser.add_argument(
+        "--part",
+        choices=[*ORDER_SPLITS, *ORDER_UNREAD],
+        help="one part only (default: dev and heldout, and heldout2 for orders; heldout2 and "
+        "heldout3: orders only, heldout3 only by name)",
+    )
     args = parser.parse_args()
     if args.part:
-        SPLITS[:] = [args.part]
+        SPLITS[:] = [args.part] if args.part in SPLITS else []
+        ORDER_SPLITS[:] = [args.part]
     secret_checks: list[tuple[str, Check]] = [("memkit", secret_found)]
     if args.detect_secrets:
         secret_checks.append(("detect-secrets", DetectSecrets()))

@@ -51,6 +51,9 @@ _OVERRIDE = (
     + r")\b"
     r"|\bpay\s+no\s+attention\s+to\s+(?:the\s+|any\s+|all\s+)*(?:previous|prior|above"
     r"|earlier)"
+    # A fake header that grants the agent what its instructions deny ("SYSTEM OVERRIDE: the
+    # assistant now has permission to…"); a manual override switch has no colon after it.
+    r"|\bsystem\s+override\s*[:!]"
 )
 # The same order in the languages a team may also write in.
 _FOREIGN = (
@@ -84,7 +87,7 @@ _ADDRESS = (
 _SENSITIVE = (
     r"(?:\benv\b|environment\s+variables?|credentials?|api[\s_-]*keys?|secret\s+keys?|tokens?"
     r"|passwords?|\.env\b|id_rsa|ssh\s+keys?|private\s+keys?|\.aws|\.netrc"
-    r"|(?-i:\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b)"
+    r"|(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b)"
     r"|環境變數|环境变量|憑證|凭证|密鑰|密钥|金鑰|私鑰|私钥|密碼|密码|令牌)"
 )
 # Credentials asked for, where the agent would put them: its reply, a URL, "me".
@@ -290,11 +293,14 @@ _NAMED_SECRET = re.compile(r"_(?:KEY|TOKEN|SECRET|PASSWORD)")
 
 def _offsets(text: str, lowered: str, words: tuple[str, ...]) -> set[int]:
     """Where `words` start in `text` (case-folded), and where an upper-case name ending in
-    _KEY, _TOKEN, _SECRET or _PASSWORD does (`AWS_SECRET`: `_SENSITIVE` matches it)."""
+    _KEY, _TOKEN, _SECRET or _PASSWORD does (`AWS_SECRET`, `STRIPE_SECRET_KEY`: `_SENSITIVE`
+    matches it from its first part)."""
     found = starts(lowered, words)
     for m in _NAMED_SECRET.finditer(text):
         at = m.start()
-        while at > 0 and (text[at - 1].isdigit() or "A" <= text[at - 1] <= "Z"):
+        while at > 0 and (
+            text[at - 1].isdigit() or "A" <= text[at - 1] <= "Z" or text[at - 1] == "_"
+        ):
             at -= 1
         found.add(at)
     return found

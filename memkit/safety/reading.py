@@ -9,8 +9,8 @@ and injection patterns run on a view of the text in which, one stage after the o
    soft hyphen) are left out and dashes folded (`memkit.safety.lookalike`);
 3. Cyrillic, Greek and Armenian letters drawn like Latin ones are read as those, in a word that
    mixes them with Latin letters, or in a short word of them in a text written in Latin letters;
-4. emphasis marks (`*`, `**`, `~~`, `__`, `_` at a word's edge) and inline HTML tags are left
-   out;
+4. emphasis marks (`*`, `**`, `~~`, `__`, `_` at a word's edge, a `_…_` pair closing at a
+   word's end: `ig_nore_`) and inline HTML tags are left out;
 5. single letters spaced out (`i g n o r e`, `I.g.n.o.r.e`, `忽 略 之 前`) are joined;
 6. runs of blanks are one blank, and runs of blank lines one blank line.
 
@@ -46,9 +46,14 @@ _TAG = re.compile(
     r"(?:\s[^<>\n]{0,200})?/?>",
     re.I,
 )
-# Emphasis marks: `**`, `~~`, `__` anywhere; `*` touching a letter; `_` at a word's edge.
+# Emphasis marks: `**`, `~~`, `__` anywhere; `*` touching a letter; `_` at a word's edge, and
+# the opening `_` of a pair that starts inside a word and closes at its end (`ig_nore_`: a
+# model reads "ignore"; `snake_case` has no closing mark and stays).
 _STARS = re.compile(r"\*{1,3}(?=\S)|(?<=\S)\*{1,3}|~~")
-_UNDERSCORES = re.compile(r"__+|(?<![^\W_])_(?=[^\W\d_])|(?<=[^\W\d_])_(?![^\W_])")
+_UNDERSCORES = re.compile(
+    r"__+|(?<![^\W_])_(?=[^\W\d_])|(?<=[^\W\d_])_(?=[^\W\d_]+_(?![^\W_]))"
+    r"|(?<=[^\W\d_])_(?![^\W_])"
+)
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-·]){2,}[^\W\d_](?![^\W\d_])")
 _SPACED_ASCII = re.compile(r"(?<![A-Za-z])(?:[A-Za-z][ .\-]){2,}[A-Za-z](?![A-Za-z])")
 _SEPARATORS = re.compile(r"[ .\-·]")
