@@ -1,0 +1,76 @@
+"""How a near-identical pair may be worded otherwise and still say one thing, and where the
+same words say another thing (issue 38, `memkit.audit.wording`): each rule read through the
+one verdict, with a cosine as high as a static model gives such pairs."""
+
+from __future__ import annotations
+
+import pytest
+
+from memkit.audit import wording
+from memkit.audit.verdict import CONTRADICTS, DUPLICATE, EXTENDS, verdict
+
+ASK_FIRST = (
+    "Transfer the task changes to a linked worktree, or ask the user before using the "
+    "explicit `CODEX_ALLOW_SHARED` escape hatch."
+)
+ASK_FIRST_FOR_BOTH = (
+    "Ask the user before transferring task changes to a linked worktree or using the "
+    "explicit `CODEX_ALLOW_SHARED` escape hatch."
+)
+
+
+def test_a_condition_that_now_governs_other_words_is_an_update_never_a_duplicate() -> None:
+    """The same words reordered, but "before" now covers the transfer too: the rule changed."""
+    found = verdict(ASK_FIRST_FOR_BOTH, ASK_FIRST, similarity=0.99)
+    assert found.kind == CONTRADICTS, found
+    assert "before using" in found.reason and "before transferring" in found.reason
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # The condition moves with what it governs: one rule in other words.
+        ("Run `make migrate` before deploying the API.", "Before deploying the API, run `make migrate`."),  # noqa: E501
+    ],
+)  # fmt: skip
+def test_a_condition_moved_with_what_it_governs_is_still_one_rule(a: str, b: str) -> None:
+    assert verdict(b, a, similarity=0.97).kind == DUPLICATE
+
+
+def test_a_condition_added_is_a_detail_not_a_changed_rule() -> None:
+    found = verdict(
+        "The web app targets Node 20.",
+        "The web app targets Node 20; run nvm use before building.",
+        similarity=0.95,
+    )
+    assert found.kind != CONTRADICTS, found
+
+
+def test_one_word_inflected_or_repeated_is_one_word() -> None:
+    old = "`packages/agents`: A convenience bundle exporting core and OpenAI packages."
+    new = "`packages/agents`: Convenience bundle that re-exports core and OpenAI packages."
+    assert verdict(new, old, similarity=0.97).kind == DUPLICATE
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "same"),
+    [
+        ("exporting", "re-exports", True),
+        ("committing", "commit", True),
+        ("tagged", "tag", True),
+        ("changes", "change", True),
+        ("library", "proc", False),
+        ("ruff_cli", "ruff", False),  # identifiers are values, never inflections
+        ("flake8", "flake", False),
+    ],
+)
+def test_same_lemma(x: str, y: str, same: bool) -> None:
+    assert wording.same_lemma(x, y) is same
+
+
+def test_a_chinese_character_closing_a_word_makes_another_word() -> None:
+    """插件 (plugins) / 插件集 (plugin sets): another thing, never a duplicate."""
+    old = "指定 `umi` 命令执行时额外加载的插件的路径，使用 `,` 隔开。"
+    new = "指定 `umi` 命令执行时额外加载插件集的路径，使用 `,` 隔开。"
+    found = verdict(new, old, similarity=0.99)
+    assert found.kind == EXTENDS and found.near, found
