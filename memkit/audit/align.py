@@ -890,7 +890,7 @@ def _substitution(
             return Edit(old, new, "verb", frame)
         return Edit(old, new, "word", frame)
     ca, cb = _content(xa), _content(xb)
-    if _wording(xa) and _wording(xb):
+    if _wording(xa) and _wording(xb) and not wording.noun_head(ta, i1, i2, len(cb)):
         return Edit(old, new, "verb", frame)  # "Return" / "Prefer returning", clear / helpful
     before = next((t for t in reversed(ta[:i1]) if t.kind != "stop" or t.norm in _VALUE_SLOT), None)
     following = next((t for t in ta[i2:] if t.kind != "stop"), None)

@@ -3,6 +3,12 @@ not: small word lists and rules `memkit.audit.align` consults (data, not readers
 
 - **One lemma.** "exporting" / "re-exports", "tag" / "tagged": one word inflected or
   repeated ("re-"), not another word.
+- **A noun, not a verb.** One word after a determiner that ends its phrase ("on every
+  push" / "on every merge", "cut the release" / "cut the build") names a thing, even when
+  the word can be a verb: another thing, never the same statement in other words.
+- **A detail that qualifies.** A detail added or dropped that brings a condition ("when
+  explicitly required") or appends a member to a list ("下载预训练模型和数据集", "and deploy
+  it") says more than the line without it: never the same statement.
 - **Scope.** Words that one side drops and the other adds elsewhere moved, unless a scope word
   among them ("before", "after", "unless", "instead of", …) now governs other words: "Transfer
   the changes, or ask the user before using X" / "Ask the user before transferring the changes
@@ -18,13 +24,48 @@ as two words for one thing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from memkit.audit.lexicon import word_set
 
 # Words that say which part of a line another part applies to.
 SCOPE = word_set("before after unless until instead except without once whenever only")
 _FOLLOWING = 2  # content words after a scope word that say what it governs
+_CONDITIONS = word_set("if when whenever unless once until while")
+_COORDINATORS = word_set("and or plus as well")
+_COORDINATORS_ZH = ("和", "及", "与", "與", "以及", "、", "或")
+_CONDITIONS_ZH = ("如果", "若", "当", "當", "除非", "只有", "只要")
+_WORDS = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*")
+
+
+def qualifies(detail: str, *, members: bool = True) -> bool:
+    """Whether a detail added to a line brings a condition or (`members`: when the other
+    side adds nothing, so no list was merely reordered) appends a member."""
+    text = detail.strip()
+    words = [w.lower() for w in _WORDS.findall(text) if w.isascii()]
+    if any(w in _CONDITIONS or w in SCOPE for w in words) or any(c in text for c in _CONDITIONS_ZH):
+        return True
+    if not members:
+        return False
+    return (len(words) > 1 and words[0] in _COORDINATORS) or text.startswith(_COORDINATORS_ZH)
+
+
+# Words after which the next word names a thing.
+_NOUN_MARKERS = word_set("a an the every each any per this that these those our your its their")
+_CONTENT_KINDS = frozenset(("code", "url", "path", "qty", "ver", "num", "flag", "channel", "word"))
+
+
+def noun_head(toks: Sequence[Any], i1: int, i2: int, other_words: int) -> bool:
+    """Whether one word substituted at `toks[i1:i2]` (by one word: `other_words`) is the head
+    of a noun phrase: right after a determiner, with no content word after it."""
+    if i2 - i1 != 1 or other_words != 1 or i1 == 0:
+        return False
+    after = toks[i2] if i2 < len(toks) else None
+    return toks[i1 - 1].norm in _NOUN_MARKERS and (
+        after is None or after.kind not in _CONTENT_KINDS
+    )
 
 
 def lemmas(word: str) -> frozenset[str]:
