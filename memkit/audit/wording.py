@@ -9,6 +9,11 @@ not: small word lists and rules `memkit.audit.align` consults (data, not readers
 - **A detail that qualifies.** A detail added or dropped that brings a condition ("when
   explicitly required") or appends a member to a list ("下载预训练模型和数据集", "and deploy
   it") says more than the line without it: never the same statement.
+- **A lead-in.** What a line says before its instruction without stating anything of its
+  own: a label restating the line's topic ("Pre-commit formatting: make sure to run
+  pre-commit …"), "make sure to", "ensure", "remember to", or the project's own name before
+  the instruction's verb ("LLaMA Factory follows the style guide" / "Follow the style
+  guide"). Not a person's name, not a label about something else ("Production: deploy …").
 - **Scope.** Words that one side drops and the other adds elsewhere moved, unless a scope word
   among them ("before", "after", "unless", "instead of", …) now governs other words: "Transfer
   the changes, or ask the user before using X" / "Ask the user before transferring the changes
@@ -50,6 +55,19 @@ def qualifies(detail: str, *, members: bool = True) -> bool:
     if not members:
         return False
     return (len(words) > 1 and words[0] in _COORDINATORS) or text.startswith(_COORDINATORS_ZH)
+
+
+# Content words (normalised) that only urge: "make sure to run X" is "run X".
+_URGING = (("make", "sure"), ("sure",), ("ensure",), ("remember",))
+
+
+def lead_in(label: Sequence[str], rest: Sequence[str], line: Sequence[str]) -> bool:
+    """Whether a span before an instruction says nothing of its own: `label` (the content
+    words before a colon, if any) restates a word of the `line` after it, and `rest` (the
+    content words after the label) only urges."""
+    if label and not any(same_lemma(w, x) for w in label for x in line):
+        return False
+    return not rest or tuple(rest) in _URGING
 
 
 # Words after which the next word names a thing.

@@ -100,3 +100,27 @@ def test_a_list_reordered_is_not_a_member_added() -> None:
     """支持主题定制和暗色模式 / 支持暗色模式和自定义主题: both sides add, nothing appended."""
     found = verdict("支持暗色模式和自定义主题", "支持主题定制和暗色模式", similarity=0.97)
     assert found.kind == DUPLICATE, found
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Pre-commit formatting: ALWAYS make sure to run pre-commit before making PRs.", "**Run pre-commit hooks** before making PRs"),  # noqa: E501
+        ("Make sure to run `make lint` before committing.", "Run `make lint` before committing."),
+        ("LLaMA Factory follows the [Google Python Style Guide](https://google.github.io/styleguide/pyguide.html), check it for details.", "Follow the [Google Python Style Guide](https://google.github.io/styleguide/pyguide.html)"),  # noqa: E501
+    ],
+)  # fmt: skip
+def test_a_lead_in_that_states_nothing_of_its_own_is_wording(old: str, new: str) -> None:
+    found = verdict(new, old, similarity=0.95)
+    assert found.kind == DUPLICATE, found
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Production: deploy with Argo CD.", "Deploy with Argo CD."),  # a label of its own
+        ("Alice follows the style guide.", "Follow the style guide."),  # a person, not the project
+    ],
+)
+def test_a_lead_in_naming_something_else_is_no_wording(old: str, new: str) -> None:
+    assert verdict(new, old, similarity=0.95).kind != DUPLICATE
