@@ -14,6 +14,9 @@ not: small word lists and rules `memkit.audit.align` consults (data, not readers
   pre-commit …"), "make sure to", "ensure", "remember to", or the project's own name before
   the instruction's verb ("LLaMA Factory follows the style guide" / "Follow the style
   guide"). Not a person's name, not a label about something else ("Production: deploy …").
+- **Another member.** What an install or an import adds is one of many: "pip install
+  browser-use" / "pip install -r requirements-dev.lock" install two things, both true; a
+  package and its version or extra (`react-devtools@4.28.5` / `@4.29.0`) are one thing.
 - **Scope.** Words that one side drops and the other adds elsewhere moved, unless a scope word
   among them ("before", "after", "unless", "instead of", …) now governs other words: "Transfer
   the changes, or ask the user before using X" / "Ask the user before transferring the changes
@@ -68,6 +71,23 @@ def lead_in(label: Sequence[str], rest: Sequence[str], line: Sequence[str]) -> b
     if label and not any(same_lemma(w, x) for w in label for x in line):
         return False
     return not rest or tuple(rest) in _URGING
+
+
+# Verbs whose object is one of many: what is installed, added, imported.
+_ADDING = word_set("install add import include require 安装 安裝 添加 引入 导入 導入")
+_PARTS = re.compile(r"[A-Za-z][A-Za-z0-9]+|[\u4e00-\u9fff]+")
+
+
+def another_member(frame: str, old: str, new: str) -> bool:
+    """Whether a value substituted right after an adding verb (its `frame`: "words before …
+    words after") is another member rather than this one's new value: the two share no
+    name ("browser-use" / "requirements-dev.lock", but not "react-devtools@4.28" / "@4.29")."""
+    before = frame.split("…", maxsplit=1)[0].split()
+    if not before or before[-1].lower() not in _ADDING:
+        return False
+    parts_old = {p.lower() for p in _PARTS.findall(old)} - {"r", "e", "g", "d"}
+    parts_new = {p.lower() for p in _PARTS.findall(new)}
+    return bool(parts_old) and bool(parts_new) and not parts_old & parts_new
 
 
 # Words after which the next word names a thing.

@@ -124,3 +124,19 @@ def test_a_lead_in_that_states_nothing_of_its_own_is_wording(old: str, new: str)
 )
 def test_a_lead_in_naming_something_else_is_no_wording(old: str, new: str) -> None:
     assert verdict(new, old, similarity=0.95).kind != DUPLICATE
+
+
+def test_another_package_installed_is_another_member_not_an_update() -> None:
+    found = verdict(
+        "pip install -r requirements-dev.lock", "uv pip install browser-use", similarity=0.95
+    )
+    assert found.kind == EXTENDS and not found.near, found
+
+
+def test_a_package_version_installed_is_still_an_update() -> None:
+    found = verdict(
+        "npm install -g react-devtools@4.29.0",
+        "npm install -g react-devtools@4.28.5",
+        similarity=0.95,
+    )
+    assert found.kind == CONTRADICTS, found
