@@ -599,7 +599,7 @@ def read(a: str, b: str) -> Reading | None:
         elif _inside_cjk_word(ta, i1, i2) if content_a else _inside_cjk_word(tb, j1, j2):
             # Characters added inside a run of Chinese ("插件" / "插件集"): another word.
             edits.append(Edit(_join(xa), _join(xb), "word", _frame(ta, i1, i2)))
-        elif _lead_in(ta, i1, i2, tb, j1) if content_a else _lead_in(tb, j1, j2, ta, i1):
+        elif wording.lead_in(*((ta, i1, i2, tb, j1) if content_a else (tb, j1, j2, ta, i1))):
             continue  # "Pre-commit formatting: make sure to run …" / "Run …"
         else:
             kind = "added" if not content_a else "dropped"
@@ -699,29 +699,6 @@ def _inside_cjk_word(toks: tuple[Token, ...], i1: int, i2: int) -> bool:
     # 用 / 使用: a verb said in two ways, not another word.
     joined = (toks[i1 - 1].text + span[0].text, span[0].text + toks[i2].text)
     return not any(j in _VERBS_ZH for j in joined)
-
-
-def _lead_in(toks: tuple[Token, ...], s1: int, s2: int, other: tuple[Token, ...], o1: int) -> bool:
-    """A span only one text has, before the verb both start an instruction with, that says
-    nothing of its own (`wording.lead_in`), or the project's name as the subject of that verb
-    ("LLaMA Factory follows the guide" / "Follow the guide")."""
-    starts = (s1 == 0 or toks[s1 - 1].kind == "end") and (o1 == 0 or other[o1 - 1].kind == "end")
-    if not starts or s2 >= len(toks) or o1 >= len(other) or toks[s2].norm != other[o1].norm:
-        return False
-    span = _content(toks[s1:s2])
-    if any(t.kind != "word" for t in span):
-        return False  # a value, a command, a path: something of its own
-    sep = next((i for i in range(s1, s2) if toks[i].kind == "sep"), None)
-    label = [t.norm for t in _content(toks[s1:sep])] if sep is not None else []
-    rest = [t.norm for t in _content(toks[sep + 1 if sep is not None else s1 : s2])]
-    line = [t.norm for t in _content(toks[s2:])]
-    if wording.lead_in(label, rest, line):
-        return True
-    verb = toks[s2].text.lower()
-    named = bool(rest) and all(
-        t.text[:1].isupper() and t.norm not in lx.FIRST_NAMES for t in _content(toks[s1:s2])
-    )
-    return sep is None and named and verb.endswith("s") and verb[:-1] == toks[s2].norm
 
 
 def _cjk_word_before(toks: tuple[Token, ...], i: int) -> bool:

@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from memkit.audit.lexicon import word_set
+from memkit.audit.lexicon import FIRST_NAMES, word_set
 
 # Words that say which part of a line another part applies to.
 SCOPE = word_set("before after unless until instead except without once whenever only")
@@ -64,13 +64,29 @@ def qualifies(detail: str, *, members: bool = True) -> bool:
 _URGING = (("make", "sure"), ("sure",), ("ensure",), ("remember",))
 
 
-def lead_in(label: Sequence[str], rest: Sequence[str], line: Sequence[str]) -> bool:
-    """Whether a span before an instruction says nothing of its own: `label` (the content
-    words before a colon, if any) restates a word of the `line` after it, and `rest` (the
-    content words after the label) only urges."""
-    if label and not any(same_lemma(w, x) for w in label for x in line):
+def lead_in(toks: Sequence[Any], s1: int, s2: int, other: Sequence[Any], o1: int) -> bool:
+    """Whether `toks[s1:s2]`, which only one text has, before the verb both start an
+    instruction with (`other[o1]`), says nothing of its own: a label restating a word of the
+    line and words that only urge, or the project's name as the subject of that verb
+    ("LLaMA Factory follows the guide" / "Follow the guide"). Tokens as `memkit.audit.align`
+    makes them."""
+    starts = (s1 == 0 or toks[s1 - 1].kind == "end") and (o1 == 0 or other[o1 - 1].kind == "end")
+    if not starts or s2 >= len(toks) or o1 >= len(other) or toks[s2].norm != other[o1].norm:
         return False
-    return not rest or tuple(rest) in _URGING
+    span = [t for t in toks[s1:s2] if t.kind in _CONTENT_KINDS or t.kind == "cjk"]
+    if any(t.kind != "word" for t in span):
+        return False  # a value, a command, a path: something of its own
+    sep = next((i for i in range(s1, s2) if toks[i].kind == "sep"), None)
+    label = [t.norm for t in toks[s1:sep] if t.kind == "word"] if sep is not None else []
+    rest = [t.norm for t in toks[s1 if sep is None else sep + 1 : s2] if t.kind == "word"]
+    line = [t.norm for t in toks[s2:] if t.kind == "word"]
+    if label and not any(same_lemma(w, x) for w in label for x in line):
+        return False  # a label of its own ("Production: deploy …")
+    if not rest or tuple(rest) in _URGING:
+        return True
+    verb = toks[s2].text.lower()
+    named = all(t.text[:1].isupper() and t.norm not in FIRST_NAMES for t in span)
+    return sep is None and named and verb.endswith("s") and verb[:-1] == toks[s2].norm
 
 
 # Verbs whose object is one of many: what is installed, added, imported.
