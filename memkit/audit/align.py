@@ -876,7 +876,7 @@ def _substitution(
         # "Step 2" / "Step 4", "ADR 14" / "ADR 45", "33." / "34.": a number that names a
         # record or a place in a list names a thing, never a value of one.
         return Edit(old, new, "subject", frame, "names")
-    if _flip(xa, xb) or _value_token(xa) or _value_token(xb):
+    if _flip(xa, xb) or _value_token(xa) or _value_token(xb) or wording.kin(old, new):
         return Edit(old, new, "value", frame)
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
         return Edit(old, new, "value", frame)

@@ -14,6 +14,8 @@ not: small word lists and rules `memkit.audit.align` consults (data, not readers
   pre-commit …"), "make sure to", "ensure", "remember to", or the project's own name before
   the instruction's verb ("LLaMA Factory follows the style guide" / "Follow the style
   guide"). Not a person's name, not a label about something else ("Production: deploy …").
+- **Names of one family.** Two hyphenated names that share their first part (`ai-core` /
+  `ai-functions`, `agents-core` / `agents-openai`) are two names: a value, not a word.
 - **Another member.** What an install or an import adds is one of many: "pip install
   browser-use" / "pip install -r requirements-dev.lock" install two things, both true; a
   package and its version or extra (`react-devtools@4.28.5` / `@4.29.0`) are one thing.
@@ -87,6 +89,18 @@ def lead_in(toks: Sequence[Any], s1: int, s2: int, other: Sequence[Any], o1: int
     verb = toks[s2].text.lower()
     named = all(t.text[:1].isupper() and t.norm not in FIRST_NAMES for t in span)
     return sep is None and named and verb.endswith("s") and verb[:-1] == toks[s2].norm
+
+
+_KIN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
+
+
+def kin(x: str, y: str) -> bool:
+    """Two lowercase hyphenated names that share their first part and differ after it."""
+    if not (_KIN.fullmatch(x) and _KIN.fullmatch(y)) or x == y:
+        return False
+    head_x, rest_x = x.split("-", 1)
+    head_y, rest_y = y.split("-", 1)
+    return head_x == head_y and not same_lemma(rest_x, rest_y)
 
 
 # Verbs whose object is one of many: what is installed, added, imported.

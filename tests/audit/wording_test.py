@@ -140,3 +140,12 @@ def test_a_package_version_installed_is_still_an_update() -> None:
         similarity=0.95,
     )
     assert found.kind == CONTRADICTS, found
+
+
+def test_two_names_of_one_family_are_a_value() -> None:
+    """`ai-core` / `ai-functions` in a list of examples: a renamed entry, an update."""
+    old = "| `examples/` | Example applications (ai-core, next-openai, etc.) |"
+    new = "| `examples/` | Example applications (ai-functions, next-openai, etc.) |"
+    found = verdict(new, old, similarity=0.97)
+    assert found.kind == CONTRADICTS and "ai-functions" in found.reason, found
+    assert not wording.kin("re-export", "re-exports")
