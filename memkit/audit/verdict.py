@@ -158,12 +158,7 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         return Verdict(
             CONTRADICTS, f'the same statement affirmed in one and negated in the other ("{frame}")'
         )
-    one_sided = len({e.kind for e in reading.details}) == 1
-    with_value = [
-        e
-        for e in reading.details
-        if align.states_more(e.old or e.new) or wording.qualifies(e.old or e.new, members=one_sided)
-    ]
+    with_value = [e for e in reading.details if align.states_more(e.old or e.new)]
     words = [e for e in reading.wording if e.kind == "word"]
     if len(reading.wording) > 1 or words or with_value:
         # A plain word substituted may be a synonym or a changed thing ("library crate" /

@@ -6,9 +6,6 @@ not: small word lists and rules `memkit.audit.align` consults (data, not readers
 - **A noun, not a verb.** One word after a determiner that ends its phrase ("on every
   push" / "on every merge", "cut the release" / "cut the build") names a thing, even when
   the word can be a verb: another thing, never the same statement in other words.
-- **A detail that qualifies.** A detail added or dropped that brings a condition ("when
-  explicitly required") or appends a member to a list ("下载预训练模型和数据集", "and deploy
-  it") says more than the line without it: never the same statement.
 - **A lead-in.** What a line says before its instruction without stating anything of its
   own: a label restating the line's topic ("Pre-commit formatting: make sure to run
   pre-commit …"), "make sure to", "ensure", "remember to", or the project's own name before
@@ -43,23 +40,6 @@ from memkit.audit.lexicon import FIRST_NAMES, word_set
 # Words that say which part of a line another part applies to.
 SCOPE = word_set("before after unless until instead except without once whenever only")
 _FOLLOWING = 2  # content words after a scope word that say what it governs
-_CONDITIONS = word_set("if when whenever unless once until while")
-_COORDINATORS = word_set("and or plus as well")
-_COORDINATORS_ZH = ("和", "及", "与", "與", "以及", "、", "或")
-_CONDITIONS_ZH = ("如果", "若", "当", "當", "除非", "只有", "只要")
-_WORDS = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*")
-
-
-def qualifies(detail: str, *, members: bool = True) -> bool:
-    """Whether a detail added to a line brings a condition or (`members`: when the other
-    side adds nothing, so no list was merely reordered) appends a member."""
-    text = detail.strip()
-    words = [w.lower() for w in _WORDS.findall(text) if w.isascii()]
-    if any(w in _CONDITIONS or w in SCOPE for w in words) or any(c in text for c in _CONDITIONS_ZH):
-        return True
-    if not members:
-        return False
-    return (len(words) > 1 and words[0] in _COORDINATORS) or text.startswith(_COORDINATORS_ZH)
 
 
 # Content words (normalised) that only urge: "make sure to run X" is "run X".
