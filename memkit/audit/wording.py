@@ -24,9 +24,9 @@ not: small word lists and rules `memkit.audit.align` consults (data, not readers
 
 Evaluated and not adopted (docs/benchmarks.md, Judgement II): the embedding model's cosine of
 the two substituted spans. Synonyms the dev pairs hold ("脚本" / "方案", "handoff" / "marking
-work complete") sit at 0.23-0.64, changed values of one slot ("上海" / "深圳", "on" / "off",
-"library" / "proc macro") at 0.11-0.61: a static model puts two things of one kind as close
-as two words for one thing.
+work complete") sit at 0.23-0.64, the plain words of updates and contradictions ("上海" /
+"深圳", "開啟" / "關閉", "library" / "proc macro") at 0.11-0.64: a static model puts two
+things of one kind as close as two words for one thing.
 """
 
 from __future__ import annotations
