@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memkit.audit import lexicon as lx
+from memkit.audit import wording
 from memkit.audit.claims import is_identifier
 
 NEAR = 0.5  # of the longer text's content tokens kept by the alignment
@@ -373,8 +374,9 @@ def _equivalent(xa: list[Token], xb: list[Token]) -> bool:
     if ca[0].kind != "word" or cb[0].kind != "word" or min(len(x), len(y)) < 4:
         return False
     if not (x.isalpha() and y.isalpha()):
-        return False  # identifiers: `ruff_cli` and `ruff` are two crates
-    if x.startswith(y) or y.startswith(x):
+        # identifiers: `ruff_cli` and `ruff` are two crates; "re-exports" is exporting
+        return wording.same_lemma(x, y)
+    if x.startswith(y) or y.startswith(x) or wording.same_lemma(x, y):
         return True
     p = 0
     while p < min(len(x), len(y)) and x[p] == y[p]:
@@ -597,6 +599,8 @@ def read(a: str, b: str) -> Reading | None:
         elif _inside_cjk_word(ta, i1, i2) if content_a else _inside_cjk_word(tb, j1, j2):
             # Characters added inside a run of Chinese ("插件" / "插件集"): another word.
             edits.append(Edit(_join(xa), _join(xb), "word", _frame(ta, i1, i2)))
+        elif wording.lead_in(*((ta, i1, i2, tb, j1) if content_a else (tb, j1, j2, ta, i1))):
+            continue  # "Pre-commit formatting: make sure to run …" / "Run …"
         else:
             kind = "added" if not content_a else "dropped"
             edits.append(Edit(_join(xa), _join(xb), kind, _frame(ta, i1, i2)))
@@ -605,7 +609,7 @@ def read(a: str, b: str) -> Reading | None:
         edit = _substitution(ta, xa, xb, at=(i1, i2, j1, j2), roles=roles, changed=changed)
         if edit is not None:
             edits.append(edit)
-    edits = _moved(edits)
+    edits = _scoped(_moved(edits), ta, tb)
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
@@ -666,16 +670,41 @@ def _moved(edits: list[Edit]) -> list[Edit]:
     return edits
 
 
+def _scoped(edits: list[Edit], ta: tuple[Token, ...], tb: tuple[Token, ...]) -> list[Edit]:
+    """A scope word ("before", "unless", …) added, dropped or moved that now governs other
+    words: "Transfer the changes, or ask the user before using X" / "Ask the user before
+    transferring the changes or using X" is one condition changed, a value of the rule
+    (`wording.scope_changed`), however few words differ."""
+    moving = [e for e in edits if e.kind in ("added", "dropped", "word", "verb")]
+    words = [t.norm for e in moving for t in (*tokens(e.old), *tokens(e.new))]
+    if not any(w in wording.SCOPE for w in words):
+        return edits
+    seq_a, seq_b = ([(t.norm, t.kind in _CONTENT) for t in toks] for toks in (ta, tb))
+    scope = wording.scope_changed(seq_a, seq_b, words)
+    if scope is None:
+        return edits
+    return [*(e for e in edits if e not in moving), Edit(*scope, "value", moving[0].frame)]
+
+
 def _inside_cjk_word(toks: tuple[Token, ...], i1: int, i2: int) -> bool:
-    """One Chinese character between two others that are no glue: part of a word."""
+    """One Chinese character between two others that are no glue, or closing a word before
+    glue ("插件" / "插件集的"): part of a word."""
     if i2 - i1 != 1 or i1 == 0 or i2 >= len(toks):
         return False
     span = toks[i1:i2]
-    if not all(t.kind == "cjk" for t in (toks[i1 - 1], *span, toks[i2])):
+    if not all(t.kind == "cjk" for t in (toks[i1 - 1], *span)):
+        return False
+    if toks[i2].kind != "cjk" and not (toks[i2].kind == "glue" and _cjk_word_before(toks, i1)):
         return False
     # 用 / 使用: a verb said in two ways, not another word.
     joined = (toks[i1 - 1].text + span[0].text, span[0].text + toks[i2].text)
     return not any(j in _VERBS_ZH for j in joined)
+
+
+def _cjk_word_before(toks: tuple[Token, ...], i: int) -> bool:
+    """Two characters of a word (no glue) right before `i`: a suffix there makes another
+    word (插件 → 插件集), not a particle."""
+    return i >= 2 and toks[i - 1].kind == toks[i - 2].kind == "cjk"
 
 
 def _frame(toks: tuple[Token, ...], i1: int, i2: int, width: int = 6) -> str:
@@ -847,7 +876,7 @@ def _substitution(
         # "Step 2" / "Step 4", "ADR 14" / "ADR 45", "33." / "34.": a number that names a
         # record or a place in a list names a thing, never a value of one.
         return Edit(old, new, "subject", frame, "names")
-    if _flip(xa, xb) or _value_token(xa) or _value_token(xb):
+    if _flip(xa, xb) or _value_token(xa) or _value_token(xb) or wording.kin(old, new):
         return Edit(old, new, "value", frame)
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
         return Edit(old, new, "value", frame)
@@ -863,7 +892,7 @@ def _substitution(
             return Edit(old, new, "verb", frame)
         return Edit(old, new, "word", frame)
     ca, cb = _content(xa), _content(xb)
-    if _wording(xa) and _wording(xb):
+    if _wording(xa) and _wording(xb) and not wording.noun_head(ta, i1, i2, len(cb)):
         return Edit(old, new, "verb", frame)  # "Return" / "Prefer returning", clear / helpful
     before = next((t for t in reversed(ta[:i1]) if t.kind != "stop" or t.norm in _VALUE_SLOT), None)
     following = next((t for t in ta[i2:] if t.kind != "stop"), None)

@@ -34,7 +34,7 @@ import functools
 import re
 from typing import Any
 
-from memkit.audit import align, migration
+from memkit.audit import align, migration, wording
 from memkit.audit.claims import set_valued, without_names
 from memkit.audit.classify import (
     CONTRADICTS,
@@ -150,9 +150,11 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         names_only = not any(
             align.holds_value(e.old) or align.holds_value(e.new) for e in reading.values
         )
+        first = reading.values[0]
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
-            first = reading.values[0]
             return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
+        if all(wording.another_member(e.frame, e.old, e.new) for e in reading.values):
+            return Verdict(EXTENDS, f"another thing installed or added ({first.old} / {first.new})")
         values = reading.values
         one = (values[0].new, values[0].old) if len(values) == 1 else ()
         return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in values[:3]), edit=one)

@@ -36,6 +36,10 @@ BASE = {
     "release-docs": (
         "Follow the [release guide](https://example.com/docs/release.md) to cut a release."
     ),
+    "ask-before-override": (
+        "Transfer the task changes to a linked worktree, or ask the user before using the "
+        "`ALLOW_SHARED` override."
+    ),
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -46,6 +50,13 @@ UPDATES = {
         "release-docs",
         "Follow the [release guide](https://example.com/handbook/release.md) to cut a release.",
         "handbook/release.md",
+    ),
+    # The same words reordered, "before" now covering the transfer too (wording.scope_changed).
+    "ask-before-both": (
+        "ask-before-override",
+        "Ask the user before transferring task changes to a linked worktree or using the "
+        "`ALLOW_SHARED` override.",
+        "before transferring",
     ),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
