@@ -120,6 +120,7 @@ def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
 
 def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
     from memkit.safety.injection import (
+        held_hits,
         injection_allowed,
         injection_mode,
         refused_hits,
@@ -142,6 +143,17 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
             "misreads, the team can allow the phrase: `gate: {injection_allow: [...]}` in "
             "memkit.yaml)",
             severity,
+        )
+    for hit in held_hits(text, injection_allowed(config)):
+        line, col = where(text, hit.start)
+        yield Finding(
+            atom.path,
+            line,
+            col,
+            "MK112",
+            f"possibly an order to the agent: {hit.what}; not refused: a person should read "
+            "it before teammates' agents do (a fact or a rule for people is fine as it is)",
+            Severity.WARNING,
         )
 
 
