@@ -16,7 +16,8 @@ per 1,000.
 
 Printed: the estimate (trained on dev and heldout only, scored on heldout2, with the patterns
 as on the branch), and the out-of-fold figures. `--write` writes
-memkit/safety/order_model.json from everything trained on. `--heldout3` scores the written
+memkit/safety/order_model.json from everything trained on. `--warnings` counts the public
+atoms (dev and held-out) the middle band warns about. `--heldout3` scores the written
 weights on orders_heldout3.jsonl (read once, at the end of issue 39's third round).
 """
 
@@ -34,7 +35,7 @@ from _common import ROOT, data_dir, read_jsonl
 from public_atoms import public_atoms
 
 from memkit.safety import order_model
-from memkit.safety.injection import refused_hits
+from memkit.safety.injection import held_hits, refused_hits
 from memkit.safety.orders import sentences
 from memkit.safety.reading import read
 
@@ -229,11 +230,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--cache", help="a file keeping the public sentences' features between runs"
     )
     parser.add_argument("--heldout3", action="store_true")
+    parser.add_argument(
+        "--warnings", action="store_true", help="count the public atoms warned about, per part"
+    )
     args = parser.parse_args(argv)
     if args.heldout3:
         score_part(DATA / "orders_heldout3.jsonl", order_model.model())
         return 0
     base = data_dir(args.data)
+    if args.warnings:
+        warned: dict[str, list[int]] = {}
+        for atom in public_atoms(base):
+            cells = warned.setdefault(atom.split, [0, 0])
+            cells[0] += 1
+            cells[1] += bool(held_hits(atom.text))
+        for split, (n, w) in sorted(warned.items()):
+            print(f"public {split}: {n} atoms, warned about {w} ({1000 * w / n:.2f} per 1,000)")
+        return 0
     cache = Path(args.cache) if args.cache else None
     if cache is not None and cache.is_file():
         public = pickle.loads(cache.read_bytes())  # noqa: S301  (this script's own file)

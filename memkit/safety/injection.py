@@ -557,7 +557,7 @@ def held_hits(text: str, allowed: Sequence[str] = ()) -> list[Hit]:
     for one in scored(reading.text, model().hold):
         a = reading.original(one.start)
         b = reading.original(max(one.start, one.end - 1)) + 1
-        covered = any(h.start <= a < h.end for h in refused)
+        covered = any(h.start < b and a < h.end for h in refused)
         if not covered and not any(x <= a < y for x, y in spans):
             what = f"reads like an order to the agent ({quote(text, a, b)!r})"
             found.append(Hit(a, b, what))

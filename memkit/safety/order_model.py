@@ -27,6 +27,7 @@ from memkit.safety import orders as _orders
 WEIGHTS = Path(__file__).with_name("order_model.json")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _CJK = re.compile("[\\u3400-\\u9fff]+")
+_FRONTMATTER = re.compile(r"---[ \t]*\n.*?\n---[ \t]*(?:\n|$)", re.S)
 _YOU = re.compile(r"\b(?:you|your|yourself)\b|你|您")
 _NEG = re.compile(
     r"\b(?:not|never|no|don't|dont|doesn't|won't|cannot|can't|mustn't|shouldn't|avoid)\b"
@@ -78,6 +79,11 @@ def model() -> Model:
     return Model(data["bias"], data["weights"], data["refuse"], data["hold"])
 
 
+def _word_count(piece: str) -> int:
+    # Chinese: about two characters a word.
+    return len(_WORD.findall(piece)) + sum(len(run) for run in _CJK.findall(piece)) // 2
+
+
 @dataclass(frozen=True)
 class Scored:
     start: int
@@ -89,11 +95,16 @@ def scored(text: str, at_least: float) -> Iterator[Scored]:
     """The sentences of `text` (a reading) scoring `at_least` or more, in order."""
     found = model()
     lowered = text.lower()
-    for start, end in _orders.sentences(text):
-        if end - start < 12:
-            continue
-        for a, b in _orders._windows(start, end):
-            value = found.score(lowered, a, b)
-            if value >= at_least:
-                yield Scored(a, b, value)
-                break
+    # An atom's frontmatter is no sentence: its lines would run into the body's first one (and
+    # a quote of that sentence would show the id, made from the body's words). The patterns
+    # read it.
+    body = _FRONTMATTER.match(text)
+    skip = body.end() if body else 0
+    for first, end in _orders.sentences(text):
+        start = max(first, skip)
+        piece = lowered[start:end].lstrip()
+        if end - start < 12 or piece.startswith("#") or _word_count(piece) < 4:
+            continue  # a heading ("# Claude hooks") or a few words name things, order nothing
+        value = found.score(lowered, start, end)  # a long sentence comes in windows
+        if value >= at_least:
+            yield Scored(start, end, value)
