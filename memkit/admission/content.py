@@ -131,7 +131,9 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
     if mode == "off":
         return
     severity = Severity.ERROR if mode == "fail" else Severity.WARNING
-    for hit in refused_hits(text, injection_allowed(config)):
+    allowed = injection_allowed(config)
+    refused = refused_hits(text, allowed)
+    for hit in refused:
         line, col = where(text, hit.start)
         yield Finding(
             atom.path,
@@ -144,7 +146,7 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
             "memkit.yaml)",
             severity,
         )
-    for hit in held_hits(text, injection_allowed(config)):
+    for hit in held_hits(text, allowed, refused):
         line, col = where(text, hit.start)
         yield Finding(
             atom.path,

@@ -546,12 +546,16 @@ def refused_hits(text: str, allowed: Sequence[str] = (), learnt: bool = True) ->
     return [h for h in hits if not any(a <= h.start < b for a, b in spans)]
 
 
-def held_hits(text: str, allowed: Sequence[str] = ()) -> list[Hit]:
+def held_hits(
+    text: str, allowed: Sequence[str] = (), refused: Sequence[Hit] | None = None
+) -> list[Hit]:
     """The sentences of `text` that read somewhat like an order to the agent by their words
     (`memkit.safety.order_model`, between its hold and refuse scores) and that nothing refuses:
-    said as a warning, for a person to look at, never refused."""
+    said as a warning, for a person to look at, never refused. `refused`: `refused_hits(text,
+    allowed)` when the caller has it already."""
     reading = read(text)
-    refused = refused_hits(text, allowed)
+    if refused is None:
+        refused = refused_hits(text, allowed)
     spans = _allowed_spans(text, allowed) if allowed else []
     found = []
     for one in scored(reading.text, model().hold):
