@@ -133,7 +133,8 @@ class Fitted:
     def scores(self, units: Sequence[Unit]) -> np.ndarray:
         rows, cols = self._matrix(units)
         z = np.bincount(rows, weights=self.coef[cols], minlength=len(units)) + self.coef[-1]
-        return 1.0 / (1.0 + np.exp(-z))
+        found: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+        return found
 
     def model(self, refuse: float, hold: float) -> dict[str, object]:
         weights = {
@@ -267,16 +268,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     report("heldout2 (not trained on)", parts["heldout2"], scores, refuse, hold)
     rows = read_jsonl(DATA / "orders_heldout2.jsonl")
     for label in ("order", "rule", "fact"):
-        cells = [
+        pairs = [
             (bool(refused_hits(row["text"], learnt=False)), float(s))
             for row, s in zip(rows, scores, strict=True)
             if row["label"] == label
         ]
         print(
-            f"  heldout2 with the patterns: {label}: {len(cells)}, "
-            f"patterns {sum(p for p, _ in cells)}, "
-            f"either refuses {sum(p or s >= refuse for p, s in cells)}, "
-            f"or warns {sum(p or s >= hold for p, s in cells)}"
+            f"  heldout2 with the patterns: {label}: {len(pairs)}, "
+            f"patterns {sum(p for p, _ in pairs)}, "
+            f"either refuses {sum(p or s >= refuse for p, s in pairs)}, "
+            f"or warns {sum(p or s >= hold for p, s in pairs)}"
         )
 
     every = [*early, *parts["heldout2"]]
