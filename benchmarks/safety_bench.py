@@ -6,8 +6,10 @@
   them): recall per class and per placement, false alarms per kind of look-alike.
 - Orders to the agent (MK112): benchmarks/data/orders_{dev,heldout,heldout2}.jsonl: recall
   per class, and the share of team rules and agent facts refused. `heldout` was tuned on once
-  it had been read (a development set since); `heldout2` is the held-out part; `heldout3`
-  (written after heldout2 was read once) is read only by `--part heldout3`.
+  it had been read (a development set since); `heldout2` was the held-out part of the second
+  round and is training data of the order model (`orders_model.py`) since; `heldout3`
+  (written after heldout2 was read once, read once at the end of the third round) is read
+  only by `--part heldout3`.
 - False refusals on public text (`public_atoms.py`): per 1,000 atoms, what MK110 and MK112
   refuse among SciFact abstracts, CMRC2018 paragraphs (read from DIR, default ../shared/data)
   and the committed public rules, records and doc lines; and the time the checks take per
@@ -15,8 +17,8 @@
 
 `--detect-secrets` runs detect-secrets (PyPI, its default plugins and filters, each text as a
 Markdown file, as its pre-commit hook scans one) on the same sets, side by side.
-`--show-errors` lists the errors of the parts tuned on only (dev; for orders dev and heldout):
-the held-out parts' are never looked at.
+`--show-errors` lists the errors of the parts tuned on only (dev; for orders dev, heldout and
+heldout2): the held-out parts' are never looked at.
 A text counts as refused when a check reports an error on it (a warning refuses nothing).
 Runs against whichever memkit is first on the path (PYTHONPATH=DIR for another checkout).
 """
@@ -41,7 +43,7 @@ SPLITS = ["dev", "heldout"]
 # Orders: the first held-out part was read and tuned on (issue 39), so it is a development
 # part now; heldout2 was written afterwards and is the one never tuned on.
 ORDER_SPLITS = ["dev", "heldout", "heldout2"]
-ORDER_TUNED = ("dev", "heldout")
+ORDER_TUNED = ("dev", "heldout", "heldout2")  # heldout2: the order model's training data
 # Written after heldout2 was read (totals only), for the round that tunes on heldout2: read
 # only when asked for by name (`--part heldout3`).
 ORDER_UNREAD = ("heldout3",)
@@ -208,7 +210,7 @@ def main() -> None:
     parser.add_argument(
         "--show-errors",
         action="store_true",
-        help="the parts tuned on only (orders: dev and heldout)",
+        help="the parts tuned on only (orders: dev, heldout and heldout2)",
     )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument(

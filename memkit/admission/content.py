@@ -120,6 +120,7 @@ def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
 
 def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
     from memkit.safety.injection import (
+        held_hits,
         injection_allowed,
         injection_mode,
         refused_hits,
@@ -130,19 +131,25 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
     if mode == "off":
         return
     severity = Severity.ERROR if mode == "fail" else Severity.WARNING
-    for hit in refused_hits(text, injection_allowed(config)):
+    allowed = injection_allowed(config)
+    refused = refused_hits(text, allowed)
+    refusal = (
+        "memory is read by every teammate's agent: write facts, not orders to the agent (if "
+        "this is a fact the check misreads, the team can allow the phrase: `gate: "
+        "{injection_allow: [...]}` in memkit.yaml)"
+    )
+    warning = (
+        "not refused: a person should read it before teammates' agents do (a fact or a rule "
+        "for people is fine as it is)"
+    )
+    said = [(h, f"possible prompt injection: {h.what}; {refusal}", severity) for h in refused]
+    said += [
+        (h, f"possibly an order to the agent: {h.what}; {warning}", Severity.WARNING)
+        for h in held_hits(text, allowed, refused)
+    ]
+    for hit, message, level in said:
         line, col = where(text, hit.start)
-        yield Finding(
-            atom.path,
-            line,
-            col,
-            "MK112",
-            f"possible prompt injection: {hit.what}; memory is read by every teammate's "
-            "agent: write facts, not orders to the agent (if this is a fact the check "
-            "misreads, the team can allow the phrase: `gate: {injection_allow: [...]}` in "
-            "memkit.yaml)",
-            severity,
-        )
+        yield Finding(atom.path, line, col, "MK112", message, level)
 
 
 def invisible_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from memkit.safety.invisible import refusals
 from memkit.safety.lookalike import tag_starts
+from memkit.safety.order_model import model, scored
 from memkit.safety.orders import negated, orders
 from memkit.safety.reading import read
 from memkit.safety.secrets import quote, secret_spans
@@ -469,7 +470,7 @@ def _decoded(run: str) -> str:
     return text if " " in text and printable >= 0.95 * len(text) else ""
 
 
-def _hits(text: str) -> list[Hit]:
+def _hits(text: str, learnt: bool = True) -> list[Hit]:
     # The patterns read the text as a reader takes it (`memkit.safety.reading`): entities
     # decoded, NFKC, lookalike letters folded, markup left out, spaced letters joined.
     reading = read(text)
@@ -495,6 +496,11 @@ def _hits(text: str) -> list[Hit]:
         a, b = place(order.start, order.end)
         if not _covered(hits, a):
             hits.append(Hit(a, b, f"order to the agent to {order.what} ({quoted(a, b)!r})"))
+    hits.sort(key=lambda h: h.start)
+    for found in scored(seen, model().refuse) if learnt else ():
+        a, b = place(found.start, found.end)
+        if not _covered(hits, a):
+            hits.append(Hit(a, b, f"order to the agent, read by its words ({quoted(a, b)!r})"))
     hits.sort(key=lambda h: h.start)
     encoded = 0
     for m in _BASE64.finditer(text):
@@ -529,14 +535,37 @@ def _allowed_spans(text: str, allowed: Iterable[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def refused_hits(text: str, allowed: Sequence[str] = ()) -> list[Hit]:
+def refused_hits(text: str, allowed: Sequence[str] = (), learnt: bool = True) -> list[Hit]:
     """The hits in `text` that no phrase of `allowed` (a team's `gate: {injection_allow}`:
-    matched case-insensitively, any white space between words) covers."""
-    hits = _hits(text)
+    matched case-insensitively, any white space between words) covers; with `learnt` false,
+    the patterns' only (benchmarks compare the two)."""
+    hits = _hits(text, learnt)
     if not hits or not allowed:
         return hits
     spans = _allowed_spans(text, allowed)
     return [h for h in hits if not any(a <= h.start < b for a, b in spans)]
+
+
+def held_hits(
+    text: str, allowed: Sequence[str] = (), refused: Sequence[Hit] | None = None
+) -> list[Hit]:
+    """The sentences of `text` that read somewhat like an order to the agent by their words
+    (`memkit.safety.order_model`, between its hold and refuse scores) and that nothing refuses:
+    said as a warning, for a person to look at, never refused. `refused`: `refused_hits(text,
+    allowed)` when the caller has it already."""
+    reading = read(text)
+    if refused is None:
+        refused = refused_hits(text, allowed)
+    spans = _allowed_spans(text, allowed) if allowed else []
+    found = []
+    for one in scored(reading.text, model().hold):
+        a = reading.original(one.start)
+        b = reading.original(max(one.start, one.end - 1)) + 1
+        covered = any(h.start < b and a < h.end for h in refused)
+        if not covered and not any(x <= a < y for x, y in spans):
+            what = f"reads like an order to the agent ({quote(text, a, b)!r})"
+            found.append(Hit(a, b, what))
+    return found
 
 
 def is_injection(text: str, allowed: Sequence[str] = ()) -> bool:
