@@ -180,17 +180,23 @@ def test_a_captured_command_line_with_a_secret_never_becomes_a_candidate(
     assert PASSWORD.encode() not in stored
 
 
+def each_refused_at_the_commit(repo: Path, orders: dict[str, str]) -> None:
+    """Each order, as an atom of its own, is refused by the commit's hooks with MK112; the
+    atoms are removed after."""
+    for name, order in orders.items():
+        write_atom(repo, f"shared/order-{name}.md", atom_text(f"order-{name}", body=order))
+    out = attempt(repo)
+    for name in orders:
+        assert f"shared/order-{name}.md" in out, name
+    assert out.count("MK112") >= len(orders), out
+    for path in repo.glob("shared/order-*.md"):
+        path.unlink()
+
+
 def test_orders_are_refused_at_the_commit_add_and_mcp_save_and_rules_and_facts_are_not(
     memory_repo: Path, tmp_path: Path
 ) -> None:
-    for name, order in ORDERS.items():
-        write_atom(memory_repo, f"shared/order-{name}.md", atom_text(f"order-{name}", body=order))
-    out = attempt(memory_repo)
-    for name in ORDERS:
-        assert f"shared/order-{name}.md" in out, name
-    assert out.count("MK112") >= len(ORDERS)
-    for path in memory_repo.glob("shared/order-*.md"):
-        path.unlink()
+    each_refused_at_the_commit(memory_repo, ORDERS)
     for name, order in ORDERS.items():
         added = memkit("add", order, cwd=memory_repo)
         assert added.returncode == 1 and "MK112" in added.stdout, name
@@ -211,14 +217,7 @@ def test_orders_are_refused_at_the_commit_add_and_mcp_save_and_rules_and_facts_a
 def test_the_shapes_the_first_held_out_set_found_missing_are_refused_at_the_commit(
     memory_repo: Path,
 ) -> None:
-    for name, order in MORE_ORDERS.items():
-        write_atom(memory_repo, f"shared/order-{name}.md", atom_text(f"order-{name}", body=order))
-    out = attempt(memory_repo)
-    for name in MORE_ORDERS:
-        assert f"shared/order-{name}.md" in out, name
-    assert out.count("MK112") >= len(MORE_ORDERS), out
-    for path in memory_repo.glob("shared/order-*.md"):
-        path.unlink()
+    each_refused_at_the_commit(memory_repo, MORE_ORDERS)
     for name, rule in MORE_RULES.items():
         write_atom(memory_repo, f"shared/{name}.md", atom_text(name, body=rule))
     git(memory_repo, "add", "-A")
