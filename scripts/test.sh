@@ -15,7 +15,7 @@ CLAUDE_VERSION=2.1.197
 if [ ! -x .cache/claude-code/node_modules/.bin/claude ] \
    || ! .cache/claude-code/node_modules/.bin/claude --version 2>/dev/null | grep -q "$CLAUDE_VERSION"; then
   mkdir -p .cache/claude-code
-  npm install --silent --no-audit --no-fund --prefix .cache/claude-code \
+  npm install --loglevel error --no-audit --no-fund --prefix .cache/claude-code \
     "@anthropic-ai/claude-code@$CLAUDE_VERSION"
 fi
 
@@ -25,7 +25,7 @@ install_cli() {  # folder, package, version, the binary's name
   if [ ! -x ".cache/$1/node_modules/.bin/$4" ] \
      || ! grep -q "\"version\": \"$3\"" ".cache/$1/node_modules/$2/package.json" 2>/dev/null; then
     mkdir -p ".cache/$1"
-    npm install --silent --no-audit --no-fund --prefix ".cache/$1" "$2@$3"
+    npm install --loglevel error --no-audit --no-fund --prefix ".cache/$1" "$2@$3"
   fi
 }
 install_cli codex @openai/codex 0.171.0 codex
