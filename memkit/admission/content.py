@@ -120,10 +120,9 @@ def secret_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
 
 def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Finding]:
     from memkit.safety.injection import (
-        held_hits,
         injection_allowed,
         injection_mode,
-        refused_hits,
+        reviewed_hits,
         where,
     )
 
@@ -131,8 +130,7 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
     if mode == "off":
         return
     severity = Severity.ERROR if mode == "fail" else Severity.WARNING
-    allowed = injection_allowed(config)
-    refused = refused_hits(text, allowed)
+    refused, held = reviewed_hits(text, injection_allowed(config))
     refusal = (
         "memory is read by every teammate's agent: write facts, not orders to the agent (if "
         "this is a fact the check misreads, the team can allow the phrase: `gate: "
@@ -144,8 +142,7 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
     )
     said = [(h, f"possible prompt injection: {h.what}; {refusal}", severity) for h in refused]
     said += [
-        (h, f"possibly an order to the agent: {h.what}; {warning}", Severity.WARNING)
-        for h in held_hits(text, allowed, refused)
+        (h, f"possibly an order to the agent: {h.what}; {warning}", Severity.WARNING) for h in held
     ]
     for hit, message, level in said:
         line, col = where(text, hit.start)

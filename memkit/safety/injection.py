@@ -471,6 +471,12 @@ def _decoded(run: str) -> str:
 
 
 def _hits(text: str, learnt: bool = True) -> list[Hit]:
+    return _scan(text, learnt)[0]
+
+
+def _scan(text: str, learnt: bool) -> tuple[list[Hit], list[tuple[int, int]]]:
+    """The hits, and where the sentences are that the learnt reading scores at its hold score
+    or more (refused ones among them): each sentence is read and scored once, for both."""
     # The patterns read the text as a reader takes it (`memkit.safety.reading`): entities
     # decoded, NFKC, lookalike letters folded, markup left out, spaced letters joined.
     reading = read(text)
@@ -497,9 +503,12 @@ def _hits(text: str, learnt: bool = True) -> list[Hit]:
         if not _covered(hits, a):
             hits.append(Hit(a, b, f"order to the agent to {order.what} ({quoted(a, b)!r})"))
     hits.sort(key=lambda h: h.start)
-    for found in scored(seen, model().refuse) if learnt else ():
+    weights = model()
+    held: list[tuple[int, int]] = []
+    for found in scored(seen, weights.hold) if learnt else ():
         a, b = place(found.start, found.end)
-        if not _covered(hits, a):
+        held.append((a, b))
+        if found.score >= weights.refuse and not _covered(hits, a):
             hits.append(Hit(a, b, f"order to the agent, read by its words ({quoted(a, b)!r})"))
     hits.sort(key=lambda h: h.start)
     encoded = 0
@@ -522,7 +531,7 @@ def _hits(text: str, learnt: bool = True) -> list[Hit]:
                 break
     for invisible in refusals(text)[:1]:
         hits.append(Hit(invisible.start, invisible.end, invisible.what))
-    return sorted(hits, key=lambda h: h.start)
+    return sorted(hits, key=lambda h: h.start), held
 
 
 def _allowed_spans(text: str, allowed: Iterable[str]) -> list[tuple[int, int]]:
@@ -539,33 +548,38 @@ def refused_hits(text: str, allowed: Sequence[str] = (), learnt: bool = True) ->
     """The hits in `text` that no phrase of `allowed` (a team's `gate: {injection_allow}`:
     matched case-insensitively, any white space between words) covers; with `learnt` false,
     the patterns' only (benchmarks compare the two)."""
-    hits = _hits(text, learnt)
+    return _refused(text, allowed, learnt)[0]
+
+
+def _refused(
+    text: str, allowed: Sequence[str], learnt: bool
+) -> tuple[list[Hit], list[tuple[int, int]]]:
+    hits, held = _scan(text, learnt)
     if not hits or not allowed:
-        return hits
+        return hits, held
     spans = _allowed_spans(text, allowed)
-    return [h for h in hits if not any(a <= h.start < b for a, b in spans)]
+    return [h for h in hits if not any(a <= h.start < b for a, b in spans)], held
 
 
-def held_hits(
-    text: str, allowed: Sequence[str] = (), refused: Sequence[Hit] | None = None
-) -> list[Hit]:
-    """The sentences of `text` that read somewhat like an order to the agent by their words
-    (`memkit.safety.order_model`, between its hold and refuse scores) and that nothing refuses:
-    said as a warning, for a person to look at, never refused. `refused`: `refused_hits(text,
-    allowed)` when the caller has it already."""
-    reading = read(text)
-    if refused is None:
-        refused = refused_hits(text, allowed)
+def reviewed_hits(text: str, allowed: Sequence[str] = ()) -> tuple[list[Hit], list[Hit]]:
+    """`refused_hits(text, allowed)`, and the sentences of `text` that read somewhat like an
+    order to the agent by their words (`memkit.safety.order_model`, between its hold and
+    refuse scores) and that nothing refuses: said as a warning, for a person to look at,
+    never refused."""
+    refused, candidates = _refused(text, allowed, True)
     spans = _allowed_spans(text, allowed) if allowed else []
-    found = []
-    for one in scored(reading.text, model().hold):
-        a = reading.original(one.start)
-        b = reading.original(max(one.start, one.end - 1)) + 1
+    held = []
+    for a, b in candidates:
         covered = any(h.start < b and a < h.end for h in refused)
         if not covered and not any(x <= a < y for x, y in spans):
             what = f"reads like an order to the agent ({quote(text, a, b)!r})"
-            found.append(Hit(a, b, what))
-    return found
+            held.append(Hit(a, b, what))
+    return refused, held
+
+
+def held_hits(text: str, allowed: Sequence[str] = ()) -> list[Hit]:
+    """The warnings of `reviewed_hits`."""
+    return reviewed_hits(text, allowed)[1]
 
 
 def is_injection(text: str, allowed: Sequence[str] = ()) -> bool:
