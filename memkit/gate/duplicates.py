@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,12 +74,8 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
-def _tokens(text: str) -> set[str]:
-    return set(_token_set(text))
-
-
 @functools.lru_cache(maxsize=1024)
-def _token_set(text: str) -> frozenset[str]:
+def _tokens(text: str) -> frozenset[str]:
     return frozenset(_TOKEN.findall(text.lower()))
 
 
@@ -113,7 +110,7 @@ def _content(body: str, title: str) -> str:
     return rest if first.startswith("#") and (same or made) else atom.body
 
 
-def names(atom: Atom) -> set[str]:
+def names(atom: Atom) -> frozenset[str]:
     """The words an atom is named by: its triggers, and its title and id unless the title is
     only made from the body (`memkit add TEXT` without --title: its first words, or its first
     sentence without "From now on we…"), which names nothing."""
@@ -131,7 +128,7 @@ def names(atom: Atom) -> set[str]:
     return _tokens(" ".join(atom.triggers if derived else (atom.id, atom.title, *atom.triggers)))
 
 
-def _spelling(a: set[str], b: set[str]) -> bool:
+def _spelling(a: AbstractSet[str], b: AbstractSet[str]) -> bool:
     """Two spellings of one name (Postgres and PostgreSQL, auth and authentication): each
     word on one side begins, or is the beginning of, a word on the other."""
     return all(any(x.startswith(y) or y.startswith(x) for y in b) for x in a)
@@ -162,7 +159,7 @@ def subject_swap(atom: Atom, other: Atom) -> tuple[str, str] | None:
     return _shown(content_of(atom), subject_mine), _shown(content_of(other), subject_theirs)
 
 
-def _shown(body: str, words: set[str]) -> str:
+def _shown(body: str, words: AbstractSet[str]) -> str:
     """`words` in the order and case they first appear in `body` (CJK characters joined)."""
     seen: dict[str, str] = {}
     for m in _TOKEN.finditer(body):
