@@ -35,6 +35,7 @@ from pathlib import Path
 from _common import ROOT, data_dir, read_jsonl
 from public_atoms import PublicAtom, public_atoms
 
+from memkit.safety import injection
 from memkit.safety.injection import refused_hits
 from memkit.safety.secrets import find_secrets
 
@@ -56,6 +57,18 @@ def secret_found(text: str) -> bool:
 
 def order_found(text: str) -> bool:
     return bool(refused_hits(text))
+
+
+def order_said_at_commit(text: str) -> bool:
+    """What MK112 asks at a commit (`memkit.admission.content`): refusals and warnings.
+    Before `reviewed_hits` (7d67ba8) the commit asked `refused_hits`, then `held_hits`."""
+    both = getattr(injection, "reviewed_hits", None)
+    if both is not None:
+        refused, held = both(text)
+        return bool(refused or held)
+    older: Callable[..., Sequence[object]] = injection.held_hits  # its signature then
+    refused = refused_hits(text)
+    return bool(refused or older(text, (), refused))
 
 
 class DetectSecrets:
@@ -185,7 +198,12 @@ def time_table(atoms: Sequence[PublicAtom], repeat: int = 3) -> None:
     """The checks' time per public atom, the best of `repeat` passes (run it once for each
     checkout through PYTHONPATH, interleaved, to compare)."""
     texts = [a.text for a in atoms]
-    for name, check in (("MK110", secret_found), ("MK112", order_found)):
+    checks = (
+        ("MK110", secret_found),
+        ("MK112", order_found),
+        ("MK112 at a commit (refusals and warnings)", order_said_at_commit),
+    )
+    for name, check in checks:
         best = min(_pass_seconds(check, texts) for _ in range(repeat))
         print(f"{name}: {1000 * best / len(texts):.3f} ms per atom ({len(texts)} atoms)")
 
