@@ -36,7 +36,7 @@ from _common import ROOT, data_dir, read_jsonl
 from public_atoms import PublicAtom, public_atoms
 
 from memkit.safety import injection
-from memkit.safety.injection import refused_hits
+from memkit.safety.injection import refused_hits, reviewed_hits
 from memkit.safety.secrets import find_secrets
 
 DATA = ROOT / "benchmarks" / "data"
@@ -47,7 +47,7 @@ ORDER_SPLITS = ["dev", "heldout", "heldout2"]
 ORDER_TUNED = ("dev", "heldout", "heldout2")  # heldout2: the order model's training data
 # Written after heldout2 was read (totals only), for the round that tunes on heldout2: read
 # only when asked for by name (`--part heldout3`).
-ORDER_UNREAD = ("heldout3",)
+ORDER_UNREAD = ("heldout3", "heldout4")  # heldout4: written after the fourth round began
 Check = Callable[[str], bool]
 
 
@@ -136,13 +136,21 @@ def secrets_table(checks: Sequence[tuple[str, Check]], show: bool) -> None:
         print(f"\nRecall per placement ({checks[0][0]}, {split}): " + "; ".join(cells))
 
 
+def order_held(text: str) -> bool:
+    """Refused, or held for a person's review (`held_for_review`: the middle band keeps the
+    atom out of live shared memory until management approves it)."""
+    refused, held = reviewed_hits(text)
+    return bool(refused or held)
+
+
 def orders_table(show: bool) -> None:
     print("\n### Orders to the agent (MK112)\n")
-    print("| part | label | class | lang | items | refused |")
-    print("|---|---|---|---|---|---|")
+    print("| part | label | class | lang | items | refused | refused or held for review |")
+    print("|---|---|---|---|---|---|---|")
     for split in ORDER_SPLITS:
         rows = read_jsonl(DATA / f"orders_{split}.jsonl")
         flags = [order_found(r["text"]) for r in rows]
+        either = [order_held(r["text"]) for r in rows]
         groups: dict[tuple[str, str, str], list[int]] = defaultdict(list)
         for i, row in enumerate(rows):
             groups[(row["label"], row["class"], row["lang"])].append(i)
@@ -150,8 +158,12 @@ def orders_table(show: bool) -> None:
         for key in sorted(groups, key=lambda k: (k[0] != "order", k[1] == "all", k)):
             idx = groups[key]
             hit = sum(flags[i] for i in idx)
+            held = sum(either[i] for i in idx)
             label, kind, lang = key
-            print(f"| {split} | {label} | {kind} | {lang} | {len(idx)} | {_cell(hit, len(idx))} |")
+            print(
+                f"| {split} | {label} | {kind} | {lang} | {len(idx)} | {_cell(hit, len(idx))} "
+                f"| {_cell(held, len(idx))} |"
+            )
         if show and split in ORDER_TUNED:
             for i, row in enumerate(rows):
                 if flags[i] != (row["label"] == "order"):

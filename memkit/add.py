@@ -35,6 +35,7 @@ from memkit.findings import Finding, Severity
 from memkit.gate.score import is_pitfall
 from memkit.repo import list_atom_files
 from memkit.roles import git_email, identify, sensitive_kinds
+from memkit.safety.injection import held_for_review
 from memkit.safety.invisible import harmless, without_harmless
 from memkit.safety.secrets import find_secrets
 from memkit.safety.text import has_cjk
@@ -73,6 +74,7 @@ class AddOutcome:
     content: str
     written: bool = False
     pending_review: bool = False
+    review_reason: str = ""  # why it waits in shared/_pending/, said to whoever wrote it
     findings: list[str] = field(default_factory=list)
     errors: int = 0
     score: float | None = None
@@ -195,12 +197,6 @@ def folder_of(scope: str, root: Path, user: str | None = None) -> str:
         if re.fullmatch(r"[a-z0-9][a-z0-9-]*", user):
             return f"personal/{user}"
     raise UsageError(f"scope {scope!r}: use shared, role:<name> or personal[:<user>]")
-
-
-def needs_review(root: Path, config: Config, atom_type: str) -> bool:
-    """Whether the commit would refuse this atom in shared/ (MK204): sensitive types from
-    anyone but management go to shared/_pending/ for review, so write it there at once."""
-    return atom_type in sensitive_kinds(config) and not identify(root).is_management
 
 
 def _yaml_list(items: tuple[str, ...]) -> str:
@@ -333,9 +329,14 @@ def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcom
     shown = without_secrets(text)
     title = without_secrets(draft.title or title_of(shown)).strip().replace("\n", " ")
     folder = folder_of(draft.scope, batch.root, batch.identity.user)
-    review = (
-        folder == "shared" and draft.type in batch.sensitive and not batch.identity.is_management
-    )
+    reason = ""
+    if folder == "shared" and not batch.identity.is_management:
+        if draft.type in batch.sensitive:
+            reason = f"`{draft.type}` atoms from outside management wait for review"
+        elif held := held_for_review(text, batch.config):
+            # As the commit would hold it (MK204): a person reads it before every agent does.
+            reason = f"it {held[0].what}: a person reads it before teammates' agents do"
+    review = bool(reason)
     if review:
         folder = "shared/_pending"
     base = id_base(title, shown, draft.type)
@@ -370,7 +371,9 @@ def _planned(batch: _Batch, draft: Draft, planned: Collection[str]) -> AddOutcom
     if draft.project:
         lines.append(f"project: {json.dumps(without_secrets(draft.project), ensure_ascii=False)}")
     content = "\n".join([*lines, "---", f"# {title}", "", text, ""])
-    outcome = AddOutcome(f"{folder}/{atom_id}.md", atom_id, content, pending_review=review)
+    outcome = AddOutcome(
+        f"{folder}/{atom_id}.md", atom_id, content, pending_review=review, review_reason=reason
+    )
     outcome.invisible = len(harmless(raw))
     return outcome
 
@@ -428,6 +431,9 @@ def _route_contradictions(
         if conflict.route and not outcome.path.startswith(f"{PENDING}/"):
             outcome.path = f"{PENDING}/{Path(atom.path).name}"
             outcome.pending_review = True
+            outcome.review_reason = (
+                f"it contradicts `{conflict.other_id}`, and must not become a second truth"
+            )
         where = " sent to review;" if conflict.route else ""
         findings[by_path[atom.path]].append(
             Finding(

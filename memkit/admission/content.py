@@ -137,8 +137,12 @@ def injection_findings(atom: Atom, text: str, config: Config) -> Iterator[Findin
         "{injection_allow: [...]}` in memkit.yaml)"
     )
     warning = (
-        "not refused: a person should read it before teammates' agents do (a fact or a rule "
-        "for people is fine as it is)"
+        "a person reads it before teammates' agents do: in shared/ it waits for review in "
+        "shared/_pending/ (MK204) unless management writes it, and a fact or a rule for "
+        "people is approved as it is"
+        if mode == "fail"
+        else "a person should read it before teammates' agents do (a fact or a rule for "
+        "people is fine as it is)"
     )
     said = [(h, f"possible prompt injection: {h.what}; {refusal}", severity) for h in refused]
     said += [

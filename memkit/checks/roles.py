@@ -48,6 +48,7 @@ from memkit.git import has_commits, show
 from memkit.repo import find_root
 from memkit.reviewlog import REVIEW_LOG
 from memkit.roles import ROLES_FILE, Identity, identify, sensitive_kinds
+from memkit.safety.injection import held_for_review, where
 
 QUERIES_FILE = "evals/queries.yaml"
 # What a change is judged by: changing these is management's, like the whitelist.
@@ -198,6 +199,23 @@ class _Judge:
         kind = atom.audience if atom.audience in self.sensitive else atom.type
         return (atom, kind) if kind in self.sensitive else None
 
+    def held_atom(
+        self, path: str | None, blob: str, mode: str
+    ) -> tuple[Atom | None, list[tuple[str, int]]]:
+        """The atom at `path` and what reads in it like an order to the agent
+        (`memkit.safety.injection.held_for_review`) when it stands in live shared memory;
+        (None, []) when it is not there or holds no such sentence."""
+        key = f"{WORKTREE}{path}" if blob == WORKTREE else blob
+        if path is None or scope_from_path(path) != ("shared", False) or mode == SYMLINK_MODE:
+            return None, []
+        if key not in self.blobs:
+            return None, []
+        parsed = parse_atom_bytes(path, self.blobs[key], self.config)
+        if parsed.atom is None:
+            return None, []
+        held = held_for_review(parsed.text, self.config)
+        return parsed.atom, [(h.what, where(parsed.text, h.start)[0]) for h in held]
+
     def folders(self, path: str, gone: bool, added: bool = False) -> bool:
         """Role and personal folders, the whitelist, the review log, the rule files, local
         state: True when `path` is one of them (judged here, nothing more to check)."""
@@ -315,6 +333,8 @@ class _Judge:
                     f"`{kind}` atoms enter shared/ only through review; {fix}",
                 )
                 return
+            if self.held(change, after):
+                return
         if old is None:
             return
         atom, kind = old
@@ -343,6 +363,45 @@ class _Judge:
             f"`{atom.id}` is an approved `{kind}` atom; {what} takes it out of review, which "
             f"needs management as adding it does: {fix}",
         )
+
+    def held(self, change: Change, after: str) -> bool:
+        """MK204 for an atom that reads like an order to the agent: the same road as a
+        sensitive atom's, review, with the reason said. True when it found one."""
+        atom, held = self.held_atom(after, change.new_blob, change.new_mode)
+        if atom is None or not held:
+            return False
+        before = change.before
+        seen = self.reviewed is None or (before is not None and before in self.reviewed)
+        if seen:
+            # What live memory already said (approved, or older than this check) is not held
+            # again for an edit of another line.
+            was = {w for w, _ in self.held_atom(before, change.old_blob, change.old_mode)[1]}
+            held = [h for h in held if h[0] not in was]
+            if not held:
+                return False
+        what, line = held[0]
+        if before == after and change.old_blob and seen:
+            # An edit of a live atom: moving it into review would take the live one out of
+            # recall until approval; a proposal leaves it serving meanwhile.
+            fix = (
+                f"propose your change with `memkit review propose {atom.id}` (it puts "
+                f"{after} back as it was and your version in shared/_pending/ for management "
+                "to approve)"
+            )
+        else:
+            pending = "shared/_pending/" + after.removeprefix("shared/")
+            fix = (
+                f"move it with `git mv {after} {pending}` and a management member will read "
+                f"it and `memkit review approve {atom.id}`"
+            )
+        self.add(
+            after,
+            line,
+            "MK204",
+            f"held for review: it {what}, and every teammate's agent reads shared memory; if "
+            f"it is a rule for people or a fact, a person says so by approving it; {fix}",
+        )
+        return True
 
 
 def judge_changes(

@@ -85,8 +85,8 @@ def report(outcome: AddOutcome, atom_type: str, *, as_json: bool, dry_run: bool)
         )
     elif outcome.written and outcome.pending_review:
         print(
-            f"wrote {outcome.path}: `{atom_type}` atoms from outside management wait for review; "
-            f"commit it, and a management member runs `memkit review approve {outcome.id}`"
+            f"wrote {outcome.path}: {outcome.review_reason}; commit it, and a management "
+            f"member runs `memkit review approve {outcome.id}`"
         )
     elif outcome.written:
         print(f"wrote {outcome.path}; review it, then commit it")

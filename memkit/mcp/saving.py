@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memkit.add import AddOutcome, Draft, add_atom, needs_review
+from memkit.add import AddOutcome, Draft, add_atom
 from memkit.atom import TYPES, id_from_path
 from memkit.config import load_config
 from memkit.errors import MemkitError
@@ -115,7 +115,7 @@ def save(root: Path, draft: Draft, *, session: str, duplicate_of: str = "") -> S
         raise BadInput(str(exc)) from exc
     if outcome.errors:
         return Saved(_refused(outcome), refused=True, outcome=outcome)
-    lines = [_where(root, outcome, draft.type)]
+    lines = [_where(outcome)]
     if outcome.explain:
         lines.append(f"quality: {outcome.explain}")
     if outcome.findings:
@@ -187,13 +187,10 @@ def _same_as(root: Path, atom_id: str) -> Saved:
     )
 
 
-def _where(root: Path, outcome: AddOutcome, atom_type: str) -> str:
+def _where(outcome: AddOutcome) -> str:
     if not outcome.pending_review:
         return f"saved {outcome.path} (id {outcome.id})"
-    if needs_review(root, load_config(root), atom_type):
-        why = f"`{atom_type}` atoms from outside management wait for review"
-    else:
-        why = "it waits for review (the findings below say why)"
+    why = outcome.review_reason or "it waits for review (the findings below say why)"
     return (
         f"saved {outcome.path} (id {outcome.id}) in shared/_pending/: {why}; a management "
         f"member approves it with `memkit review approve {outcome.id}`, and the hooks do not "

@@ -564,7 +564,7 @@ def _refused(
 def reviewed_hits(text: str, allowed: Sequence[str] = ()) -> tuple[list[Hit], list[Hit]]:
     """`refused_hits(text, allowed)`, and the sentences of `text` that read somewhat like an
     order to the agent by their words (`memkit.safety.order_model`, between its hold and
-    refuse scores) and that nothing refuses: said as a warning, for a person to look at,
+    refuse scores) and that nothing refuses: held for a person to read (`held_for_review`),
     never refused."""
     refused, candidates = _refused(text, allowed, True)
     spans = _allowed_spans(text, allowed) if allowed else []
@@ -580,6 +580,17 @@ def reviewed_hits(text: str, allowed: Sequence[str] = ()) -> tuple[list[Hit], li
 def held_hits(text: str, allowed: Sequence[str] = ()) -> list[Hit]:
     """The warnings of `reviewed_hits`."""
     return reviewed_hits(text, allowed)[1]
+
+
+def held_for_review(text: str, config: Config) -> list[Hit]:
+    """What keeps `text` out of live shared memory until a person has read it: the sentences
+    `reviewed_hits` holds, unless the team turned the refusals off (`gate: {injection: warn}`
+    or `off`: then nothing is held back either). Nothing here is refused: an atom of them goes
+    through `shared/_pending/` (MK204 at the commit; `memkit add`, MCP save, capture and
+    import write it there), as the sensitive types do, and management's approval lets it in."""
+    if injection_mode(config) != "fail":
+        return []
+    return held_hits(text, injection_allowed(config))
 
 
 def is_injection(text: str, allowed: Sequence[str] = ()) -> bool:

@@ -396,6 +396,9 @@ def _words(lowered: str, start: int, end: int) -> frozenset[str]:
         for n, part in enumerate(word.split("_"))
         for piece in ((part, f"_{part}") if n else (part,))
     ]
+    # `.envrc`, `.env.staging`: the sensitive pattern reads any `.env…` file name as `env`.
+    if lowered.find(".env", start, end) >= 0:
+        parts.append("env")
     return frozenset([*found, *parts])
 
 

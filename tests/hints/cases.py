@@ -36,6 +36,8 @@ from tests.hints.team import (
     run_command,
     sneak,
 )
+from tests.safety.held_for_review_test import ATOM as HELD_ATOM
+from tests.safety.held_for_review_test import HELD
 
 ROLES = ("management", "member", "newcomer", "CI")
 USER = {"management": "alice", "member": "bob", "newcomer": "carol"}
@@ -168,6 +170,16 @@ def move_approved_into_review(repo: Path) -> None:
     git(repo, "mv", "shared/use-pnpm.md", "shared/_pending/use-pnpm.md")
 
 
+def new_held_order(repo: Path) -> None:
+    # Reads somewhat like an order to the agent: held for a person, not refused (issue 39).
+    write_atom(repo, "shared/nightly-reruns.md", HELD_ATOM)
+
+
+def held_edit(repo: Path) -> None:
+    path = repo / "shared/ws-heartbeat-interval.md"
+    path.write_text(path.read_text(encoding="utf-8") + f"- {HELD}\n", encoding="utf-8")
+
+
 def others_usage(repo: Path) -> None:
     (repo / "usage").mkdir(exist_ok=True)
     (repo / "usage/erin.json").write_text('{"user": "erin", "atoms": {}}\n', encoding="utf-8")
@@ -207,6 +219,8 @@ def _cases() -> list[Case]:
         ("MK204", members, "new-decision", new_decision),
         ("MK204", members, "edit-approved", edit_approved),
         ("MK204", members, "rename-approved", rename_approved),
+        ("MK204", members, "held-order", new_held_order),
+        ("MK204", members, "held-edit", held_edit),
         ("MK205", members, "delete-approved", delete_approved),
         ("MK205", members, "move-approved-out", archive_approved),
         ("MK205", members, "move-approved-into-review", move_approved_into_review),
@@ -221,6 +235,7 @@ def _cases() -> list[Case]:
         ("MK201", "role-folder", role_atom("ops")),
         ("MK204", "new-decision", new_decision),
         ("MK204", "edit-approved", edit_approved),
+        ("MK204", "held-order", new_held_order),
         ("MK205", "delete-approved", delete_approved),
         ("MK205", "move-approved-out", archive_approved),
         ("MK207", "others-usage", others_usage),
