@@ -1,9 +1,11 @@
 """Judgement on real instruction-file history (issue 38): lines of public repositories' CLAUDE.md,
 AGENTS.md, CONTRIBUTING and docs whose value a later commit changed (updates), the same rule in
 two files of one repository (paraphrases), other rules of the same files (unrelated), and a
-line with a detail added (extends). `benchmarks/data/instruction_pairs_{dev,heldout}.jsonl`.
+line with a detail added (extends). `benchmarks/data/instruction_pairs_{dev,heldout}.jsonl`, and
+`instruction_pairs_heldout2.jsonl`: a fresh held-out set from other repositories, written after
+heldout had been read three times.
 
-    python benchmarks/instruction_bench.py [--split dev|heldout] [--before SRC]
+    python benchmarks/instruction_bench.py [--split dev|heldout|heldout2] [--before SRC]
                                            [--sizes 1000] [--runs 3] [--show]
 
 - **write**: a memory of every `old` line of the split (one atom each, as `memkit add TEXT`
@@ -269,14 +271,14 @@ def pull_time(split: str, size: int, runs: int, before: str | None) -> list[str]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--split", choices=("heldout", "dev"), default="dev")
+    parser.add_argument("--split", choices=("heldout", "heldout2", "dev"), default="dev")
     parser.add_argument("--before", help="another memkit source tree, side by side")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--show", action="store_true", help="print misses (dev only)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.show and args.split == "heldout":
+    if args.show and args.split != "dev":
         parser.error("--show reads the misses: only on the dev split")
     if args.json:
         print(json.dumps(measure(args.split, False)))
