@@ -48,7 +48,6 @@ from memkit.git import has_commits, show
 from memkit.repo import find_root
 from memkit.reviewlog import REVIEW_LOG
 from memkit.roles import ROLES_FILE, Identity, identify, sensitive_kinds
-from memkit.safety.injection import held_for_review, where
 
 QUERIES_FILE = "evals/queries.yaml"
 # What a change is judged by: changing these is management's, like the whitelist.
@@ -59,6 +58,8 @@ RULE_FOLDERS = (".github/workflows/",)  # the CI that runs `memkit ci` on pull r
 CLONE_FILES = (".gitmodules", ".mcp.json")
 CLONE_FOLDERS = (".githooks/", ".husky/", ".claude/")
 CLONE_NAMES = (".gitattributes",)
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
+__lazy_modules__ = {"memkit.safety.injection"}
 WHY_CLONE = {
     ".gitattributes": "git applies it to every file it writes into a teammate's clone (an "
     "encoding, line ends, a filter), before memkit reads one",
@@ -213,6 +214,8 @@ class _Judge:
         parsed = parse_atom_bytes(path, self.blobs[key], self.config)
         if parsed.atom is None:
             return None, []
+        from memkit.safety.injection import held_for_review, where
+
         held = held_for_review(parsed.text, self.config)
         return parsed.atom, [(h.what, where(parsed.text, h.start)[0]) for h in held]
 

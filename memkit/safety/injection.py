@@ -331,9 +331,10 @@ def _may_exfiltrate(lowered: str) -> bool:
 
 # Each kind of instruction with the words it cannot do without: a pattern runs only on text
 # that holds one of them (lower-cased), which keeps a typical atom at well under a
-# millisecond.
-_RULES: tuple[tuple[Callable[[str], bool], re.Pattern[str]], ...] = tuple(
-    (may, re.compile(pattern, re.I))
+# millisecond. Each is compiled when first tried (`re` keeps it): compiling them all cost
+# every process that imports this module ~40 ms, for text that mostly needs none.
+_RULES: tuple[tuple[Callable[[str], bool], str], ...] = tuple(
+    (may, pattern)
     for may, pattern in (
         (
             _any("ignore", "disregard", "forget", "override", "bypass", "skip", "attention"),
@@ -397,16 +398,15 @@ def _pattern_matches(text: str) -> list[re.Match[str]]:
     offsets: dict[int, list[int]] = {}
     for start, end in windows(len(text)):
         lowered = cased[start:end]
-        for n, (may, pattern) in enumerate(_RULES):
+        for n, (may, source) in enumerate(_RULES):
             if not may(lowered):
                 continue
-            if pattern.pattern not in (_EXFILTRATION, _OTHER):
+            pattern = re.compile(source, re.I)
+            if source not in (_EXFILTRATION, _OTHER):
                 matches: Iterable[re.Match[str]] = pattern.finditer(text, start, end)
             else:
                 if n not in offsets:
-                    words = (
-                        _EXFILTRATION_STARTS if pattern.pattern == _EXFILTRATION else _OTHER_STARTS
-                    )
+                    words = _EXFILTRATION_STARTS if source == _EXFILTRATION else _OTHER_STARTS
                     offsets[n] = sorted(_offsets(text, cased, words))
                 places = offsets[n]
                 first = bisect.bisect_left(places, start)

@@ -142,10 +142,17 @@ _CJK_OF = {
 @dataclass(frozen=True)
 class _Harm:
     what: str
-    pattern: re.Pattern[str]
+    source: str
     needs_address: bool
     bit: int  # its place in a sentence's mask of the kinds it may hold
     cjk: tuple[str, ...]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        # Compiled on first use (re keeps it): the word gate tries a kind's pattern only on a
+        # sentence holding its words, and compiling them all cost every process that imports
+        # this ~40 ms, most of them reading text that needs none.
+        return re.compile(self.source, re.I)
 
 
 _HARMS: tuple[_Harm, ...] = tuple(
@@ -154,7 +161,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
         (
             (
                 "report what it did not check",
-                _c(
+                (
                     r"\b(?:report|say|tell\s+\w+|claim|state|answer|respond|reply|confirm|write|post|"
                     r"comment|mark|declare|pretend)\b[^.;\n]{0,80}?\b(?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|"
                     r"success(?:ful)?|green|clean|ok|okay|fine|done|verified|complete[d]?|met|working|"
@@ -166,7 +173,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
             ),
             (
                 "keep things from the user",
-                _c(
+                (
                     r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|show|let\s+\w+\s+know|report)\b"
                     r"[^.;\n]{0,40}?\b(?:the\s+)?(?:user|reviewers?|human|maintainers?|owner)s?\b"
                     r"|\bdon't\s+let\s+the\s+(?:user|reviewer)s?\s+know\b"
@@ -182,7 +189,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
             ),
             (
                 "send secrets where others read them",
-                _c(
+                (
                     _SEND
                     + _GAP
                     + r"{0,60}?"
@@ -217,7 +224,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
             ),
             (
                 "run a downloaded script",
-                _c(
+                (
                     r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]{0,200}\|\s*"
                     r"(?:sudo\s+)?(?:ba|z|k|da)?sh\b"
                     r"|\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:python3?|node|perl|ruby)\b"
@@ -232,7 +239,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
             ),
             (
                 "disable a check",
-                _c(
+                (
                     r"--no-verify\b|\bskip=\S*|--dangerously-skip-permissions|\bgit\s+commit\s+-n\b"
                     r"|\b(?:disable|turn\s+off|switch\s+off|skip|bypass|remove|delete|comment\s+out|silence|"
                     r"suppress|rename|uninstall|deactivate|override)\b(?:[^.;\n]|\.(?=[\w/])){0,40}?\b(?:pre-commit|hooks?|"
@@ -250,7 +257,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
             ),
             (
                 "bypass review",
-                _c(
+                (
                     r"\b(?:add|apply|set|use|put|tag|label)\b[^.;\n]{0,40}?(?:skip-review|no-review\S*|"
                     r"auto-?approve\S*|bypass\S*|lgtm|\[skip\s+ci\])"
                     r"|\btag\b[^.;\n]{0,40}?\bno-review"
@@ -269,7 +276,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
             ),
             (
                 "destroy history or logs",
-                _c(
+                (
                     r"\b(?:delete|remove|wipe|purge|truncate)\b[^.;\n]{0,30}?\b(?:audit\s+)?logs?\b"
                     r"|\brm\s+-rf\s+/|\bdrop\s+(?:the\s+)?(?:production\s+|prod\s+)?database\b"
                     r"|\brewr(?:i|o)te\b[^.;\n]{0,20}?\bhistory\b|改寫[^。\n]{0,10}歷史|刪除日誌|删除日志"

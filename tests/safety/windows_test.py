@@ -61,7 +61,7 @@ def _whole(text: str) -> list[int]:
     found: list[re.Match[str]] = []
     for may, pattern in injection._RULES:
         if may(lowered):
-            found += pattern.finditer(text)
+            found += re.compile(pattern, re.I).finditer(text)
     if ":" in text or "：" in text:
         found += injection._fake_turns(text)
     starts, end = [], -1
