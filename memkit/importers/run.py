@@ -409,6 +409,8 @@ class _Checks:
                 out.path = result.path
             if reviewed:
                 out.notes = (*out.notes, f"contradicts reviewed `{reviewed}`: sent to review")
+            elif result.pending_review and result.review_reason:
+                out.notes = (*out.notes, f"sent to review: {result.review_reason}")
             out.action = "review" if result.pending_review else "write"
             self.accepted.append((out, result))
             if cand.format == "adr":

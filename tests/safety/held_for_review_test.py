@@ -197,3 +197,21 @@ def test_claude_s_new_atom_is_moved_into_review_at_once(team: dict[str, Path]) -
     assert said["decision"] == "block", said
     assert "moved shared/nightly-reruns.md to shared/_pending/nightly-reruns.md" in said["reason"]
     assert not path.exists() and (bob / "shared/_pending/nightly-reruns.md").is_file()
+
+
+def test_an_import_sends_it_to_review_with_the_reason(
+    team: dict[str, Path], tmp_path: Path
+) -> None:
+    bob = team["bob"]
+    rules = tmp_path / "project/.cursor/rules"
+    rules.mkdir(parents=True)
+    (rules / "ci.mdc").write_text(
+        f"---\nalwaysApply: true\n---\n- {HELD}\n- The nightly job runs at 02:00 UTC.\n",
+        encoding="utf-8",
+    )
+    imported = memkit("import", "cursor-rules", str(rules), cwd=bob)
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    out = imported.stdout
+    assert "send to review: shared/_pending/" in out, out
+    assert "note: sent to review: it reads like an order to the agent" in out, out
+    assert "write: shared/" in out, out  # the plain fact goes live
