@@ -10,8 +10,10 @@ MCP save and Claude Code's PostToolUse. Real git, the real hooks, one clone per 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -215,3 +217,30 @@ def test_an_import_sends_it_to_review_with_the_reason(
     assert "send to review: shared/_pending/" in out, out
     assert "note: sent to review: it reads like an order to the agent" in out, out
     assert "write: shared/" in out, out  # the plain fact goes live
+
+
+def test_a_member_known_only_by_git_author_variables_is_held(team: dict[str, Path]) -> None:
+    bob = team["bob"]
+    git(bob, "config", "--unset", "user.email")
+    git(bob, "config", "--unset", "user.name")
+    write_atom(bob, "shared/nightly-reruns.md", ATOM)
+    git(bob, "add", "-A")
+    env = {
+        **os.environ,
+        **{
+            f"GIT_{who}_{what}": value
+            for who in ("AUTHOR", "COMMITTER")
+            for what, value in (("NAME", "Bob"), ("EMAIL", "bob@example.com"))
+        },
+    }
+    done = subprocess.run(
+        ["git", "commit", "-m", "nightly"],
+        cwd=bob,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "MK204 held for review" in done.stdout + done.stderr
+    assert "(you are `bob`" in done.stdout + done.stderr
