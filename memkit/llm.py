@@ -14,12 +14,16 @@ from __future__ import annotations
 import json
 import logging
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
+
+# Imported inside functions only, each for a reason tests/lazy_imports_test.py checks: the
+# gate and the pull audit import this module at every commit and pull, and urllib.request
+# (http.client, ssl, email) cost them ~0.1 s for a model that is off by default.
+__lazy_modules__ = {"urllib.request"}
 
 log = logging.getLogger(__name__)
 PROVIDERS = {
@@ -29,35 +33,38 @@ PROVIDERS = {
     "anthropic": ("https://api.anthropic.com", "ANTHROPIC_API_KEY", True),
 }
 ANTHROPIC_VERSION = "2023-06-01"
-# What a failed call raises: no answer, a bad one, or an endpoint that is not there.
-CALL_ERRORS = (OSError, ValueError, KeyError, IndexError, TypeError, urllib.error.URLError)
+# What a failed call raises: no answer, a bad one, or an endpoint that is not there (urllib's
+# URLError and HTTPError are OSErrors).
+CALL_ERRORS = (OSError, ValueError, KeyError, IndexError, TypeError)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Refuses every redirect (urllib then raises the 3xx as an HTTPError): following one
-    would send the Authorization or x-api-key header to the host it names. An API endpoint
-    has no reason to redirect a POST; a moved one is fixed in memkit.yaml."""
+@cache
+def _opener() -> Any:
+    """An opener that refuses every redirect (urllib then raises the 3xx as an HTTPError):
+    following one would send the Authorization or x-api-key header to the host it names. An
+    API endpoint has no reason to redirect a POST; a moved one is fixed in memkit.yaml."""
+    import urllib.request
 
-    def redirect_request(  # noqa: PLR0917  (urllib's signature)
-        self,
-        req: urllib.request.Request,
-        fp: Any,
-        code: int,
-        msg: str,
-        headers: Any,
-        newurl: str,
-    ) -> None:
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(  # noqa: PLR0917  (urllib's signature)
+            self,
+            req: urllib.request.Request,
+            fp: Any,
+            code: int,
+            msg: str,
+            headers: Any,
+            newurl: str,
+        ) -> None:
 
-        log.warning(
-            "%s answered %d, a redirect to %s; not followed (credentials stay with the "
-            "configured endpoint: set its final URL in memkit.yaml)",
-            urlsplit(req.full_url).netloc,
-            code,
-            urlsplit(newurl).netloc or "the same host",
-        )
+            log.warning(
+                "%s answered %d, a redirect to %s; not followed (credentials stay with the "
+                "configured endpoint: set its final URL in memkit.yaml)",
+                urlsplit(req.full_url).netloc,
+                code,
+                urlsplit(newurl).netloc or "the same host",
+            )
 
-
-_OPENER = urllib.request.build_opener(_NoRedirect)
+    return urllib.request.build_opener(NoRedirect)
 
 
 @dataclass(frozen=True)
@@ -102,12 +109,14 @@ class Endpoint:
     ) -> str:
         """The model's answer to `prompt` (temperature 0). Raises one of CALL_ERRORS when the
         endpoint does not answer in time or answers something unreadable."""
+        import urllib.request
+
         url, body, headers = self.request(prompt, max_tokens, model or self.model, json_output)
         request = urllib.request.Request(  # noqa: S310  (a configured endpoint)
             url, data=json.dumps(body).encode(), headers=headers
         )
         wait = self.timeout if timeout is None else max(0.05, min(self.timeout, timeout))
-        with _OPENER.open(request, timeout=wait) as response:
+        with _opener().open(request, timeout=wait) as response:
             return self.answer(json.loads(response.read().decode("utf-8")))
 
     def request(
