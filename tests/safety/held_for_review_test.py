@@ -9,6 +9,7 @@ MCP save and Claude Code's PostToolUse. Real git, the real hooks, one clone per 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -21,7 +22,7 @@ from mcp import Client
 
 from memkit.safety.injection import held_hits, refused_hits
 from tests.checks.roles_test import commit, made_team, team
-from tests.helpers import atom_text, git, memkit, run_hook, write_atom
+from tests.helpers import atom_text, engine_running, git, memkit, run_hook, write_atom
 from tests.mcp.server_test import call, drive
 
 __all__ = ["made_team", "team"]  # the fixtures this module shares with roles_test
@@ -184,8 +185,14 @@ def test_a_team_that_turned_refusals_off_holds_nothing_back(
     assert "MK204 held" not in out and "waits for review" not in out
 
 
-def test_claude_s_new_atom_is_moved_into_review_at_once(team: dict[str, Path]) -> None:
+@pytest.mark.parametrize("warm", [False, True], ids=["cold-hook", "warm-engine"])
+def test_claude_s_new_atom_is_moved_into_review_at_once(team: dict[str, Path], warm: bool) -> None:
     bob = team["bob"]
+    with engine_running(bob, "--idle", "60") if warm else contextlib.nullcontext():
+        _claude_writes_it(bob, warm)
+
+
+def _claude_writes_it(bob: Path, warm: bool) -> None:
     path = write_atom(bob, "shared/nightly-reruns.md", ATOM)
     payload = {
         "hook_event_name": "PostToolUse",
@@ -194,7 +201,7 @@ def test_claude_s_new_atom_is_moved_into_review_at_once(team: dict[str, Path]) -
         "tool_name": "Write",
         "tool_input": {"file_path": str(path), "content": ATOM},
     }
-    result = run_hook("post-tool-use", payload, bob, bob)
+    result = run_hook("post-tool-use", payload, bob, bob, engine=warm)
     said = json.loads(result.stdout)
     assert said["decision"] == "block", said
     assert "moved shared/nightly-reruns.md to shared/_pending/nightly-reruns.md" in said["reason"]
