@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from memkit.capture import queue
+from memkit.capture.queue import Proposal
 from memkit.safety.injection import held_hits, refused_hits
 from tests.checks.roles_test import commit, made_team, team
 from tests.helpers import atom_text, engine_running, git, memkit, run_hook, write_atom
@@ -251,3 +253,14 @@ def test_a_member_known_only_by_git_author_variables_is_held(team: dict[str, Pat
     assert done.returncode == 1, done.stdout + done.stderr
     assert "MK204 held for review" in done.stdout + done.stderr
     assert "(you are `bob`" in done.stdout + done.stderr
+
+
+def test_an_accepted_capture_candidate_goes_to_review(team: dict[str, Path]) -> None:
+    bob = team["bob"]
+    proposal = Proposal(HELD, "preference", "preference", "shared", 0.8, "a test", ("nightly",))
+    assert queue.offer(bob, proposal, {"session": "s1", "event": "prompt"}, 0.5) == "queued"
+    done = memkit("candidates", "accept", queue.candidate_id(HELD), cwd=bob)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "wrote shared/_pending/" in done.stdout, done.stdout
+    assert "reads like an order to the agent" in done.stdout
+    assert not list((bob / "shared").glob("*nightly*.md"))
