@@ -1,150 +1,215 @@
 """Learns the weights of `memkit.safety.order_model` (issue 39) and says how well they do.
 
-    python benchmarks/orders_model.py [--data DIR] [--write] [--heldout3]
+    python benchmarks/orders_model.py [--data DIR] [--cache FILE] [--write] [--warnings]
 
-Trained on (never on heldout3):
-- the labelled orders, team rules and agent facts of benchmarks/data/orders_{dev,heldout,
-  heldout2}.jsonl (heldout2 was read once as a held-out set, then became training data here);
-- as more ordinary text, every sentence of the public atoms of the `dev` part (public_atoms.py:
-  SciFact and CMRC2018 from DIR, the committed rules, records and doc lines).
+Trained on the labelled orders, team rules and agent facts of benchmarks/data/orders_{dev,
+heldout,heldout2,heldout3}.jsonl (each was read once as a held-out set, then became training
+data) and, as more ordinary text, every sentence the model scores of the public atoms of the
+`dev` part (public_atoms.py: SciFact and CMRC2018 from DIR, the committed rules, records and doc
+lines). The public `heldout` part is never trained on: it only counts false refusals.
 
 Logistic regression (numpy, here only), weights L2-regularised, the labelled negatives weighted
 up (a team rule is the hard case). The refusal and hold thresholds are chosen on out-of-fold
-scores (5 folds of everything trained on): the lowest scores at which the rules and facts
-refused stay within 1 % (refuse) and 2 % (hold), and the public dev atoms within 0.5 and 1
-per 1,000.
+scores (5 folds of the texts trained on, a text scored as the check scores it: its best
+sentence): the lowest scores at which the rules and facts stay within `REFUSE_NEGATIVES` refused
+and `HOLD_NEGATIVES` refused or held, and the public dev atoms within `REFUSE_PUBLIC` and
+`HOLD_PUBLIC` (per atom).
 
-Printed: the estimate (trained on dev and heldout only, scored on heldout2, with the patterns
-as on the branch), and the out-of-fold figures. `--write` writes
-memkit/safety/order_model.json from everything trained on. `--warnings` counts the public
-atoms (dev and held-out) the middle band warns about. `--heldout3` scores the written
-weights on orders_heldout3.jsonl (read once, at the end of issue 39's third round).
+Printed, the estimate by set: for each labelled set in turn, a model made (thresholds too)
+from the other three and the public dev atoms scores the set left out and the public held-out
+atoms, alone and with the patterns of `memkit.safety.orders`; then the out-of-fold figures of
+everything. `--write` writes memkit/safety/order_model.json from everything trained on.
+`--warnings` counts the public atoms (dev and held-out) the written weights hold. `--families`,
+`--l2`, `--min-count` and `--negative-weight` try other settings (the by-set estimate chooses
+them; the defaults below are the chosen ones).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pickle
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from _common import ROOT, data_dir, read_jsonl
 from public_atoms import public_atoms
 
-from memkit.safety import order_model
+from memkit.safety import order_model, orders
 from memkit.safety.injection import held_hits, refused_hits
-from memkit.safety.orders import sentences
 from memkit.safety.reading import read
 
 DATA = ROOT / "benchmarks" / "data"
-LABELLED = ("dev", "heldout", "heldout2")
-MIN_COUNT = 2  # a feature seen fewer times in training is dropped
+LABELLED = ("dev", "heldout", "heldout2", "heldout3")
+FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n")
+MIN_COUNT = 1  # a feature seen fewer times in training is dropped
 L2 = 1.0
-LABELLED_NEGATIVE_WEIGHT = 8.0
+LABELLED_NEGATIVE_WEIGHT = 32.0
 FOLDS = 5
+STEPS = 300
 PRUNE = 0.03  # smaller weights are left out of the file (they move a score by little)
+REFUSE_NEGATIVES = 0.01
+REFUSE_PUBLIC = 0.0005
+HOLD_NEGATIVES = 0.07
+HOLD_PUBLIC = 0.002
 
 
 @dataclass
-class Unit:
-    feats: set[str]
-    label: int
-    weight: float
-    group: int  # the text it belongs to: what a fold keeps together
+class Text:
     kind: str  # order | rule | fact | public
-    part: str
+    part: str  # the labelled set, or the public split
+    group: int  # what a fold keeps together
+    whole: list[str]  # the features of the whole text (a labelled text is trained on as one)
+    sentences: list[list[str]]  # those of each sentence the check scores
+    pattern: bool  # the patterns refuse it
+    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    sentence_ids: list[np.ndarray] = field(default_factory=list)
 
 
-def labelled_units(part: str, group0: int) -> list[Unit]:
-    units = []
-    for n, row in enumerate(read_jsonl(DATA / f"orders_{part}.jsonl")):
-        lowered = read(row["text"]).text.lower()
-        order = row["label"] == "order"
-        units.append(
-            Unit(
-                order_model.features(lowered, 0, len(lowered)),
-                int(order),
-                1.0 if order else LABELLED_NEGATIVE_WEIGHT,
-                group0 + n,
-                row["label"],
-                part,
-            )
-        )
-    return units
+def _text(kind: str, part: str, group: int, raw: str) -> Text:
+    text = read(raw).text
+    lowered = text.lower()
+    whole = sorted(order_model.features(lowered, 0, len(lowered))) if kind != "public" else []
+    sentences = [sorted(order_model.features(lowered, a, b)) for a, b in order_model.spans(text)]
+    return Text(kind, part, group, whole, sentences, bool(refused_hits(raw, learnt=False)))
 
 
-def public_units(base: Path | None, group0: int) -> list[Unit]:
-    units = []
-    for n, atom in enumerate(a for a in public_atoms(base) if a.split == "dev"):
-        text = read(atom.text).text
-        lowered = text.lower()
-        for start, end in sentences(text):
-            if end - start >= 12:
-                feats = order_model.features(lowered, start, end)
-                units.append(Unit(feats, 0, 1.0, group0 + n, "public", "dev"))
-    return units
+def load(base: Path | None, cache: Path | None) -> list[Text]:
+    # The cache is good for the feature code it was made with.
+    stamp = hashlib.sha256(
+        Path(str(order_model.__file__)).read_bytes()
+        + Path(str(orders.__file__)).read_bytes()
+        + str(base).encode()
+    ).hexdigest()[:16]
+    if cache is not None and cache.is_file():
+        kept = pickle.loads(cache.read_bytes())  # noqa: S301  (this script's own file)
+        if kept[0] == stamp:
+            return [Text(*fields) for fields in kept[1]]
+    texts = []
+    for i, part in enumerate(LABELLED):
+        for n, row in enumerate(read_jsonl(DATA / f"orders_{part}.jsonl")):
+            texts.append(_text(row["label"], part, 10_000 * (i + 1) + n, row["text"]))
+    for n, atom in enumerate(public_atoms(base)):
+        texts.append(_text("public", f"public-{atom.split}", 1_000_000 + n, atom.text))
+    if cache is not None:
+        # Plain tuples: the file reads back whoever imports this module.
+        plain = [(t.kind, t.part, t.group, t.whole, t.sentences, t.pattern) for t in texts]
+        cache.write_bytes(pickle.dumps((stamp, plain)))
+    return texts
+
+
+@dataclass(frozen=True)
+class Settings:
+    families: frozenset[str] = frozenset(FAMILIES)
+    min_count: int = MIN_COUNT
+    l2: float = L2
+    negative_weight: float = LABELLED_NEGATIVE_WEIGHT
+
+
+class Space:
+    """Every feature seen, numbered once; the texts keep their features as numbers."""
+
+    def __init__(self, texts: Sequence[Text]) -> None:
+        names: dict[str, int] = {}
+        for t in texts:
+            for feats in (t.whole, *t.sentences):
+                for f in feats:
+                    names.setdefault(f, len(names))
+        self.names = names
+        self.family = np.array([n.split(":", 1)[0] for n in names])
+
+        def ids(feats: list[str]) -> np.ndarray:
+            return np.array([names[f] for f in feats], dtype=np.int64)
+
+        for t in texts:
+            t.ids = ids(t.whole)
+            t.sentence_ids = [ids(s) for s in t.sentences]
+
+
+def training_rows(texts: Sequence[Text], settings: Settings) -> list[tuple[np.ndarray, int, float]]:
+    rows = []
+    for t in texts:
+        if t.kind == "public":
+            rows += [(s, 0, 1.0) for s in t.sentence_ids]
+        else:
+            order = t.kind == "order"
+            rows.append((t.ids, int(order), 1.0 if order else settings.negative_weight))
+    return rows
 
 
 class Fitted:
-    def __init__(self, units: Sequence[Unit]) -> None:
-        counts: dict[str, int] = {}
-        for u in units:
-            for f in u.feats:
-                counts[f] = counts.get(f, 0) + 1
-        self.vocab = {
-            f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= MIN_COUNT))
-        }
-        rows, cols = self._matrix(units)
-        y = np.array([u.label for u in units], dtype=np.float64)
-        w = np.array([u.weight for u in units], dtype=np.float64)
+    def __init__(self, space: Space, texts: Sequence[Text], settings: Settings) -> None:
+        rows = training_rows(texts, settings)
+        allowed = np.isin(space.family, sorted(settings.families))
+        counts = np.bincount(np.concatenate([r[0] for r in rows]), minlength=len(space.names))
+        keep = allowed & (counts >= settings.min_count)
+        local = np.full(len(space.names), -1, dtype=np.int64)
+        local[keep] = np.arange(int(keep.sum()))
+        self.space = space
+        self.local = local
+        d = int(keep.sum())
+        n = len(rows)
+        # Each row's kept features and the bias (feature d, in every row): rows in order
+        # (CSR), and the same entries by feature (CSC), so both sums are `reduceat`s.
+        pieces = []
+        for features, _, _ in rows:
+            c = local[features]
+            pieces.append(np.append(c[c >= 0], d))
+        cols = np.concatenate(pieces)
+        indptr = np.concatenate([[0], np.cumsum([len(c) for c in pieces])[:-1]])
+        row_of = np.repeat(np.arange(n), [len(c) for c in pieces])
+        by_col = np.argsort(cols, kind="stable")
+        rows_csc = row_of[by_col]
+        colptr = np.searchsorted(cols[by_col], np.arange(d + 1))
+        y = np.array([r[1] for r in rows], dtype=np.float64)
+        w = np.array([r[2] for r in rows], dtype=np.float64)
         # Orders and the rest weigh the same in all.
         w[y == 1] *= w[y == 0].sum() / max(1.0, w[y == 1].sum())
         w /= w.mean()
-        n, d = len(units), len(self.vocab)
         coef = np.zeros(d + 1)
-        # Adam on the mean weighted log loss + L2 / n.
+        # Adam on the mean weighted log loss + L2 / n (the bias not regularised).
         m = np.zeros(d + 1)
         v = np.zeros(d + 1)
-        for step in range(1, 601):
-            z = np.bincount(rows, weights=coef[cols], minlength=n) + coef[d]
+        for step in range(1, STEPS + 1):
+            z = np.add.reduceat(coef[cols], indptr)
             p = 1.0 / (1.0 + np.exp(-z))
             r = w * (p - y) / n
-            grad = np.zeros(d + 1)
-            grad[:d] = np.bincount(cols, weights=r[rows], minlength=d) + L2 * coef[:d] / n
-            grad[d] = r.sum()
+            grad = np.add.reduceat(r[rows_csc], colptr)
+            grad[:d] += settings.l2 * coef[:d] / n
             m = 0.9 * m + 0.1 * grad
             v = 0.999 * v + 0.001 * grad * grad
             coef -= 0.05 * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
         self.coef = coef
+        self.settings = settings
+        # Every feature's weight by its global number (0 for those not kept).
+        self.full = np.zeros(len(space.names))
+        self.full[keep] = coef[:d]
 
-    def _matrix(self, units: Sequence[Unit]) -> tuple[np.ndarray, np.ndarray]:
-        rows, cols = [], []
-        for i, u in enumerate(units):
-            for f in u.feats:
-                j = self.vocab.get(f)
-                if j is not None:
-                    rows.append(i)
-                    cols.append(j)
-        return np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
-
-    def scores(self, units: Sequence[Unit]) -> np.ndarray:
-        rows, cols = self._matrix(units)
-        z = np.bincount(rows, weights=self.coef[cols], minlength=len(units)) + self.coef[-1]
-        found: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+    def best(self, texts: Sequence[Text]) -> np.ndarray:
+        """Each text's score as the check reads it: its best sentence's (0 with none)."""
+        found = np.zeros(len(texts))
+        pieces = [(i, s) for i, t in enumerate(texts) for s in t.sentence_ids]
+        if not pieces:
+            return found
+        owner = np.array([i for i, _ in pieces])
+        z = np.array([self.full[s].sum() for _, s in pieces]) + self.coef[-1]
+        p = 1.0 / (1.0 + np.exp(-z))
+        np.maximum.at(found, owner, p)
         return found
 
     def model(self, refuse: float, hold: float) -> dict[str, object]:
+        names = list(self.space.names)
         weights = {
-            f: round(float(self.coef[j]), 4)
-            for f, j in self.vocab.items()
-            if abs(self.coef[j]) >= PRUNE
+            names[j]: round(float(self.full[j]), 4)
+            for j in np.flatnonzero(np.abs(self.full) >= PRUNE)
         }
         return {
             "made_by": "benchmarks/orders_model.py --write",
             "trained_on": [f"orders_{p}.jsonl" for p in LABELLED] + ["public dev atoms"],
+            "families": sorted(self.settings.families),
             "bias": round(float(self.coef[-1]), 4),
             "refuse": refuse,
             "hold": hold,
@@ -152,92 +217,139 @@ class Fitted:
         }
 
 
-def out_of_fold(units: Sequence[Unit]) -> np.ndarray:
-    folds = np.array([u.group % FOLDS for u in units])
-    found = np.zeros(len(units))
+def out_of_fold(space: Space, texts: Sequence[Text], settings: Settings) -> np.ndarray:
+    found = np.zeros(len(texts))
     for k in range(FOLDS):
-        train = [u for u, f in zip(units, folds, strict=True) if f != k]
-        test = [i for i, f in enumerate(folds) if f == k]
-        found[test] = Fitted(train).scores([units[i] for i in test])
+        train = [t for t in texts if t.group % FOLDS != k]
+        test = [i for i, t in enumerate(texts) if t.group % FOLDS == k]
+        found[test] = Fitted(space, train, settings).best([texts[i] for i in test])
     return found
 
 
-def per_text(units: Sequence[Unit], scores: np.ndarray) -> dict[tuple[str, int], float]:
-    """A text's score: its best sentence's."""
-    best: dict[tuple[str, int], float] = {}
-    for u, s in zip(units, scores, strict=True):
-        key = (u.kind if u.kind == "public" else "labelled", u.group)
-        best[key] = max(best.get(key, 0.0), float(s))
-    return best
-
-
-def thresholds(units: Sequence[Unit], scores: np.ndarray) -> tuple[float, float]:
-    best = per_text(units, scores)
-    kinds = {("public" if u.kind == "public" else "labelled", u.group): u.kind for u in units}
-    negatives = sorted((s for k, s in best.items() if kinds[k] in ("rule", "fact")), reverse=True)
-    public = sorted((s for k, s in best.items() if kinds[k] == "public"), reverse=True)
+def thresholds(texts: Sequence[Text], scores: np.ndarray) -> tuple[float, float]:
+    negatives = sorted(
+        (float(s) for t, s in zip(texts, scores, strict=True) if t.kind in ("rule", "fact")),
+        reverse=True,
+    )
+    public = sorted(
+        (float(s) for t, s in zip(texts, scores, strict=True) if t.kind == "public"),
+        reverse=True,
+    )
 
     def above(values: list[float], share: float) -> float:
         allowed = int(share * len(values))
         return values[allowed] + 1e-4 if allowed < len(values) else 0.0
 
-    refuse = max(above(negatives, 0.02), above(public, 0.0005), 0.5)
-    hold = max(above(negatives, 0.05), above(public, 0.002), 0.5)
+    refuse = max(above(negatives, REFUSE_NEGATIVES), above(public, REFUSE_PUBLIC), 0.5)
+    hold = max(above(negatives, HOLD_NEGATIVES), above(public, HOLD_PUBLIC), 0.5)
     return round(refuse, 4), round(min(hold, refuse), 4)
 
 
-def report(
-    name: str, units: Sequence[Unit], scores: np.ndarray, refuse: float, hold: float
-) -> None:
-    best = per_text(units, scores)
-    kinds = {("public" if u.kind == "public" else "labelled", u.group): u.kind for u in units}
-    for kind in ("order", "rule", "fact", "public"):
-        values = [s for k, s in best.items() if kinds[k] == kind]
-        if values:
-            r = sum(s >= refuse for s in values)
-            h = sum(s >= hold for s in values)
-            print(f"  {name}: {kind}: {len(values)} texts, refused {r}, refused or held {h}")
-
-
-def score_part(path: Path, model: order_model.Model) -> None:
-    rows = read_jsonl(path)
-    print(
-        f"\n{path.name}: label | items | patterns | model refuses | either refuses"
-        " | either refuses or warns"
+def counts(
+    texts: Sequence[Text], scores: np.ndarray, refuse: float, hold: float, kind: str
+) -> tuple[int, int, int, int, int]:
+    """texts, refused by the model, refused or held by it, refused by it or the patterns,
+    refused or held by either."""
+    picked = [(t, float(s)) for t, s in zip(texts, scores, strict=True) if t.kind == kind]
+    return (
+        len(picked),
+        sum(s >= refuse for _, s in picked),
+        sum(s >= hold for _, s in picked),
+        sum(t.pattern or s >= refuse for t, s in picked),
+        sum(t.pattern or s >= hold for t, s in picked),
     )
-    table: dict[str, list[int]] = {}
-    for row in rows:
-        text = read(row["text"]).text
-        lowered = text.lower()
-        best = max(
-            (model.score(lowered, a, b) for a, b in sentences(text) if b - a >= 12), default=0.0
+
+
+HEAD = (
+    "| left out | refuse / hold | orders: refused, or held (model) | with the patterns"
+    " | rules: refused (model/with patterns), held | facts: refused (model/with patterns), held"
+    " | public dev (oof) refused, held /1,000 | public held-out refused, held /1,000 |"
+)
+
+
+def row(
+    name: str,
+    labelled: Sequence[Text],
+    scores: np.ndarray,
+    *,
+    dev: tuple[Sequence[Text], np.ndarray],
+    heldout: tuple[Sequence[Text], np.ndarray] | None,
+    refuse: float,
+    hold: float,
+) -> str:
+    o = counts(labelled, scores, refuse, hold, "order")
+    r = counts(labelled, scores, refuse, hold, "rule")
+    f = counts(labelled, scores, refuse, hold, "fact")
+
+    def public(pair: tuple[Sequence[Text], np.ndarray] | None) -> str:
+        if pair is None:
+            return "-"
+        n, refused, held, either, _ = counts(pair[0], pair[1], refuse, hold, "public")
+        per = 1000 / max(1, n)
+        return (
+            f"{n}: {refused * per:.2f} (+patterns {either * per:.2f}), {(held - refused) * per:.2f}"
         )
-        pattern = bool(refused_hits(row["text"], learnt=False))
-        cells = table.setdefault(row["label"], [0, 0, 0, 0, 0])
-        cells[0] += 1
-        cells[1] += pattern
-        cells[2] += best >= model.refuse
-        cells[3] += pattern or best >= model.refuse
-        cells[4] += pattern or best >= model.hold
-    for label, cells in table.items():
-        print(f"  {label} | " + " | ".join(str(c) for c in cells))
+
+    def share(a: int) -> str:
+        return f"{a} ({a / o[0]:.2f})"
+
+    return (
+        f"| {name} | {refuse} / {hold} | {o[0]}: {share(o[1])}, {share(o[2])}"
+        f" | {share(o[3])}, {share(o[4])}"
+        f" | {r[0]}: {r[1]}/{r[3]}, {r[4] - r[3]} | {f[0]}: {f[1]}/{f[3]}, {f[4] - f[3]}"
+        f" | {public(dev)} | {public(heldout)} |"
+    )
+
+
+def by_set(space: Space, texts: Sequence[Text], settings: Settings) -> list[str]:
+    """For each labelled set: thresholds and weights from the rest, the set scored."""
+    lines = []
+    heldout = [t for t in texts if t.part == "public-heldout"]
+    dev = [t for t in texts if t.part == "public-dev"]
+    totals = np.zeros((3, 5), dtype=np.int64)  # orders, rules, facts: as `counts`
+    for part in LABELLED:
+        train = [t for t in texts if t.part not in (part, "public-heldout")]
+        test = [t for t in texts if t.kind != "public" and t.part == part]
+        oof = out_of_fold(space, train, settings)
+        refuse, hold = thresholds(train, oof)
+        fitted = Fitted(space, train, settings)
+        dev_oof = np.array([s for t, s in zip(train, oof, strict=True) if t.kind == "public"])
+        lines.append(
+            row(
+                part,
+                test,
+                fitted.best(test),
+                dev=(dev, dev_oof),
+                heldout=(heldout, fitted.best(heldout)),
+                refuse=refuse,
+                hold=hold,
+            )
+        )
+        for n, kind in enumerate(("order", "rule", "fact")):
+            totals[n] += counts(test, fitted.best(test), refuse, hold, kind)
+    o, r, f = (list(map(int, t)) for t in totals)
+    lines.append(
+        f"| all four (sums) | | {o[0]}: {o[1]} ({o[1] / o[0]:.2f}), {o[2]} ({o[2] / o[0]:.2f})"
+        f" | {o[3]} ({o[3] / o[0]:.2f}), {o[4]} ({o[4] / o[0]:.2f})"
+        f" | {r[0]}: {r[1]}/{r[3]}, {r[4] - r[3]} | {f[0]}: {f[1]}/{f[3]}, {f[4] - f[3]} | | |"
+    )
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--cache", help="a file keeping the texts' features between runs")
     parser.add_argument(
-        "--cache", help="a file keeping the public sentences' features between runs"
+        "--warnings", action="store_true", help="count the public atoms held, per part"
     )
-    parser.add_argument("--heldout3", action="store_true")
-    parser.add_argument(
-        "--warnings", action="store_true", help="count the public atoms warned about, per part"
-    )
+    parser.add_argument("--families", default="".join(FAMILIES))
+    parser.add_argument("--l2", type=float, default=L2)
+    parser.add_argument("--min-count", type=int, default=MIN_COUNT)
+    parser.add_argument("--negative-weight", type=float, default=LABELLED_NEGATIVE_WEIGHT)
+    parser.add_argument("--no-by-set", action="store_true", help="the out-of-fold figures only")
     args = parser.parse_args(argv)
-    if args.heldout3:
-        score_part(DATA / "orders_heldout3.jsonl", order_model.model())
-        return 0
     base = data_dir(args.data)
     if args.warnings:
         warned: dict[str, list[int]] = {}
@@ -246,47 +358,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             cells[0] += 1
             cells[1] += bool(held_hits(atom.text))
         for split, (n, w) in sorted(warned.items()):
-            print(f"public {split}: {n} atoms, warned about {w} ({1000 * w / n:.2f} per 1,000)")
+            print(f"public {split}: {n} atoms, held {w} ({1000 * w / n:.2f} per 1,000)")
         return 0
-    cache = Path(args.cache) if args.cache else None
-    if cache is not None and cache.is_file():
-        public = pickle.loads(cache.read_bytes())  # noqa: S301  (this script's own file)
-    else:
-        public = public_units(base, 1_000_000)
-        if cache is not None:
-            cache.write_bytes(pickle.dumps(public))
-    parts = {p: labelled_units(p, 10_000 * (i + 1)) for i, p in enumerate(LABELLED)}
-
-    # The estimate: trained on dev and heldout, heldout2 scored as if it were new.
-    early = [*parts["dev"], *parts["heldout"], *public]
-    oof = out_of_fold(early)
-    refuse, hold = thresholds(early, oof)
-    print(f"estimate: thresholds from dev+heldout out-of-fold: refuse {refuse}, hold {hold}")
-    report("dev+heldout out-of-fold", early, oof, refuse, hold)
-    fitted = Fitted(early)
-    scores = fitted.scores(parts["heldout2"])
-    report("heldout2 (not trained on)", parts["heldout2"], scores, refuse, hold)
-    rows = read_jsonl(DATA / "orders_heldout2.jsonl")
-    for label in ("order", "rule", "fact"):
-        pairs = [
-            (bool(refused_hits(row["text"], learnt=False)), float(s))
-            for row, s in zip(rows, scores, strict=True)
-            if row["label"] == label
-        ]
-        print(
-            f"  heldout2 with the patterns: {label}: {len(pairs)}, "
-            f"patterns {sum(p for p, _ in pairs)}, "
-            f"either refuses {sum(p or s >= refuse for p, s in pairs)}, "
-            f"or warns {sum(p or s >= hold for p, s in pairs)}"
-        )
-
-    every = [*early, *parts["heldout2"]]
-    oof = out_of_fold(every)
+    settings = Settings(frozenset(args.families), args.min_count, args.l2, args.negative_weight)
+    texts = load(base, Path(args.cache) if args.cache else None)
+    space = Space(texts)
+    print(
+        f"settings: families {''.join(sorted(settings.families))}, min count"
+        f" {settings.min_count}, L2 {settings.l2}, negative weight {settings.negative_weight}"
+    )
+    print(HEAD)
+    print("|" + "---|" * 8)
+    if not args.no_by_set:
+        for line in by_set(space, texts, settings):
+            print(line, flush=True)
+    every = [t for t in texts if t.part != "public-heldout"]
+    oof = out_of_fold(space, every, settings)
     refuse, hold = thresholds(every, oof)
-    print(f"\nfinal: thresholds from everything out-of-fold: refuse {refuse}, hold {hold}")
-    report("all out-of-fold", every, oof, refuse, hold)
+    dev = [t for t in texts if t.part == "public-dev"]
+    dev_oof = np.array([s for t, s in zip(every, oof, strict=True) if t.kind == "public"])
+    fitted = Fitted(space, every, settings)
+    heldout = [t for t in texts if t.part == "public-heldout"]
+    labelled = [t for t in every if t.kind != "public"]
+    labelled_oof = np.array([s for t, s in zip(every, oof, strict=True) if t.kind != "public"])
+    print(
+        row(
+            "none: all out-of-fold",
+            labelled,
+            labelled_oof,
+            dev=(dev, dev_oof),
+            heldout=(heldout, fitted.best(heldout)),
+            refuse=refuse,
+            hold=hold,
+        )
+    )
     if args.write:
-        made = Fitted(every).model(refuse, hold)
+        made = fitted.model(refuse, hold)
         path = order_model.WEIGHTS
         path.write_text(
             json.dumps(made, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8"

@@ -25,7 +25,10 @@ from pathlib import Path
 from memkit.safety import orders as _orders
 
 WEIGHTS = Path(__file__).with_name("order_model.json")
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
+# A word of any script but Chinese (read by its characters): "ignorez", "игнорируй" and "무시"
+# are words as "ignore" is.
+_LETTER = "[^\\W_\u3400-\u9fff]"
+_WORD = re.compile(f"{_LETTER}(?:(?:[^\\W\u3400-\u9fff]|[.-])*{_LETTER})?")
 _CJK = re.compile("[\\u3400-\\u9fff]+")
 _FRONTMATTER = re.compile(r"---[ \t]*\n.*?\n---[ \t]*(?:\n|$)", re.S)
 _YOU = re.compile(r"\b(?:you|your|yourself)\b|你|您")
@@ -33,31 +36,115 @@ _NEG = re.compile(
     r"\b(?:not|never|no|don't|dont|doesn't|won't|cannot|can't|mustn't|shouldn't|avoid)\b"
     r"|不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得"
 )
+# Who an order would be given to: an agent's name or kind, in English and Chinese.
+_AGENT = frozenset(
+    [
+        "ai",
+        "agent",
+        "agents",
+        "assistant",
+        "assistants",
+        "claude",
+        "copilot",
+        "gemini",
+        "codex",
+        "cursor",
+        "devin",
+        "aider",
+        "cline",
+        "windsurf",
+        "chatgpt",
+        "gpt",
+        "llm",
+        "llms",
+        "bot",
+        "bots",
+        "model",
+        "models",
+    ]
+)
+_ZH_AGENT = re.compile(
+    "智能体|智能體|助手|助理|模型|機器人|机器人|人工智能|人工智慧|(?<![a-z])ai(?![a-z])"
+)
+# Where a negation's reach begins, and where a clause ends (so its reach).
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|don't|dont|doesn't|won't|cannot|can't|mustn't|shouldn't|avoid|without)\b"
+    r"|不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得|不會|不会|從不|从不"
+)
+_CLAUSE = re.compile(r"[,;:()]|，|；|：|\bbut\b|\bif\b|\bso\b|但|如果")
+_MODAL = frozenset(["must", "should", "shall", "always", "need", "needs", "has", "have", "will"])
+_ALPHA = re.compile(r"[^\W\d_]{3,20}")
+# The families of features a model may use (`Model.families`, stored with the weights): w
+# words, b word pairs, c Chinese characters and their pairs, f the first word, s the structure
+# marks and the kinds of order crossed with them; p each word's first 4 and 6 letters
+# ("skipped" and "skipping" share "skip"); x the first 4 letters of the words of a sentence
+# that names or addresses an agent (an order's verb is a rule's: who is told is the
+# difference); o where the agent is (named first, the subject of a modal); n the words a
+# negation reaches.
+FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n")
 
 
-def features(lowered: str, start: int, end: int) -> set[str]:
+def features(
+    lowered: str, start: int, end: int, families: frozenset[str] = frozenset(FAMILIES)
+) -> set[str]:
     """The features of the sentence `lowered[start:end]` (a lower-cased reading)."""
     piece = lowered[start:end]
     words = _WORD.findall(piece)
-    found = {f"w:{w}" for w in words}
-    found.update(f"b:{a} {b}" for a, b in pairwise(words))
-    for run in _CJK.findall(piece):
-        found.update(f"c:{ch}" for ch in run)
-        found.update(f"c:{run[i : i + 2]}" for i in range(len(run) - 1))
-    if words:
+    found: set[str] = set()
+    if "w" in families:
+        found.update(f"w:{w}" for w in words)
+    if "b" in families:
+        found.update(f"b:{a} {b}" for a, b in pairwise(words))
+    if "c" in families:
+        for run in _CJK.findall(piece):
+            found.update(f"c:{ch}" for ch in run)
+            found.update(f"c:{run[i : i + 2]}" for i in range(len(run) - 1))
+    if words and "f" in families:
         found.add(f"f:{words[0]}")  # an imperative's verb, or an address, comes first
     marks = ["s:"]
-    if _orders._addressed(lowered, start, end):
+    addressed = _orders._addressed(lowered, start, end)
+    if addressed:
         marks.append("s:address")
     if _YOU.search(piece):
         marks.append("s:you")
     if _NEG.search(piece):
         marks.append("s:neg")
-    found.update(marks[1:])
-    mask = _orders._mask(lowered, start, end)
-    # Which kinds of order the words could make, alone and with each mark: a linear model
-    # cannot read "addressed and about a check" from the two apart.
-    found.update(f"{mark}kind{bit}" for bit in range(8) if mask >> bit & 1 for mark in marks)
+    agents = [i for i, w in enumerate(words) if w in _AGENT]
+    zh_agent = _ZH_AGENT.search(piece) is not None if _CJK.search(piece) else False
+    if "o" in families:
+        if agents or zh_agent:
+            marks.append("o:agent")
+        if agents and agents[0] < 3:
+            marks.append("o:first")  # "Claude, …", "AI agents: …", "The agent writes …"
+        if any(w in _MODAL for i in agents for w in words[i + 1 : i + 4]):
+            marks.append("o:modal")  # "agents must …", "the AI should always …"
+        if zh_agent:
+            marks.append("o:zh")
+    if "s" in families:
+        found.update(marks[1:])
+        mask = _orders._mask(lowered, start, end)
+        # Which kinds of order the words could make, alone and with each mark: a linear model
+        # cannot read "addressed and about a check" from the two apart.
+        found.update(f"{mark}kind{bit}" for bit in range(8) if mask >> bit & 1 for mark in marks)
+    alpha = [w for w in words if _ALPHA.fullmatch(w)]
+    if "p" in families:
+        # "skipped" and "skipping" share "skip", "reported" and "reports" "repo" and "report".
+        found.update(f"p:{w[:4]}" for w in alpha if len(w) >= 4)
+        found.update(f"p:{w[:6]}" for w in alpha if len(w) >= 6)
+    if "n" in families:
+        # The words a negation reaches, as themselves: "must not disable the hooks" is a rule
+        # against what "disable the hooks" orders (and "never mention the skipped tests" one
+        # more way to hide them).
+        for m in _NEGATION.finditer(piece):
+            stop = _CLAUSE.search(piece, m.end())
+            reach = piece[m.end() : stop.start() if stop else len(piece)]
+            found.update(f"n:{w[:4]}" for w in _WORD.findall(reach) if _ALPHA.fullmatch(w))
+            for run in _CJK.findall(reach[:12]):
+                found.update(f"n:{run[i : i + 2]}" for i in range(len(run) - 1))
+    if "x" in families and (addressed or agents or zh_agent):
+        found.update(f"x:{w[:4]}" for w in alpha)
+        for run in _CJK.findall(piece):
+            found.update(f"x:{run[i : i + 2]}" for i in range(len(run) - 1))
     return found
 
 
@@ -67,16 +154,19 @@ class Model:
     weights: dict[str, float]
     refuse: float  # a sentence scoring this or more is refused
     hold: float  # this or more (below `refuse`) is held for review
+    families: frozenset[str] = frozenset(FAMILIES)  # the features it was made with
 
     def score(self, lowered: str, start: int, end: int) -> float:
-        total = self.bias + sum(self.weights.get(f, 0.0) for f in features(lowered, start, end))
+        found = features(lowered, start, end, self.families)
+        total = self.bias + sum(self.weights.get(f, 0.0) for f in found)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))
 
 
 @lru_cache(maxsize=1)
 def model() -> Model:
     data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
-    return Model(data["bias"], data["weights"], data["refuse"], data["hold"])
+    families = frozenset(data.get("families", ("w", "b", "c", "f", "s")))
+    return Model(data["bias"], data["weights"], data["refuse"], data["hold"], families)
 
 
 def _word_count(piece: str) -> int:
@@ -91,9 +181,8 @@ class Scored:
     score: float
 
 
-def scored(text: str, at_least: float) -> Iterator[Scored]:
-    """The sentences of `text` (a reading) scoring `at_least` or more, in order."""
-    found = model()
+def spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of the sentences of `text` (a reading) that the model scores."""
     lowered = text.lower()
     # An atom's frontmatter is no sentence: its lines would run into the body's first one (and
     # a quote of that sentence would show the id, made from the body's words). The patterns
@@ -105,6 +194,14 @@ def scored(text: str, at_least: float) -> Iterator[Scored]:
         piece = lowered[start:end].lstrip()
         if end - start < 12 or piece.startswith("#") or _word_count(piece) < 4:
             continue  # a heading ("# Claude hooks") or a few words name things, order nothing
+        yield start, end
+
+
+def scored(text: str, at_least: float) -> Iterator[Scored]:
+    """The sentences of `text` (a reading) scoring `at_least` or more, in order."""
+    found = model()
+    lowered = text.lower()
+    for start, end in spans(text):
         value = found.score(lowered, start, end)  # a long sentence comes in windows
         if value >= at_least:
             yield Scored(start, end, value)

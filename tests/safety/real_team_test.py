@@ -223,7 +223,13 @@ def test_the_shapes_the_first_held_out_set_found_missing_are_refused_at_the_comm
     git(memory_repo, "add", "-A")
     done = git(memory_repo, "commit", "-m", "rules in the same words", check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "MK112" not in done.stdout + done.stderr
+    # None is refused. Two say what an order's address says ("When you open an issue, …",
+    # "Agent instructions: …"): the order model's hold band (issue 39, fourth round: up to
+    # ~8 % of the labelled rules and facts held for a person to review) holds them.
+    said = [line for line in (done.stdout + done.stderr).splitlines() if "MK112" in line]
+    assert all(" warning: " in line for line in said), said
+    held = {name for name in MORE_RULES if any(f"shared/{name}.md" in s for s in said)}
+    assert held <= {"attach-rule", "agent-header"}, said
 
 
 @pytest.mark.parametrize("name", list(LOOKALIKES))
