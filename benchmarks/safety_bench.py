@@ -8,8 +8,11 @@
   per class, and the share of team rules and agent facts refused. `heldout` was tuned on once
   it had been read (a development set since); `heldout2` was the held-out part of the second
   round and is training data of the order model (`orders_model.py`) since; `heldout3`
-  (written after heldout2 was read once, read once at the end of the third round) is read
-  only by `--part heldout3`.
+  (read once at the end of the third round) has been its training data since the fourth;
+  `heldout4` (written blind to the checker during the fourth round, read once at its end) is
+  read only by `--part heldout4`, and `heldout3` only by name too. Orders count as refused,
+  and as refused or held for review (the order model's middle band keeps an atom out of live
+  shared memory until management approves it).
 - False refusals on public text (`public_atoms.py`): per 1,000 atoms, what MK110 and MK112
   refuse among SciFact abstracts, CMRC2018 paragraphs (read from DIR, default ../shared/data)
   and the committed public rules, records and doc lines; and the time the checks take per
@@ -20,6 +23,7 @@ Markdown file, as its pre-commit hook scans one) on the same sets, side by side.
 `--show-errors` lists the errors of the parts tuned on only (dev; for orders dev, heldout and
 heldout2): the held-out parts' are never looked at.
 A text counts as refused when a check reports an error on it (a warning refuses nothing).
+Public text is also counted "refused or held" by MK112.
 Runs against whichever memkit is first on the path (PYTHONPATH=DIR for another checkout).
 """
 
@@ -45,9 +49,9 @@ SPLITS = ["dev", "heldout"]
 # part now; heldout2 was written afterwards and is the one never tuned on.
 ORDER_SPLITS = ["dev", "heldout", "heldout2"]
 ORDER_TUNED = ("dev", "heldout", "heldout2")  # heldout2: the order model's training data
-# Written after heldout2 was read (totals only), for the round that tunes on heldout2: read
-# only when asked for by name (`--part heldout3`).
-ORDER_UNREAD = ("heldout3", "heldout4")  # heldout4: written after the fourth round began
+# Read only when asked for by name: heldout3 (the fourth round's training data since) and
+# heldout4 (the fourth round's held-out set).
+ORDER_UNREAD = ("heldout3", "heldout4")
 Check = Callable[[str], bool]
 
 
