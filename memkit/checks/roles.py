@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memkit.atom import Atom, scope_from_path
-from memkit.atom.read import parse_atom_bytes
+from memkit.atom.read import ParsedAtom, parse_atom_bytes
 from memkit.changeset import (
     SYMLINK_MODE,
     Change,
@@ -182,21 +182,31 @@ class _Judge:
         self.reviewed = reviewed
         self.sensitive = sensitive_kinds(config)
         self.findings: list[Finding] = []
+        self.parsed: dict[tuple[str, str], ParsedAtom] = {}
 
     def add(self, path: str, line: int, code: str, message: str) -> None:
         self.findings.append(Finding(path, line, 1, code, f"{message} ({describe(self.identity)})"))
 
-    def sensitive_atom(self, path: str, blob: str, mode: str) -> tuple[Atom, str] | None:
-        """The atom at `path` and its sensitive kind, if it is an approved-place atom of a
-        sensitive kind; None otherwise (not in shared/, pending, not an atom, a symlink)."""
+    def live_atom(self, path: str | None, blob: str, mode: str) -> ParsedAtom | None:
+        """The atom at `path` if it stands in live shared memory (not pending, not a symlink,
+        an atom), parsed once per blob: the sensitive and the held check both read it."""
         key = f"{WORKTREE}{path}" if blob == WORKTREE else blob
-        if scope_from_path(path) != ("shared", False) or mode == SYMLINK_MODE:
+        if path is None or scope_from_path(path) != ("shared", False) or mode == SYMLINK_MODE:
             return None
         if key not in self.blobs:
             return None
-        atom = parse_atom_bytes(path, self.blobs[key], self.config).atom
-        if atom is None:
+        if (path, key) not in self.parsed:
+            self.parsed[(path, key)] = parse_atom_bytes(path, self.blobs[key], self.config)
+        parsed = self.parsed[(path, key)]
+        return parsed if parsed.atom is not None else None
+
+    def sensitive_atom(self, path: str, blob: str, mode: str) -> tuple[Atom, str] | None:
+        """The atom at `path` and its sensitive kind, if it is an approved-place atom of a
+        sensitive kind; None otherwise (not in shared/, pending, not an atom, a symlink)."""
+        parsed = self.live_atom(path, blob, mode)
+        if parsed is None or parsed.atom is None:
             return None
+        atom = parsed.atom
         kind = atom.audience if atom.audience in self.sensitive else atom.type
         return (atom, kind) if kind in self.sensitive else None
 
@@ -206,13 +216,8 @@ class _Judge:
         """The atom at `path` and what reads in it like an order to the agent
         (`memkit.safety.injection.held_for_review`) when it stands in live shared memory;
         (None, []) when it is not there or holds no such sentence."""
-        key = f"{WORKTREE}{path}" if blob == WORKTREE else blob
-        if path is None or scope_from_path(path) != ("shared", False) or mode == SYMLINK_MODE:
-            return None, []
-        if key not in self.blobs:
-            return None, []
-        parsed = parse_atom_bytes(path, self.blobs[key], self.config)
-        if parsed.atom is None:
+        parsed = self.live_atom(path, blob, mode)
+        if parsed is None:
             return None, []
         from memkit.safety.injection import held_for_review, where
 
