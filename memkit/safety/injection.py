@@ -30,7 +30,7 @@ from memkit.safety.order_model import model, scored
 from memkit.safety.orders import negated, orders
 from memkit.safety.reading import read
 from memkit.safety.secrets import quote, secret_spans
-from memkit.safety.text import folded, starts
+from memkit.safety.text import compiled, folded, starts
 
 if TYPE_CHECKING:
     from memkit.config import Config
@@ -331,7 +331,7 @@ def _may_exfiltrate(lowered: str) -> bool:
 
 # Each kind of instruction with the words it cannot do without: a pattern runs only on text
 # that holds one of them (lower-cased), which keeps a typical atom at well under a
-# millisecond. Each is compiled when first tried (`re` keeps it): compiling them all cost
+# millisecond. Each is compiled when first tried (`text.compiled`): compiling them all cost
 # every process that imports this module ~40 ms, for text that mostly needs none.
 _RULES: tuple[tuple[Callable[[str], bool], str], ...] = tuple(
     (may, pattern)
@@ -401,7 +401,7 @@ def _pattern_matches(text: str) -> list[re.Match[str]]:
         for n, (may, source) in enumerate(_RULES):
             if not may(lowered):
                 continue
-            pattern = re.compile(source, re.I)
+            pattern = compiled(source)
             if source not in (_EXFILTRATION, _OTHER):
                 matches: Iterable[re.Match[str]] = pattern.finditer(text, start, end)
             else:

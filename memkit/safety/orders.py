@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memkit.safety.text import compiled
+
 WINDOW = 600
 OVERLAP = 150
 MAX_ORDERS = 20  # a text with this many is refused whatever else it holds
@@ -149,10 +151,10 @@ class _Harm:
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        # Compiled on first use (re keeps it): the word gate tries a kind's pattern only on a
-        # sentence holding its words, and compiling them all cost every process that imports
-        # this ~40 ms, most of them reading text that needs none.
-        return re.compile(self.source, re.I)
+        # Compiled on first use: the word gate tries a kind's pattern only on a sentence
+        # holding its words, and compiling them all cost every process that imports this
+        # ~40 ms, most of them reading text that needs none.
+        return compiled(self.source)
 
 
 _HARMS: tuple[_Harm, ...] = tuple(

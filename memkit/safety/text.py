@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 
 # Kana, CJK ideographs (with extension A and the compatibility block), Hangul syllables and
 # Hangul compatibility jamo: the one meaning of "CJK" in memkit (the index's n-grams too).
@@ -14,6 +15,15 @@ CJK_RE = re.compile(f"[{CJK_CHARS}]")
 
 def has_cjk(text: str) -> bool:
     return CJK_RE.search(text) is not None
+
+
+@cache
+def compiled(source: str) -> re.Pattern[str]:
+    """`source` compiled case-insensitively, once per process: the large order patterns are
+    compiled when first tried, not at import, and kept here rather than in `re`'s own cache,
+    which drops its oldest entries past 512 and would make a long-lived engine compile a
+    30 ms pattern again."""
+    return re.compile(source, re.I)
 
 
 # The only characters outside ASCII that Python's case-insensitive matching takes for an
