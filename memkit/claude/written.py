@@ -16,7 +16,7 @@ from typing import Any
 from memkit.atom.read import read_atom
 from memkit.audit.write import PENDING, conflicts, in_shared, remember
 from memkit.claude.protocol import context_output
-from memkit.config import load_config
+from memkit.config import Config, load_config
 from memkit.git import tracked
 from memkit.roles import identify
 from memkit.safety.injection import held_for_review
@@ -60,7 +60,9 @@ def contradiction_check(root: Path, rel: str) -> dict[str, Any] | None:
     return {"decision": "block", "reason": head + "\n" + "\n".join(lines)}
 
 
-def held_check(root: Path, rel: str, atom_id: str, text: str, config: Any) -> dict[str, Any] | None:
+def held_check(
+    root: Path, rel: str, atom_id: str, text: str, config: Config
+) -> dict[str, Any] | None:
     """A new atom Claude wrote into live shared memory that reads like an order to the agent
     goes to review at once, as `memkit add` sends it and the commit would hold it (MK204)."""
     if not in_shared(rel) or tracked(root, rel):

@@ -62,10 +62,10 @@ def run(args: argparse.Namespace) -> int:
     outcome = add_atom(root, draft, dry_run=args.dry_run)
     if outcome.written:
         note_written(root, agent_session(), outcome.path)  # the agent's own, in a session
-    return report(outcome, args.type, as_json=args.json, dry_run=args.dry_run)
+    return report(outcome, as_json=args.json, dry_run=args.dry_run)
 
 
-def report(outcome: AddOutcome, atom_type: str, *, as_json: bool, dry_run: bool) -> int:
+def report(outcome: AddOutcome, *, as_json: bool, dry_run: bool) -> int:
     """Print what `add_atom` did (also for `memkit candidates accept`); the exit code."""
     if as_json:
         print(json.dumps(outcome.as_json(), ensure_ascii=False))

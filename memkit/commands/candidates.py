@@ -65,7 +65,7 @@ def _accept(root: Path, args: argparse.Namespace) -> int:
     cand, outcome = accept(
         root, args.id, scope=args.scope, atom_type=args.type, text=args.text, dry_run=args.dry_run
     )
-    code = report(outcome, args.type or cand.type, as_json=args.json, dry_run=args.dry_run)
+    code = report(outcome, as_json=args.json, dry_run=args.dry_run)
     if outcome.written and not args.json:
         print(f"candidate {cand.id} accepted; `memkit undo {outcome.id}` takes it back")
     elif outcome.errors and not args.json:
