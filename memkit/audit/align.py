@@ -237,6 +237,7 @@ def tokens(text: str) -> tuple[Token, ...]:
     text = _EMPHASIS.sub("", text)
     text = _NUMBER_WORD.sub(_number_word, text)
     text = _ZH_NUMBER.sub(lambda m: f" {_zh_number(m.group(1))} ", text)
+    text = lx.cjk_spaced(text)
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup or "word"
@@ -258,10 +259,11 @@ def tokens(text: str) -> tuple[Token, ...]:
             out.append(Token(raw, ":", "sep"))
         elif kind == "comma":
             out.append(Token(raw, ",", "comma"))
-        elif kind == "word":
-            token = _word(raw)
-            if token is not None:
-                out.append(token)
+        elif kind == "word" or (kind == "path" and lx.ACRONYMS.fullmatch(raw)):
+            for part in raw.rstrip(".,;:").split("/") if kind == "path" else (raw,):
+                token = _word(part)
+                if token is not None:
+                    out.append(token)
         else:
             norm = raw.lower().rstrip("/.,;:!?")
             out.append(Token(raw, norm or raw.lower(), kind))

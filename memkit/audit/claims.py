@@ -75,7 +75,9 @@ _SET_VALUED_EN = re.compile(
 )
 _SET_VALUED_ZH = re.compile(
     r"會說|会说|會講|会讲|喜歡|喜欢|愛好|爱好|去過|去过|參加過|参加过|獲得過|获得过|獲過|获过|"
-    r"成員|成员|志願者|志愿者|擅長|擅长|訓練|训练|語言|语言"
+    # Training where or how often (平时在成都训练), not a training log or a trained model.
+    r"成員|成员|志願者|志愿者|擅長|擅长|在[^，。,;；]{1,8}(?:訓練|训练)|(?:訓練|训练)過|训练过|"
+    r"語言|语言"
 )
 # Words that make what is said of a subject one of many: "any awards", "one of", "also".
 _MANY_EN = re.compile(r"\b(?:among|one of|also|any|too|as well)\b", re.I)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from memkit.audit import frame, imperative, migration
 from memkit.audit.claims import is_identifier, key_stems, other_subjects
-from memkit.audit.lexicon import word_set
+from memkit.audit.lexicon import CJK, word_set
 from memkit.audit.text import clauses, sentences
 from memkit.gate.duplicates import words_agree
 
@@ -80,7 +80,13 @@ _VERSION = re.compile(
 )
 # `dir/file.ext` starts where its run starts and reads the run once ("a-a-a-…": from every
 # letter to the end, quadratic).
-_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.*-]+)+|(?<![\w-])[\w-]++/[\w.-]+\.\w{1,5}\b")
+# A path's characters: not CJK, which is a word character to `\w` ("当前支持CPT/SFT/DPO" is
+# a list, not a path "/SFT/DPO"), and a path starts where its run starts.
+_PC = rf"[^\W{CJK}]"
+_PATH = re.compile(
+    rf"(?<!{_PC})(?<![.~/-])(?:~|\.{{1,2}})?/(?:{_PC}|[.-])+(?:/(?:{_PC}|[.*-])+)+"
+    rf"|(?<![\w-])(?:{_PC}|-)++/(?:{_PC}|[.-])+\.{_PC}{{1,5}}\b"
+)
 _POSITIVE = re.compile(
     r"\b(?:always|must|should|use|enable|enabled|allow|allowed|prefer|require|required|keep|"
     r"do)\b|必須|必须|一律|務必|务必|要用|使用|啟用|启用|開啟|开启|打開|打开|允許|允许|總是|总是|"

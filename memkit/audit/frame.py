@@ -59,11 +59,11 @@ class Token:
 
 def tokens(text: str) -> list[Token]:
     out: list[Token] = []
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(lx.cjk_spaced(text)):
         group = m.lastgroup or "word"
         raw = m.group(0)
-        if group == "word":
-            out.append(_word(raw, first=not out))
+        if group == "word" or (group == "path" and lx.ACRONYMS.fullmatch(raw)):
+            out.extend(_word(part, first=not out) for part in raw.rstrip(".,;:").split("/"))
         elif group == "num":
             kind = "version" if re.search(r"\d\.\d+\.|\.x$|^v\d", raw, re.I) else "number"
             if re.fullmatch(r"\d+(?:st|nd|rd|th)", raw, re.I):

@@ -5,6 +5,8 @@ cities and cloud regions, calendar words, common Chinese surnames, tool-like low
 
 from __future__ import annotations
 
+import re
+
 
 def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -96,3 +98,19 @@ UPDATE_WORDS = word_set(
     "now currently still today nowadays henceforth meanwhile already actually presently"
 )
 UPDATE_WORDS_ZH = ("現在", "现在", "目前", "已經", "已经", "如今", "今後", "今后", "從此", "从此")
+
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_EDGE = re.compile(
+    rf"(?<=[{CJK}])(?=[\w`/.~-])(?![{CJK}])|(?<=[\w`/.~-])(?<![{CJK}])(?=[{CJK}])"
+)
+_CJK_SLASH = re.compile(rf"(?<=[{CJK}])/(?=[{CJK}])")
+# "CPT/SFT/DPO", "CI/CD": a list of names, not a path.
+ACRONYMS = re.compile(r"[A-Z][A-Z0-9]*(?:/[A-Z][A-Z0-9]*)+[.,;:]?")
+
+
+def cjk_spaced(text: str) -> str:
+    """The text with a space where CJK meets Latin letters, digits or code, and a slash
+    between CJK words read as the "or" it stands for (理解/断言). Chinese has no spaces, and to
+    a pattern a CJK character is a word character like any other: "freeze_llm设置为True将会将
+    LLM" was one word, "页面理解/断言" a path."""
+    return _CJK_EDGE.sub(" ", _CJK_SLASH.sub("或", text))

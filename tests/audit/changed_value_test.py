@@ -40,6 +40,8 @@ BASE = {
         "Transfer the task changes to a linked worktree, or ask the user before using the "
         "`ALLOW_SHARED` override."
     ),
+    # Chinese glues words to commands and names without a space.
+    "log-level-zh": "将log_level设置为INFO会输出训练日志。",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -58,6 +60,8 @@ UPDATES = {
         "`ALLOW_SHARED` override.",
         "before transferring",
     ),
+    # Was MK103: "训练" (training) read as a relation holding many values, as a person's.
+    "log-level-debug-zh": ("log-level-zh", "将log_level设置为DEBUG会输出训练日志。", "DEBUG"),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
 OTHER_SUBJECTS = {
@@ -176,6 +180,12 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         # A slot against one bare word is that slot said otherwise, not another subject.
         ("Ping every 30 s; the balancer drops idle sockets at 60 s.", "Ping every 90 s; the balancer keeps idle sockets open.", CONTRADICTS),  # noqa: E501
         ("Run tests using `pytest`.", "Run tests for a specific crate.", EXTENDS),
+        # A CJK character is a token of its own, not a word character glued to a name: these
+        # were one changed "word" (or a "path", 理解/断言) each, read as contradictions.
+        ("若是全参数训练，将freeze_llm设置为True将会冻结LLM部分权重。", "若是全参数训练，将freeze_llm设置为True会冻结LLM部分权重。", DUPLICATE),  # noqa: E501
+        ("需要页面理解/断言的 API，请额外配置一组模型。", "需要页面理解或断言的 API，请额外配置一组模型。", DUPLICATE),  # noqa: E501
+        ("默认端口为8080。", "默认端口为8081。", CONTRADICTS),
+        ("训练前先执行`make lint`检查代码。", "训练前先执行`make check`检查代码。", CONTRADICTS),
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
@@ -191,6 +201,9 @@ def test_code_spans_paths_and_quantities_are_one_token_each() -> None:
     assert ("tests/unit", "path") in kinds
     assert ("t:60", "qty") in kinds
     assert align.tokens("60 seconds")[0].norm == align.tokens("1 min")[0].norm
+    glued = [t.text for t in align.tokens("将freeze_llm设置为True，见https://x.cn/models下载")]
+    assert glued[:2] == ["将", "freeze_llm"] and "True" in glued, glued
+    assert "https://x.cn/models" in glued, glued
 
 
 RELEASE = """Releases are cut from `main` every Tuesday.
