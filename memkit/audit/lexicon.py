@@ -90,7 +90,21 @@ TOOLS = word_set(
     "systemd bash zsh fish make cmake bazel gradle maven sbt cargo go rustup nvm pyenv "
     "black ruff flake8 pylint mypy eslint prettier biome jest vitest pytest mocha "
     "webpack vite esbuild rollup terraform pulumi ansible chef puppet grafana prometheus "
-    "loki sentry datadog jenkins renovate dependabot trivy grype"
+    "loki sentry datadog jenkins renovate dependabot trivy grype "
+    # Linters, formatters, type checkers, test runners, builders and hook runners a team
+    # names in its instruction files, none of them an English word.
+    "prek pre-commit lefthook husky lint-staged pyright basedpyright ty pyre pytype isort "
+    "autopep8 yapf bandit pdm hatch rye uvx tox nox pipenv flit twine maturin deno nodejs "
+    "tsc tsx ts-node swc babel parcel turbopack turborepo nx lerna changesets oxlint rslint "
+    "stylelint tslint jshint dprint taplo tombi clippy rustfmt nextest cargo-nextest "
+    "golangci-lint gofmt goimports gofumpt staticcheck gopls ktlint detekt spotless "
+    "checkstyle spotbugs junit testng gradlew mvn bazelisk meson ninja scons conan vcpkg "
+    "clang clang-format clang-tidy gcc cppcheck valgrind phpstan psalm phpunit rubocop rspec "
+    "sorbet credo dialyzer swiftlint swiftformat xcodebuild fastlane cocoapods playwright "
+    "cypress puppeteer webdriverio storybook jasmine karma rspack rsbuild rslib pnpx npx "
+    "yarnpkg corepack volta fnm asdf mise direnv skaffold minikube k3d k3s helmfile "
+    "terragrunt tflint tfsec checkov semgrep codeql snyk gitleaks trufflehog hadolint "
+    "shellcheck shfmt markdownlint vale commitlint sphinx mkdocs docusaurus vitepress"
 )
 
 # Words that mark an update without changing what is said ("we now deploy with Flux").

@@ -42,6 +42,7 @@ BASE = {
     ),
     # Chinese glues words to commands and names without a space.
     "log-level-zh": "将log_level设置为INFO会输出训练日志。",
+    "hooks-with-pre-commit": "Install the git hooks with pre-commit before your first commit.",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -62,6 +63,12 @@ UPDATES = {
     ),
     # Was MK103: "训练" (training) read as a relation holding many values, as a person's.
     "log-level-debug-zh": ("log-level-zh", "将log_level设置为DEBUG会输出训练日志。", "DEBUG"),
+    # Was MK104 (a plain word substituted): a tool's name, lowercase and unquoted.
+    "hooks-with-prek": (
+        "hooks-with-pre-commit",
+        "Install the git hooks with prek before your first commit.",
+        "prek",
+    ),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
 OTHER_SUBJECTS = {
@@ -186,6 +193,8 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("需要页面理解/断言的 API，请额外配置一组模型。", "需要页面理解或断言的 API，请额外配置一组模型。", DUPLICATE),  # noqa: E501
         ("默认端口为8080。", "默认端口为8081。", CONTRADICTS),
         ("训练前先执行`make lint`检查代码。", "训练前先执行`make check`检查代码。", CONTRADICTS),
+        ("Type checking runs Pyright on every pull request.", "Type checking runs ty on every pull request.", CONTRADICTS),  # noqa: E501
+        ("Supported stages: CPT/SFT/DPO.", "Supported stages: CPT/SFT/DPO/KTO.", EXTENDS),
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
