@@ -530,6 +530,70 @@ def _command_object(toks: tuple[Token, ...], first: int, end: int) -> int:
     return sub + 1
 
 
+# Programs that run another's job: one for another at a command's head is the same command.
+_RUNNERS = lx.word_set(
+    "npm pnpm yarn bun npx pnpx bunx yarnpkg uv uvx pip pipx poetry pdm hatch rye pipenv "
+    "conda python python3 node deno tsx ts-node make just task"
+)
+
+
+def _same_command(xa: list[Token], xb: list[Token], cue: str) -> bool:
+    """Two spans at a command's head that run one job: one runner for another, or the same
+    words joined otherwise (`test --watch` / `test-watch`)."""
+    ca, cb = _content(xa), _content(xb)
+    if not ca or not cb:
+        return False
+    if len(ca) == len(cb) == 1 and ca[0].norm in _RUNNERS and cb[0].norm in _RUNNERS:
+        return True
+    if cue != "command" and not any(t.kind == "flag" for t in (*ca, *cb)):
+        return False
+    parts = [re.findall(r"[a-z0-9]+", " ".join(t.norm for t in c)) for c in (ca, cb)]
+    return parts[0] == parts[1]
+
+
+def _command_detail(toks: tuple[Token, ...], s1: int, s2: int) -> bool:
+    """A span one side adds inside a command line: flags (`--frozen-lockfile`), a subcommand
+    right after the program (`yarn run init`), or a runner before it (`uv run pytest`). The
+    command is another one: its value changed, not a detail added."""
+    span = _content(toks[s1:s2])
+    if not span:
+        return False
+    if all(t.kind == "flag" for t in span):  # (a flag's value is the flag's: `-p ruff`)
+        return _command_line(toks, s1)
+    before = toks[s1 - 1] if s1 > 0 else None
+    after = toks[s2] if s2 < len(toks) else None
+    program = before is not None and (before.norm in lx.TOOLS or before.norm in _RUNNERS)
+    if program and len(span) == 1 and span[0].kind == "word" and _command_line(toks, s1):
+        return True  # (not "Run pre-commit hooks …": a sentence about the program)
+    words = [t.norm for t in span]
+    runner = words[0] in _RUNNERS and all(w in _RUN_WORDS for w in words[1:]) and len(words) <= 2
+    return runner and after is not None and (after.norm in lx.TOOLS or after.norm in _COMMANDS)
+
+
+_RUN_WORDS = lx.word_set("run exec x dlx")
+
+
+def _command_line(toks: tuple[Token, ...], at: int) -> bool:
+    """Whether the sentence `toks[at]` stands in is a command line: it starts with a program."""
+    start = at
+    while start > 0 and toks[start - 1].kind != "end":
+        start -= 1
+    first = next((t for t in toks[start:at] if t.kind in _CONTENT), None)
+    if first is None:
+        return False
+    if first.norm in lx.TOOLS or first.norm in _COMMANDS or first.norm in _RUNNERS:
+        return True
+    # A program of its own ("crewai create flow <name> --skip_provider"): a lowercase word
+    # that is no verb of an instruction, and flags after it.
+    end = next((i for i in range(at, len(toks)) if toks[i].kind == "end"), len(toks))
+    return (
+        first.kind == "word"
+        and first.text.islower()
+        and first.norm not in _IMPERATIVE
+        and any(t.kind == "flag" for t in toks[start:end])
+    )
+
+
 _STOPS_OBJECT = frozenset(
     ("neg", "end", "code", "url", "path", "qty", "ver", "num", "flag", "channel")
 )
@@ -579,6 +643,7 @@ def read(a: str, b: str) -> Reading | None:
     changed: list[tuple[list[Token], list[Token], int, int, int, int]] = []
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
+            edits.extend(_recased(ta, tb, i1, j1, i2 - i1))
             continue
         xa, xb = list(ta[i1:i2]), list(tb[j1:j2])
         content_a, content_b = _content(xa), _content(xb)
@@ -603,9 +668,13 @@ def read(a: str, b: str) -> Reading | None:
             edits.append(Edit(_join(xa), _join(xb), "word", _frame(ta, i1, i2)))
         elif wording.lead_in(*((ta, i1, i2, tb, j1) if content_a else (tb, j1, j2, ta, i1))):
             continue  # "Pre-commit formatting: make sure to run …" / "Run …"
+        elif _command_detail(ta, i1, i2) if content_a else _command_detail(tb, j1, j2):
+            whole_a, whole_b = _join(ta[max(0, i1 - 2) : i2]), _join(tb[max(0, j1 - 2) : j2])
+            edits.append(Edit(whole_a, whole_b, "value", _frame(ta, i1, i2), "command"))
         else:
             kind = "added" if not content_a else "dropped"
-            edits.append(Edit(_join(xa), _join(xb), kind, _frame(ta, i1, i2)))
+            why = _member(ta, i1, i2) if content_a else _member(tb, j1, j2)
+            edits.append(Edit(_join(xa), _join(xb), kind, _frame(ta, i1, i2), why))
     roles = (_roles(ta), _roles(tb))
     for xa, xb, i1, i2, j1, j2 in changed:
         edit = _substitution(ta, xa, xb, at=(i1, i2, j1, j2), roles=roles, changed=changed)
@@ -686,6 +755,39 @@ def _scoped(edits: list[Edit], ta: tuple[Token, ...], tb: tuple[Token, ...]) -> 
     if scope is None:
         return edits
     return [*(e for e in edits if e not in moving), Edit(*scope, "value", moving[0].frame)]
+
+
+def _mixed_case(text: str) -> bool:
+    return sum(c.isupper() for c in text) >= 2 and any(c.islower() for c in text)
+
+
+def _recased(ta: tuple[Token, ...], tb: tuple[Token, ...], i: int, j: int, n: int) -> list[Edit]:
+    """Names the alignment took as equal that differ in case where case is part of the name:
+    `EXASearchTool` / `ExaSearchTool` is a renamed class (not "GitHub" / "Github")."""
+    return [
+        Edit(x.text, y.text, "value", _frame(ta, i + k, i + k + 1))
+        for k, (x, y) in enumerate(zip(ta[i : i + n], tb[j : j + n], strict=True))
+        if x.text != y.text and _mixed_case(x.text) and _mixed_case(y.text)
+    ]
+
+
+_JOINING = lx.word_set("and or nor plus") | frozenset("和与與及或、")
+_RESTRICTING = lx.word_set("when whenever if unless only except until once while where")
+
+
+def _member(toks: tuple[Token, ...], s1: int, s2: int) -> str:
+    """What a span one side adds says of its own, beyond a value: a member of a list ("tools,
+    agents and crews" / "agents and crews", "模型和数据集") or a condition ("when explicitly
+    required"). The statement with it is another one: never a duplicate."""
+    span = toks[s1:s2]
+    if not _content(span):
+        return ""
+    first, last = span[0], span[-1]
+    if first.norm in _RESTRICTING:
+        return "condition"
+    if any(t.norm in _JOINING or t.kind == "comma" for t in (first, last)):
+        return "member"
+    return ""
 
 
 def _inside_cjk_word(toks: tuple[Token, ...], i1: int, i2: int) -> bool:
@@ -850,6 +952,10 @@ def _substitution(
     i1, i2, j1, _ = at
     ra, rb = roles
     old, new, frame = _join(xa), _join(xb), _frame(ta, i1, i2)
+    if _same_command(xa, xb, ra.cue[i1] if i1 < ra.head[i1] else ""):
+        # "yarn dev" / "pnpm dev", "pnpm test --watch" / "pnpm test-watch": the same job run
+        # another way, not another command.
+        return Edit(old, new, "value", frame)
     if i1 < ra.head[i1] and j1 < rb.head[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the sentence is about
     if i1 < ra.label[i1] and j1 < rb.label[j1] and len(changed) > 1:
@@ -864,7 +970,9 @@ def _substitution(
     mine_a, mine_b = _parts(xa), _parts(xb)
     for ya, yb, k1, _, _, _ in changed:
         shared = k1 != i1 and mine_a & _parts(ya) and mine_b & _parts(yb)
-        if shared and any(t.kind == "word" for t in (*xa, *ya, *xb, *yb)):
+        plain = [t for t in (*xa, *ya, *xb, *yb) if t.kind == "word"]
+        if shared and plain and not all(_IDENTIFIER.search(t.text) for t in plain):
+            # (Not "index.test.ts … xxx.test.ts" / "… .spec.ts": one value changed twice.)
             return Edit(old, new, "subject", frame, "names")
     slots = {t.norm for t in xa[:1] + xb[:1] if t.norm in _SLOT}
     values = _value_token(xa) or _value_token(xb)

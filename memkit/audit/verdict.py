@@ -130,6 +130,10 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
 
     None when a negation came with other changes: the other readers decide."""
     subs = reading.substitutions
+    # A command's flags or runner changed counts only where nothing else did: beside another
+    # value ("uv pip install browser-use" / "pip install -r requirements-dev.lock") the pair
+    # is read by that value.
+    values = [e for e in reading.values if e.why != "command"] or list(reading.values)
     if reading.negations and (subs or reading.details):
         return None  # "publish from the workflow" / "never with a personal token"
     place = _other_place(a, b) if atoms else ""
@@ -141,21 +145,20 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         return Verdict(
             EXTENDS, f"the same line about another subject ({edit.old} / {edit.new})", quiet=True
         )
-    if reading.values and any(e.kind == "word" for e in reading.wording):
+    if values and any(e.kind == "word" for e in reading.wording):
         # A value and a plain word changed at once ("Session tokens … 12 hours" / "Refresh
         # tokens … 30 days"): another statement, not one slot updated.
         shown = "; ".join(f"{e.old} / {e.new}" for e in subs[:2])
         return Verdict(EXTENDS, f"the same frame saying another thing ({shown})", quiet=True)
-    if reading.values:
+    if values:
         names_only = not any(
-            align.holds_value(e.old) or align.holds_value(e.new) for e in reading.values
+            align.holds_value(e.old) or align.holds_value(e.new) for e in values
         )
-        first = reading.values[0]
+        first = values[0]
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
             return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
-        if all(wording.another_member(e.frame, e.old, e.new) for e in reading.values):
+        if all(wording.another_member(e.frame, e.old, e.new) for e in values):
             return Verdict(EXTENDS, f"another thing installed or added ({first.old} / {first.new})")
-        values = reading.values
         one = (values[0].new, values[0].old) if len(values) == 1 else ()
         return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in values[:3]), edit=one)
     if reading.flips:
@@ -163,7 +166,7 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         return Verdict(
             CONTRADICTS, f'the same statement affirmed in one and negated in the other ("{frame}")'
         )
-    with_value = [e for e in reading.details if align.states_more(e.old or e.new)]
+    with_value = [e for e in reading.details if e.why or align.states_more(e.old or e.new)]
     words = [e for e in reading.wording if e.kind == "word"]
     if len(reading.wording) > 1 or words or with_value:
         # A plain word substituted may be a synonym or a changed thing ("library crate" /

@@ -43,6 +43,8 @@ BASE = {
     # Chinese glues words to commands and names without a space.
     "log-level-zh": "将log_level设置为INFO会输出训练日志。",
     "hooks-with-pre-commit": "Install the git hooks with pre-commit before your first commit.",
+    "site-dev-server": "cd site && yarn dev",
+    "search-tools": "Search tools: SerperDevTool, EXASearchTool, FirecrawlSearchTool",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -68,6 +70,13 @@ UPDATES = {
         "hooks-with-pre-commit",
         "Install the git hooks with prek before your first commit.",
         "prek",
+    ),
+    # Were "another subject" (the program at a command's head) and a duplicate (case).
+    "site-dev-server-pnpm": ("site-dev-server", "cd site && pnpm dev", "pnpm"),
+    "search-tools-renamed": (
+        "search-tools",
+        "Search tools: SerperDevTool, ExaSearchTool, FirecrawlSearchTool",
+        "ExaSearchTool",
     ),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
@@ -195,6 +204,17 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("训练前先执行`make lint`检查代码。", "训练前先执行`make check`检查代码。", CONTRADICTS),
         ("Type checking runs Pyright on every pull request.", "Type checking runs ty on every pull request.", CONTRADICTS),  # noqa: E501
         ("Supported stages: CPT/SFT/DPO.", "Supported stages: CPT/SFT/DPO/KTO.", EXTENDS),
+        # A command line with a flag, a subcommand or a runner added is another command.
+        ("git clone git@example.com:acme/web.git && cd web && yarn install", "git clone git@example.com:acme/web.git && cd web && yarn install --frozen-lockfile", CONTRADICTS),  # noqa: E501
+        ("$ cd web && yarn init", "$ cd web && yarn run init", CONTRADICTS),
+        ("pnpm test --watch --testPathPattern react", "pnpm test-watch --testPathPattern react", CONTRADICTS),  # noqa: E501
+        # … but not a sentence about a program, nor a flag in prose.
+        ("Run pre-commit before making PRs.", "Run pre-commit hooks before making PRs.", DUPLICATE),
+        ("用 shellcheck 检查 shell 脚本。", "用 shellcheck -x 检查 shell 脚本。", EXTENDS),
+        # A list member or a condition dropped or added is not the same statement.
+        ("Use tools, agents and crews for larger work.", "Use agents and crews for larger work.", EXTENDS),  # noqa: E501
+        ("make docs # run translations and build", "make docs # run translations and build when explicitly required", EXTENDS),  # noqa: E501
+        ("Open an issue on GitHub first.", "Open an issue on Github first.", DUPLICATE),
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
