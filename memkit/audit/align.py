@@ -780,8 +780,8 @@ def _member(toks: tuple[Token, ...], s1: int, s2: int) -> str:
     agents and crews" / "agents and crews", "模型和数据集") or a condition ("when explicitly
     required"). The statement with it is another one: never a duplicate."""
     span = toks[s1:s2]
-    if not _content(span):
-        return ""
+    if len(_content(span)) < 2:
+        return ""  # "and technologies", "if applicable": a word more, said otherwise
     first, last = span[0], span[-1]
     if first.norm in _RESTRICTING:
         return "condition"
@@ -877,7 +877,22 @@ def _value_token(toks: list[Token]) -> bool:
     return any(t.kind in _VALUE or (t.kind == "word" and _IDENTIFIER.search(t.text)) for t in toks)
 
 
-_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w")
+_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|^[a-z]+[A-Z]")  # (camelCase: `getEntireUrl`, not OpenAI)
+_QUANTIFIERS = frozenset(
+    (  # noqa: SIM905  (a word list reads better as text)
+        "at least|at most|exactly|up to|no more than|no less than|more than|less than|"
+        "fewer than|only|minimum|maximum|至少|最多|恰好|不超过|不少于|超过|少于|仅"
+    ).split("|")
+)
+
+
+def _quantifier(toks: list[Token]) -> bool:
+    return _join(toks).lower() in _QUANTIFIERS
+
+
+def quantifiers(edit: Edit) -> bool:
+    """An edit that changes how many, not what: "at least" / "exactly"."""
+    return edit.old.lower() in _QUANTIFIERS and edit.new.lower() in _QUANTIFIERS
 
 
 @functools.lru_cache(maxsize=16384)
@@ -988,6 +1003,10 @@ def _substitution(
         return Edit(old, new, "subject", frame, "names")
     if _flip(xa, xb) or _value_token(xa) or _value_token(xb) or wording.kin(old, new):
         return Edit(old, new, "value", frame)
+    if i1 > 0 and ta[i1 - 1].kind == "flag" and _command_line(ta, i1):
+        return Edit(old, new, "value", frame)  # a flag's value: `--with test` / `--with dev`
+    if _quantifier(xa) and _quantifier(xb):
+        return Edit(old, new, "value", frame)  # "at least one" / "exactly one"
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
         return Edit(old, new, "value", frame)
     text_a = "".join(t.text for t in xa if not t.text.isascii())

@@ -73,9 +73,12 @@ _VALUE = re.compile(
     re.I,
 )
 _VERSION = re.compile(
-    r"(?<![\w.+-])(?P<name>[A-Za-z][\w.+-]*)\s+v?(?P<ver>\d+(?:\.\d+){0,3})\b(?!\s*(?:"
-    + "|".join(_UNITS.values())
-    + r")(?![a-z]))",
+    # A name, then its version after a space, or after ">=" or "版本" (and a colon before
+    # them): "Node.js 18", "**Node.js**: >= 18.12.0", "Node.js 版本 >= 16".
+    r"(?<![\w.+-])(?P<name>[A-Za-z][\w.+-]*)"
+    r"(?:\s+|(?:\*\*)?\s*[:：]?\s*(?:(?:版本|version)\s*(?:(?:>=|≥|=>|\^|~|==)\s*)?"
+    r"|(?:>=|≥|=>|\^|~|==)\s*))"
+    r"v?(?P<ver>\d+(?:\.\d+){0,3})\b(?!\s*(?:" + "|".join(_UNITS.values()) + r")(?![a-z]))",
     re.I,
 )
 # `dir/file.ext` starts where its run starts and reads the run once ("a-a-a-…": from every
@@ -84,7 +87,7 @@ _VERSION = re.compile(
 # a list, not a path "/SFT/DPO"), and a path starts where its run starts.
 _PC = rf"[^\W{CJK}]"
 _PATH = re.compile(
-    rf"(?<!{_PC})(?<![.~/-])(?:~|\.{{1,2}})?/(?:{_PC}|[.-])+(?:/(?:{_PC}|[.*-])+)+"
+    rf"(?<!{_PC})(?<![.~-])(?<![^:]/)(?:~|\.{{1,2}})?/(?:{_PC}|[.-])+(?:/(?:{_PC}|[.*-])+)+"
     rf"|(?<![\w-])(?:{_PC}|-)++/(?:{_PC}|[.-])+\.{_PC}{{1,5}}\b"
 )
 _POSITIVE = re.compile(

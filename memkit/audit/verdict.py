@@ -151,13 +151,14 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         shown = "; ".join(f"{e.old} / {e.new}" for e in subs[:2])
         return Verdict(EXTENDS, f"the same frame saying another thing ({shown})", quiet=True)
     if values:
-        names_only = not any(
-            align.holds_value(e.old) or align.holds_value(e.new) for e in values
-        )
+        names_only = not any(align.holds_value(e.old) or align.holds_value(e.new) for e in values)
         first = values[0]
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
             return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
-        if all(wording.another_member(e.frame, e.old, e.new) for e in values):
+        if all(
+            wording.another_member(e.frame, e.old, e.new) and not align.quantifiers(e)
+            for e in values
+        ):
             return Verdict(EXTENDS, f"another thing installed or added ({first.old} / {first.new})")
         one = (values[0].new, values[0].old) if len(values) == 1 else ()
         return Verdict(CONTRADICTS, "; ".join(_changed(e) for e in values[:3]), edit=one)

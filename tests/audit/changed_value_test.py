@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from memkit.audit import align
+from memkit.audit.classify import _versions
 from memkit.audit.verdict import CONTRADICTS, DUPLICATE, EXTENDS, verdict
 from memkit.mcp.memory import Memory
 from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
@@ -45,6 +46,9 @@ BASE = {
     "hooks-with-pre-commit": "Install the git hooks with pre-commit before your first commit.",
     "site-dev-server": "cd site && yarn dev",
     "search-tools": "Search tools: SerperDevTool, EXASearchTool, FirecrawlSearchTool",
+    "dev-extras": "poetry install --with test",
+    "utils-module": "utils.ts # Deferred, getEntireUrl, etc.",
+    "one-start-method": "Add at least one method with `start: true`.",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -77,6 +81,15 @@ UPDATES = {
         "search-tools",
         "Search tools: SerperDevTool, ExaSearchTool, FirecrawlSearchTool",
         "ExaSearchTool",
+    ),
+    # Were very close (MK104) or no finding: a flag's value, a camelCase name, "at least" /
+    # "exactly".
+    "dev-extras-dev": ("dev-extras", "poetry install --with dev", "dev"),
+    "utils-module-resolve": ("utils-module", "utils.ts # Deferred, resolveUrl, etc.", "resolveUrl"),
+    "one-start-method-exactly": (
+        "one-start-method",
+        "Add exactly one method with `start: true`.",
+        "exactly",
     ),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
@@ -212,7 +225,7 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("Run pre-commit before making PRs.", "Run pre-commit hooks before making PRs.", DUPLICATE),
         ("用 shellcheck 检查 shell 脚本。", "用 shellcheck -x 检查 shell 脚本。", EXTENDS),
         # A list member or a condition dropped or added is not the same statement.
-        ("Use tools, agents and crews for larger work.", "Use agents and crews for larger work.", EXTENDS),  # noqa: E501
+        ("Use agents and crews, or trusted scripts for larger work.", "Use agents and crews for larger work.", EXTENDS),  # noqa: E501
         ("make docs # run translations and build", "make docs # run translations and build when explicitly required", EXTENDS),  # noqa: E501
         ("Open an issue on GitHub first.", "Open an issue on Github first.", DUPLICATE),
     ],
@@ -230,6 +243,10 @@ def test_code_spans_paths_and_quantities_are_one_token_each() -> None:
     assert ("tests/unit", "path") in kinds
     assert ("t:60", "qty") in kinds
     assert align.tokens("60 seconds")[0].norm == align.tokens("1 min")[0].norm
+    # A version after ">=" or "版本" is the name's version, as after a space.
+    assert _versions("Node.js 版本 >= 16") == {"node.js": {"16"}}
+    assert _versions("**Node.js**: >= 18.12.0（推荐 LTS 版本）") == {"node.js": {"18.12.0"}}
+    assert _versions("port: 8080") == {} and _versions("python3 is used") == {}
     glued = [t.text for t in align.tokens("将freeze_llm设置为True，见https://x.cn/models下载")]
     assert glued[:2] == ["将", "freeze_llm"] and "True" in glued, glued
     assert "https://x.cn/models" in glued, glued
