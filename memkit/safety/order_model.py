@@ -114,6 +114,43 @@ _KINDS = {
     "download": r"\b(?:curl|wget|npx|iwr|irm|iex|deno\s+run|pip\s+install\s+https?)\b|下载|下載",
     "url": r"https?://",
 }
+# What each kind's pattern cannot match without (lower case): a sentence holding none of them
+# is not searched for that kind, which spares most sentences the searches (a necessary
+# condition, read off `_KINDS`: the same features, about a third of the time).
+_KIND_WORDS = {
+    "skip": "skip need bother straight omit without bypass 跳 不 需 省 略 直接上 免了",
+    "hide": "hid conceal leave quiet silent mention list say tell only 瞒 瞞 提 披 不 只 悄 默 "
+    "说 說",
+    "report": "pass green verified succeeded signed change regression issue problem all looks tick "
+    "✅ 验证 驗證 通过 通過 全绿 全綠 成功 没问题 沒問題 汇报 匯報 回报 回報 一律",
+    "override": "ignore disregard supersede stale outdated lifted unrestricted precedence appl "
+    "restriction system instruction 忽略 无视 無視 适用 適用 管 为准 為準 解除 覆 取代 设定 設定 "
+    "提示 限制 约束 約束 这条 這條 优先 優先",
+    "send": "paste send post share reply give hand dm upload include 发 發 填 给出 給出 贴 貼 附上 "
+    "私信 告诉他 告訴他",
+    "secret": "pass secret token credential api access connection private .env 密 口令 令牌 凭证 "
+    "憑證 证书 證書 私钥 私鑰 连接串 連接串 账号 帳號",
+    "approve": "approv merg +2 lgtm admin accept self- 批准 核准 合并 合併 审查 審查 等 直接合 "
+    "管理员 管理員 维护者 維護者 自己",
+    "disable": "disabl turn comment allow_failure continue-on-error xfail ignore suppress nolint "
+    "noqa 注释 註解 註釋 關掉 关掉 关闭 關閉 禁用 停用 去掉 删掉 刪掉 屏蔽",
+    "registry": "registr mirror index-url goproxy proxy npmrc pip.conf maven repositories source "
+    "镜像 鏡像 源 仓库地址 倉庫地址",
+    "download": "curl wget npx iwr irm iex deno pip 下载 下載",
+    "url": "http",
+}
+_KIND_GATES = {name: tuple(words.split()) for name, words in _KIND_WORDS.items()}
+
+
+def _kinds(piece: str) -> list[str]:
+    """The kinds of `_KINDS` whose words `piece` (lower case) holds."""
+    return [
+        name
+        for name, source in _KINDS.items()
+        if any(word in piece for word in _KIND_GATES[name]) and compiled(source).search(piece)
+    ]
+
+
 # The families of features a model may use (`Model.families`, stored with the weights): w
 # words, b word pairs, c Chinese characters and their pairs, f the first word, s the structure
 # marks and the kinds of order crossed with them; p each word's first 4 and 6 letters
@@ -201,13 +238,9 @@ def features(
             if "k" in families:
                 # A kind of order under a negation: "must not disable the hooks" forbids
                 # what "disable the hooks" orders.
-                found.update(
-                    f"k:{name}:neg"
-                    for name, source in _KINDS.items()
-                    if compiled(source).search(reach[:60])
-                )
+                found.update(f"k:{name}:neg" for name in _kinds(reach[:60]))
     if "k" in families:
-        kinds = [name for name, source in _KINDS.items() if compiled(source).search(piece)]
+        kinds = _kinds(piece)
         told = [m for m in ("s:address", "s:you", "o:agent") if m in marks]
         found.update(f"k:{name}" for name in kinds)
         found.update(f"k:{name}:{m[2:]}" for name in kinds for m in told)
