@@ -3,10 +3,11 @@
     python benchmarks/orders_model.py [--data DIR] [--cache FILE] [--write] [--warnings]
 
 Trained on the labelled orders, team rules and agent facts of benchmarks/data/orders_{dev,
-heldout,heldout2,heldout3}.jsonl (each was read once as a held-out set, then became training
-data) and, as more ordinary text, every sentence the model scores of the public atoms of the
-`dev` part (public_atoms.py: SciFact and CMRC2018 from DIR, the committed rules, records and doc
-lines). The public `heldout` part is never trained on: it only counts false refusals.
+heldout,heldout2,heldout3,heldout4}.jsonl (each was read once as a held-out set, then became
+training data; heldout4 in the fifth round) and, as more ordinary text, every sentence the
+model scores of the public atoms of the `dev` part (public_atoms.py: SciFact and CMRC2018
+from DIR, the committed rules, records and doc lines). The public `heldout` part is never
+trained on: it only counts false refusals.
 
 Logistic regression (numpy, here only), weights L2-regularised, the labelled negatives weighted
 up (a team rule is the hard case). The refusal and hold thresholds are chosen on out-of-fold
@@ -16,7 +17,7 @@ and `HOLD_NEGATIVES` refused or held, and the public dev atoms within `REFUSE_PU
 `HOLD_PUBLIC` (per atom).
 
 Printed, the estimate by set: for each labelled set in turn, a model made (thresholds too)
-from the other three and the public dev atoms scores the set left out and the public held-out
+from the other four and the public dev atoms scores the set left out and the public held-out
 atoms, alone and with the patterns of `memkit.safety.orders`; then the out-of-fold figures of
 everything. `--write` writes memkit/safety/order_model.json from everything trained on.
 `--warnings` counts the public atoms (dev and held-out) the written weights hold. `--families`,
@@ -43,8 +44,8 @@ from memkit.safety.injection import held_hits, refused_hits
 from memkit.safety.reading import read
 
 DATA = ROOT / "benchmarks" / "data"
-LABELLED = ("dev", "heldout", "heldout2", "heldout3")
-FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n")
+LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k")
 MIN_COUNT = 1  # a feature seen fewer times in training is dropped
 L2 = 1.0
 LABELLED_NEGATIVE_WEIGHT = 32.0
@@ -82,6 +83,7 @@ def load(base: Path | None, cache: Path | None) -> list[Text]:
     stamp = hashlib.sha256(
         Path(str(order_model.__file__)).read_bytes()
         + Path(str(orders.__file__)).read_bytes()
+        + order_model.TRADITIONAL.read_bytes()
         + str(base).encode()
     ).hexdigest()[:16]
     if cache is not None and cache.is_file():
@@ -329,7 +331,7 @@ def by_set(space: Space, texts: Sequence[Text], settings: Settings) -> list[str]
             totals[n] += counts(test, fitted.best(test), refuse, hold, kind)
     o, r, f = (list(map(int, t)) for t in totals)
     lines.append(
-        f"| all four (sums) | | {o[0]}: {o[1]} ({o[1] / o[0]:.2f}), {o[2]} ({o[2] / o[0]:.2f})"
+        f"| all (sums) | | {o[0]}: {o[1]} ({o[1] / o[0]:.2f}), {o[2]} ({o[2] / o[0]:.2f})"
         f" | {o[3]} ({o[3] / o[0]:.2f}), {o[4]} ({o[4] / o[0]:.2f})"
         f" | {r[0]}: {r[1]}/{r[3]}, {r[4] - r[3]} | {f[0]}: {f[1]}/{f[3]}, {f[4] - f[3]} | | |"
     )

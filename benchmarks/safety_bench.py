@@ -8,9 +8,9 @@
   per class, and the share of team rules and agent facts refused. `heldout` was tuned on once
   it had been read (a development set since); `heldout2` was the held-out part of the second
   round and is training data of the order model (`orders_model.py`) since; `heldout3`
-  (read once at the end of the third round) has been its training data since the fourth;
-  `heldout4` (written blind to the checker during the fourth round, read once at its end) is
-  read only by `--part heldout4`, and `heldout3` only by name too. Orders count as refused,
+  (read once at the end of the third round) has been its training data since the fourth, and
+  `heldout4` (written blind to the checker during the fourth round, read once at its end)
+  since the fifth; both are read only by name (`--part`). Orders count as refused,
   and as refused or held for review (the order model's middle band keeps an atom out of live
   shared memory until management approves it).
 - False refusals on public text (`public_atoms.py`): per 1,000 atoms, what MK110 and MK112
@@ -20,8 +20,9 @@
 
 `--detect-secrets` runs detect-secrets (PyPI, its default plugins and filters, each text as a
 Markdown file, as its pre-commit hook scans one) on the same sets, side by side.
-`--show-errors` lists the errors of the parts tuned on only (dev; for orders dev, heldout and
-heldout2): the held-out parts' are never looked at.
+`--show-errors` lists the errors of the parts tuned on only (dev; for orders every labelled
+part, all of them training data of the order model now): the held-out parts' are never looked
+at.
 A text counts as refused when a check reports an error on it (a warning refuses nothing).
 Public text is also counted "refused or held" by MK112.
 Runs against whichever memkit is first on the path (PYTHONPATH=DIR for another checkout).
@@ -48,9 +49,11 @@ SPLITS = ["dev", "heldout"]
 # Orders: the first held-out part was read and tuned on (issue 39), so it is a development
 # part now; heldout2 was written afterwards and is the one never tuned on.
 ORDER_SPLITS = ["dev", "heldout", "heldout2"]
-ORDER_TUNED = ("dev", "heldout", "heldout2")  # heldout2: the order model's training data
-# Read only when asked for by name: heldout3 (the fourth round's training data since) and
-# heldout4 (the fourth round's held-out set).
+# The order model's training data: heldout2 since the third round, heldout3 since the fourth,
+# heldout4 since the fifth.
+ORDER_TUNED = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+# Read only when asked for by name: heldout3 and heldout4 (each a round's held-out set, read
+# once at its end, training data of the next).
 ORDER_UNREAD = ("heldout3", "heldout4")
 Check = Callable[[str], bool]
 
@@ -245,14 +248,15 @@ def main() -> None:
     parser.add_argument(
         "--show-errors",
         action="store_true",
-        help="the parts tuned on only (orders: dev, heldout and heldout2)",
+        help="the parts tuned on only (orders: dev, heldout, heldout2, and heldout3 or heldout4 "
+        "by --part)",
     )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument(
         "--part",
         choices=[*ORDER_SPLITS, *ORDER_UNREAD],
-        help="one part only (default: dev and heldout, and heldout2 for orders; heldout2 and "
-        "heldout3: orders only, heldout3 only by name)",
+        help="one part only (default: dev and heldout, and heldout2 for orders; heldout2, "
+        "heldout3 and heldout4: orders only, the last two only by name)",
     )
     args = parser.parse_args()
     if args.part:

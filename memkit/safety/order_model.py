@@ -5,7 +5,9 @@ they found 0.57 of the orders. This scores a sentence by what it is made of inst
 and word pairs, its Chinese character pairs, and the structure the patterns already read
 (addressed to an agent, "you", a negation, which kinds of order its words could make). The
 weights are data (`order_model.json`), made by `benchmarks/orders_model.py` from the labelled
-sets and public text; nothing here is typed by hand but the features.
+sets and public text; nothing here is typed by hand but the features (among them the words
+of each kind of order, `_KINDS`, English and Chinese) and the table that reads traditional
+Chinese characters as simplified ones (`zh_traditional.txt`).
 
 Pure Python (no numpy: the order check runs on the agent hook's write paths), one pass over
 each sentence, so linear in the text's length.
@@ -23,8 +25,10 @@ from itertools import pairwise
 from pathlib import Path
 
 from memkit.safety import orders as _orders
+from memkit.safety.text import compiled
 
 WEIGHTS = Path(__file__).with_name("order_model.json")
+TRADITIONAL = Path(__file__).with_name("zh_traditional.txt")
 # A word of any script but Chinese (read by its characters): "ignorez", "игнорируй" and "무시"
 # are words as "ignore" is.
 _LETTER = "[^\\W_\u3400-\u9fff]"
@@ -74,21 +78,106 @@ _NEGATION = re.compile(
 _CLAUSE = re.compile(r"[,;:()]|，|；|：|\bbut\b|\bif\b|\bso\b|但|如果")
 _MODAL = frozenset(["must", "should", "shall", "always", "need", "needs", "has", "have", "will"])
 _ALPHA = re.compile(r"[^\W\d_]{3,20}")
+# The words of each kind of order, in English and Chinese, as a reader groups them (not
+# phrasings: a word of the kind anywhere in the sentence). Alone they say little ("skip" is a
+# rule's word as often as an order's); crossed with who is told (`k:kind:agent`) they carry
+# what the few labelled Chinese orders of a kind cannot teach by their character pairs: that
+# 省掉, 不必 and 跳过 are one thing, as 无视, 不用管 and 不适用 are another.
+_KINDS = {
+    "skip": r"\bskip\w*|\bno\s+need\s+to\b|\bdon'?t\s+bother\b|\bstraight\s+to\b|\bomit\w*"
+    r"|\bwithout\s+(?:running|waiting|testing|checking|verifying|a\s+review)\b|\bbypass\w*"
+    r"|跳过|跳過|不用|不必|无需|無需|不需要|省掉|省略|省去|略过|略過|直接上|免了|可以省",
+    "hide": r"\bhid(?:e|es|ing|den)\b|\bconceal\w*|\bleave\s+\w+(?:\s+\w+)?\s+out\b|\bquiet\w*"
+    r"|\bsilent\w*|\b(?:not|never|without)\s+(?:mention\w*|list\w*|say\w*|tell\w*)\b"
+    r"|\bonly\s+(?:say|write|mention)\b|隐瞒|隱瞞|提及|提起|披露|不要提|别提|別提|不提|不写|不寫"
+    r"|不在[^。，]{0,6}(?:列|提|写|寫|说|說)"
+    r"|只写|只寫|只说|只說|不要说明|不要說明|悄悄|默默|别说|別說|不要告诉|不要告訴|不列|不用说|不用說",
+    "report": r"\b(?:passed|passing|green|verified|succeeded|signed\s+off"
+    r"|no\s+(?:change|regressions?|issues?|problems?)|all\s+good|looks\s+good|tick\w*|✅)\b|已验证|已驗證|验证过|驗證過|通过|通過"
+    r"|全绿|全綠|成功|没问题|沒問題|汇报|匯報|回报|回報|一律写|一律寫",
+    "override": r"\b(?:ignore|disregard|supersede\w*|stale|outdated|lifted|unrestricted|precedence"
+    r"|no\s+longer\s+appl\w+|no\s+restrictions?|system\s+prompt|instructions?\s+you\s+were)\b"
+    r"|忽略|无视|無視|不适用|不適用|不用管|别管|別管|为准|為準|解除|覆盖|覆蓋|取代|系统设定|系統設定"
+    r"|系统提示|系統提示|限制|约束|約束|听这条|聽這條|优先|優先",
+    "send": r"\b(?:paste|send|post|share|reply\s+with|give|hand|dm|upload|include)\b|发给|發給|发到"
+    r"|發到|填进|填進|填上|给出|給出|贴|貼|附上|私信|告诉他|告訴他|发在|發在",
+    "secret": r"\b(?:password|passwd|secret|token|credential|api[_ -]?key|access\s*key|connection"
+    r"\s+string|private\s+key|\.env\w*)|密钥|密鑰|密码|密碼|口令|accesskey|令牌|凭证|憑證|证书|證書|私钥"
+    r"|私鑰|连接串|連接串|账号|帳號",
+    "approve": r"\b(?:approv\w*|merg\w*|\+2|lgtm|admin|accept\w*|self-\w+|auto-?merge)\b|批准|核准"
+    r"|合并|合併|审查|審查|不用等|不必等|直接合|管理员|管理員|维护者|維護者|自己",
+    "disable": r"\b(?:disabl\w*|turn\w*\s+off|comment\w*\s+out|allow_failure|continue-on-error"
+    r"|xfail|ignore\w*|suppress\w*|nolint|noqa)\b|注释掉|註解掉|注释|註釋|關掉|关掉|关闭|關閉|禁用|停用"
+    r"|去掉|删掉|刪掉|屏蔽",
+    "registry": r"\b(?:registry|registries|mirrors?|index-url|goproxy|proxy|npmrc|pip\.conf"
+    r"|maven|repositories|sources?\.list)\b|镜像|鏡像|源|仓库地址|倉庫地址",
+    "download": r"\b(?:curl|wget|npx|iwr|irm|iex|deno\s+run|pip\s+install\s+https?)\b|下载|下載",
+    "url": r"https?://",
+}
+# What each kind's pattern cannot match without (lower case): a sentence holding none of them
+# is not searched for that kind, which spares most sentences the searches (a necessary
+# condition, read off `_KINDS`: the same features, about a third of the time).
+_KIND_WORDS = {
+    "skip": "skip need bother straight omit without bypass 跳 不 需 省 略 直接上 免了",
+    "hide": "hid conceal leave quiet silent mention list say tell only 瞒 瞞 提 披 不 只 悄 默 "
+    "说 說",
+    "report": "pass green verified succeeded signed change regression issue problem all looks tick "
+    "✅ 验证 驗證 通过 通過 全绿 全綠 成功 没问题 沒問題 汇报 匯報 回报 回報 一律",
+    "override": "ignore disregard supersede stale outdated lifted unrestricted precedence appl "
+    "restriction system instruction 忽略 无视 無視 适用 適用 管 为准 為準 解除 覆 取代 设定 設定 "
+    "提示 限制 约束 約束 这条 這條 优先 優先",
+    "send": "paste send post share reply give hand dm upload include 发 發 填 给出 給出 贴 貼 附上 "
+    "私信 告诉他 告訴他",
+    "secret": "pass secret token credential api access connection private .env 密 口令 令牌 凭证 "
+    "憑證 证书 證書 私钥 私鑰 连接串 連接串 账号 帳號",
+    "approve": "approv merg +2 lgtm admin accept self- 批准 核准 合并 合併 审查 審查 等 直接合 "
+    "管理员 管理員 维护者 維護者 自己",
+    "disable": "disabl turn comment allow_failure continue-on-error xfail ignore suppress nolint "
+    "noqa 注释 註解 註釋 關掉 关掉 关闭 關閉 禁用 停用 去掉 删掉 刪掉 屏蔽",
+    "registry": "registr mirror index-url goproxy proxy npmrc pip.conf maven repositories source "
+    "镜像 鏡像 源 仓库地址 倉庫地址",
+    "download": "curl wget npx iwr irm iex deno pip 下载 下載",
+    "url": "http",
+}
+_KIND_GATES = {name: tuple(words.split()) for name, words in _KIND_WORDS.items()}
+
+
+def _kinds(piece: str) -> list[str]:
+    """The kinds of `_KINDS` whose words `piece` (lower case) holds."""
+    return [
+        name
+        for name, source in _KINDS.items()
+        if any(word in piece for word in _KIND_GATES[name]) and compiled(source).search(piece)
+    ]
+
+
 # The families of features a model may use (`Model.families`, stored with the weights): w
 # words, b word pairs, c Chinese characters and their pairs, f the first word, s the structure
 # marks and the kinds of order crossed with them; p each word's first 4 and 6 letters
 # ("skipped" and "skipping" share "skip"); x the first 4 letters of the words of a sentence
 # that names or addresses an agent (an order's verb is a rule's: who is told is the
 # difference); o where the agent is (named first, the subject of a modal); n the words a
-# negation reaches.
-FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n")
+# negation reaches; k the kinds of `_KINDS` the sentence's words belong to, alone and with who
+# is told.
+FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k")
+
+
+@lru_cache(maxsize=1)
+def _simplified() -> dict[int, int]:
+    lines = TRADITIONAL.read_text(encoding="utf-8").splitlines()
+    traditional, simplified = (line for line in lines if not line.startswith("#"))
+    return str.maketrans(traditional, simplified)
 
 
 def features(
     lowered: str, start: int, end: int, families: frozenset[str] = frozenset(FAMILIES)
 ) -> set[str]:
     """The features of the sentence `lowered[start:end]` (a lower-cased reading)."""
+    # Traditional characters read as simplified: the labelled Chinese is in both scripts, and
+    # a pair of characters learnt in one should count in the other.
     piece = lowered[start:end]
+    if _CJK.search(piece):
+        piece = piece.translate(_simplified())
     words = _WORD.findall(piece)
     found: set[str] = set()
     if "w" in families:
@@ -125,7 +214,12 @@ def features(
         mask = _orders._mask(lowered, start, end)
         # Which kinds of order the words could make, alone and with each mark: a linear model
         # cannot read "addressed and about a check" from the two apart.
-        found.update(f"{mark}kind{bit}" for bit in range(8) if mask >> bit & 1 for mark in marks)
+        found.update(
+            f"{mark}kind{bit}"
+            for bit in range(mask.bit_length())
+            if mask >> bit & 1
+            for mark in marks
+        )
     alpha = [w for w in words if _ALPHA.fullmatch(w)]
     if "p" in families:
         # "skipped" and "skipping" share "skip", "reported" and "reports" "repo" and "report".
@@ -141,6 +235,17 @@ def features(
             found.update(f"n:{w[:4]}" for w in _WORD.findall(reach) if _ALPHA.fullmatch(w))
             for run in _CJK.findall(reach[:12]):
                 found.update(f"n:{run[i : i + 2]}" for i in range(len(run) - 1))
+            if "k" in families:
+                # A kind of order under a negation: "must not disable the hooks" forbids
+                # what "disable the hooks" orders.
+                found.update(f"k:{name}:neg" for name in _kinds(reach[:60]))
+    if "k" in families:
+        kinds = _kinds(piece)
+        told = [m for m in ("s:address", "s:you", "o:agent") if m in marks]
+        found.update(f"k:{name}" for name in kinds)
+        found.update(f"k:{name}:{m[2:]}" for name in kinds for m in told)
+        # Two kinds together: a secret sent, an approval skipped, a registry at a URL.
+        found.update(f"k:{a}+{b}" for i, a in enumerate(kinds) for b in kinds[i + 1 :])
     if "x" in families and (addressed or agents or zh_agent):
         found.update(f"x:{w[:4]}" for w in alpha)
         for run in _CJK.findall(piece):

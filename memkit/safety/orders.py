@@ -49,7 +49,7 @@ def _c(pattern: str) -> re.Pattern[str]:
 
 _NEG = _c(
     r"(?:\b(?:not|never|no|don't|dont|doesn't|won't|cannot|can't|mustn't|shouldn't|nobody|"
-    r"without\s+asking|avoid)\b[^.;\n]{0,24}|(?:不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得|從不|从不|絕對不|绝对不)[^。；\n]{0,8})$"
+    r"without\s+asking|avoid)\b[^.;\n]{0,24}|(?:不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得|從不|从不|絕對不|绝对不)[^。；，,\n]{0,14})$"
 )
 _SENSITIVE = (
     r"(?:\.env[\w.-]*|\benv(?:ironment)?\s+var(?:iable)?s?\b|\benv\b(?!=)|printenv"
@@ -111,12 +111,16 @@ _WORDS_OF = {
     ),
     "disable a check": (
         "verify skip dangerously disable turn switch bypass remove delete comment silence "
-        "suppress rename uninstall deactivate override admin ignore n",
+        "suppress rename uninstall deactivate override admin ignore n allow_failure continue "
+        "ignore_errors ignoreerrors failonviolation failonviolations failonerror failonerrors "
+        "failonwarning failonwarnings fail_on_violation fail_on_error",
         "verify skip dangerously admin hook hooks check checks lint linter linting ci workflow "
         "workflows test tests suite assertion assertions scanner scanners scan scanning codeql "
         "security protection reviewers review reviews verification signing type typecheck "
         "typechecker typechecking mypy memkit policy policies guardrail guardrails pre config "
-        "it them n",
+        "it them n allow_failure error ignore_errors ignoreerrors all failonviolation "
+        "failonviolations failonerror failonerrors failonwarning failonwarnings "
+        "fail_on_violation fail_on_error",
     ),
     "bypass review": (
         "label labels tag approve merge push force codeowners bypass lgtm automerge auto "
@@ -128,6 +132,10 @@ _WORDS_OF = {
         "delete remove wipe purge truncate rm drop rewrite rewrote",
         "log logs history database rf",
     ),
+    "set aside its instructions": (
+        "ignore disregard forget treat were",
+        "instruction instructions rule rules guidance prompt restrictions guardrails",
+    ),
 }
 _CJK_OF = {
     "report what it did not check": "跳 即使 不管 無論 无论 跑 逾時 逾时 失敗 失败",
@@ -135,9 +143,13 @@ _CJK_OF = {
     "send secrets where others read them": "環境 环境 憑證 凭证 密 金鑰 令牌 私鑰 私钥 貼 贴 附 印 "
     "輸出 输出 上傳 上传 寄 複製 复制",
     "run a downloaded script": "下載 下载",
-    "disable a check": "停用 關閉 关闭 跳過 跳过 繞過 绕过 刪 删",
-    "bypass review": "標籤 标签 核准 合併 合并 推到 加上 打上 加進 加进",
+    "disable a check": "停用 關閉 关闭 關掉 关掉 禁用 跳過 跳过 繞過 绕过 刪 删 注释 注釋 註解 "
+    "去掉 屏蔽 false true",
+    "bypass review": "標籤 标签 核准 合併 合并 推到 加上 打上 加進 加进 批准 等 自己 approve "
+    "accept",
     "destroy history or logs": "歷史 日誌 日志",
+    "set aside its instructions": "忽略 無視 无视 忘記 忘记 理會 理会 別管 别管 不用管 拋開 抛开 "
+    "限制 約束 约束 系統 系统",
 }
 
 
@@ -165,7 +177,9 @@ _HARMS: tuple[_Harm, ...] = tuple(
                 "report what it did not check",
                 (
                     r"\b(?:report|say|tell\s+\w+|claim|state|answer|respond|reply|confirm|write|post|"
-                    r"comment|mark|declare|pretend)\b[^.;\n]{0,80}?\b(?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|"
+                    r"comment|declare|pretend|mark(?=(?:\s+\S+){0,4}?\s+(?:as\s+)?(?:pass|succe|green|"
+                    r"clean|ok|fine|done|verified|complete|resolved)))\b[^.;\n]{0,80}?"
+                    r"\b(?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|"
                     r"success(?:ful)?|green|clean|ok|okay|fine|done|verified|complete[d]?|met|working|"
                     r"resolved|yes)\b"
                     r"|(?:回報|回报|報告|报告|回覆|回复|說|说|告訴|告诉|寫|写|留言|標記|标记)[^。；\n]{0,30}?"
@@ -252,8 +266,16 @@ _HARMS: tuple[_Harm, ...] = tuple(
                     r"|#\s*type:\s*ignore\b[^.;\n]{0,20}\bevery\b|--admin\b"
                     r"|\b(?:lint(?:er)?|hooks?|checks?|tests?|scanners?|ci)\b[^.;\n]{0,60}?\b(?:disable|"
                     r"turn\s+off|skip|bypass|remove|delete|comment\s+out|silence|suppress)\s+(?:it|them)\b"
-                    r"|(?:停用|關閉|关闭|跳過|跳过|繞過|绕过|刪掉|删掉|刪除|删除)[^。；\n]{0,20}?(?:hook|檢查|检查|CI|"
-                    r"lint|測試|测试|審查|审查|workflow|掃描|扫描)"
+                    r"|(?:停用|關閉|关闭|關掉|关掉|禁用|跳過|跳过|繞過|绕过|刪掉|删掉|刪除|删除|注释掉|注釋掉|註解掉"
+                    r"|去掉|屏蔽)[^。；\n]{0,20}?(?:hook|檢查|检查|CI|lint|測試|测试|審查|审查|workflow|掃描|扫描"
+                    r"|鉤子|钩子|husky|pre-commit|校驗|校验)"
+                    r"|(?:hook|鉤子|钩子|husky|pre-commit|lint|檢查|检查|測試|测试)[^。；，\n]{0,12}?(?:全部|都)?"
+                    r"(?:注释掉|注釋掉|註解掉|關掉|关掉|禁用|停用|刪掉|删掉|去掉)"
+                    # A switch that lets a failing check pass: `allow_failure: true`,
+                    # `continue-on-error: true`, failOnViolation set to false.
+                    r"|\b(?:allow_failure|continue-on-error|ignore_?errors|disable-all)[\"']?\s*[:=]\s*[\"']?true\b"
+                    r"|\bfail_?on_?(?:violations?|errors?|warnings?)\b[\"']?\s*(?:[:=]|改成|改为|改為|设为|設為|设成"
+                    r"|設成|to)\s*[\"']?false\b"
                 ),
                 True,
             ),
@@ -273,6 +295,11 @@ _HARMS: tuple[_Harm, ...] = tuple(
                     r"|(?:skip-review|no-review-needed)[^。\n]{0,10}標籤|標籤[^。\n]{0,10}(?:skip-review|no-review)"
                     r"|(?:加上|打上)[^。\n]{0,20}?(?:skip-review|no-review)"
                     r"|自己核准自己|自動合併|自动合并|直接推到\s*main|加進\s*CODEOWNERS|加进\s*CODEOWNERS"
+                    r"|(?:不用|不必|無需|无需|不需要)等[^。；，\n]{0,8}?(?:審查|审查|人看|批准|核准|review|approv"
+                    r"|同事|其他人|別人|别人)"
+                    r"|(?:由它|它|自己)自己?[^。；，\n]{0,12}?(?:批准|核准|approve|accept|點.?批准|点.?批准)"
+                    r"|(?:維護者|维护者|管理員|管理员)(?:的)?(?:帳號|账号|權限|权限)[^。；\n]{0,12}?(?:批准|核准|合併|合并"
+                    r"|approve|merge)"
                 ),
                 True,
             ),
@@ -284,6 +311,32 @@ _HARMS: tuple[_Harm, ...] = tuple(
                     r"|\brewr(?:i|o)te\b[^.;\n]{0,20}?\bhistory\b|改寫[^。\n]{0,10}歷史|刪除日誌|删除日志"
                 ),
                 True,
+            ),
+            (
+                # What the injection patterns read in English ("ignore all previous
+                # instructions") in the other words an order to set them aside takes: the
+                # instructions named by where they came from (earlier, the system, CLAUDE.md),
+                # or the agent told that its limits were lifted.
+                "set aside its instructions",
+                (
+                    r"(?:忽略|無視|无视|忘記|忘记|不要理會|不要理会|不用理會|不用理会|不必理會|不必理会|別管|别管"
+                    r"|不用管|拋開|抛开)(?:掉)?[^。；\n]{0,6}?(?:此前|之前|先前|以前|以上|前面|上面|原有|原來|原来"
+                    r"|原本|系統|系统|啟動時|启动时|收到的)[^。；\n]{0,8}?(?:指令|指示|規則|规则|提示|設定|设定"
+                    r"|限制|約束|约束|要求)"
+                    r"|(?:系統|系统)(?:提示|設定|设定|指令)[^。；\n]{0,12}?(?:不用管|不必管|不用理|可以忽略|作廢"
+                    r"|作废|失效|不適用|不适用)"
+                    r"|(?:智能體|智能体|助手|助理|模型|機器人|机器人|ai|claude|copilot|codex|gemini|cursor|你)"
+                    r"[^。；\n]{0,16}?(?:限制|約束|约束|安全規則|安全规则)[^。；\n]{0,8}?(?:已(?:經|经)?(?:解除"
+                    r"|取消|失效|撤銷|撤销)|不適用|不适用)"
+                    r"|\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:instructions?|rules?"
+                    r"|guidance)\s+(?:in|from)\s+(?:claude\.md|agents\.md|gemini\.md|\.cursorrules|(?:the|your)"
+                    r"\s+system\s+prompt)"
+                    r"|\btreat\s+(?:the\s+|your\s+)?system\s+prompt\s+as\s+(?:stale|outdated|obsolete|void"
+                    r"|optional|advisory)\b"
+                    r"|\b(?:safety\s+)?(?:rules|restrictions|guardrails|instructions)\s+you\s+were\s+given\b"
+                    r"[^.;\n]{0,40}?\b(?:were\s+|are\s+)?(?:lifted|removed|suspended|void|no\s+longer\s+apply)"
+                ),
+                False,
             ),
         )
     )
@@ -318,12 +371,17 @@ _ADDRESS = _c(
     r"\b(?:must|should|shall|will|needs?\s+to|has\s+to|have\s+to|is\s+(?:required|expected)\s+to)\b"
     r"|^\W*(?:claude|copilot)\b\s*,"
     r"|\bany\s+(?:ai|llm)\b|\breading\s+this\s+memory\b"
+    r"|\bit\s+is\s+(?:expected|required)\s+that\s+(?:the\s+|an?\s+|any\s+)?(?:ai\s+)?(?:agents?|assistants?"
+    r"|claude|copilot|bots?|llms?|models?)\b"
     r"|\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+(?:required|expected)\s+to|will)\b"
     r"|\b(?:when|whenever|every\s+time|each\s+time|before|after|once)\s+(?:you|asked)\b"
     r"|(?:給|给|致|對|对)\s*(?:claude|ai|助手|代理|模型|copilot)[^。\n]{0,10}?(?:的)?(?:備註|备注|說明|说明|指示|提醒)"
-    r"|(?:claude|copilot|ai\s*助手|ai\s*代理|ai|助手|代理|模型|機器人|机器人)[^。\n]{0,20}?"
-    r"(?:應該|应该|必須|必须|要|需要|一律|請|请|得|務必|务必)"
-    r"|^\W*(?:ai\s*)?(?:claude|copilot|助手|助理|代理|模型)"
+    r"|(?:致|給|给)\s*(?:所有|全部|各位)?\s*(?:的\s*)?(?:ai|助手|智能體|智能体|模型|claude|copilot|codex|gemini"
+    r"|cursor)[^。\n]{0,6}?[：:]"
+    r"|(?:claude|copilot|codex|gemini|cursor|ai\s*助手|ai\s*代理|ai|助手|代理|模型|機器人|机器人|智能體|智能体)"
+    r"[^。\n]{0,20}?(?:應該|应该|必須|必须|要|需要|一律|請|请|得|務必|务必)"
+    r"|^\W*(?:ai\s*)?(?:claude|copilot|codex|gemini|cursor|助手|助理|代理|模型|智能體|智能体|機器人|机器人)"
+    r"|^\W*你\s*[：:，,]"
     r"|如果你是\s*(?:ai|人工智慧|人工智能|模型|助手)|你(?:必須|必须|要|應該|应该)|當你|当你"
     r"|讀到這|读到这"
 )
