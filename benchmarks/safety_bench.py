@@ -52,9 +52,9 @@ ORDER_SPLITS = ["dev", "heldout", "heldout2"]
 # The order model's training data: heldout2 since the third round, heldout3 since the fourth,
 # heldout4 since the fifth.
 ORDER_TUNED = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
-# Read only when asked for by name: heldout3 and heldout4 (each a round's held-out set, read
-# once at its end, training data of the next).
-ORDER_UNREAD = ("heldout3", "heldout4")
+# Read only when asked for by name: heldout3, heldout4 and heldout5 (each a round's held-out
+# set, read once at its end, training data of the next).
+ORDER_UNREAD = ("heldout3", "heldout4", "heldout5")
 Check = Callable[[str], bool]
 
 
@@ -249,14 +249,14 @@ def main() -> None:
         "--show-errors",
         action="store_true",
         help="the parts tuned on only (orders: dev, heldout, heldout2, and heldout3 or heldout4 "
-        "by --part)",
+        "by --part; never heldout5)",
     )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument(
         "--part",
         choices=[*ORDER_SPLITS, *ORDER_UNREAD],
         help="one part only (default: dev and heldout, and heldout2 for orders; heldout2, "
-        "heldout3 and heldout4: orders only, the last two only by name)",
+        "heldout3 to heldout5: orders only, the last three only by name)",
     )
     args = parser.parse_args()
     if args.part:
