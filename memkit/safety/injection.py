@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -477,6 +478,14 @@ def _hits(text: str, learnt: bool = True) -> list[Hit]:
 def _scan(text: str, learnt: bool) -> tuple[list[Hit], list[tuple[int, int]]]:
     """The hits, and where the sentences are that the learnt reading scores at its hold score
     or more (refused ones among them): each sentence is read and scored once, for both."""
+    hits, held = _scanned(text, learnt)
+    return list(hits), list(held)
+
+
+# One text is asked about twice in a row where it enters: whether to hold it (the route of
+# `memkit add`, the MCP save, PostToolUse) and then whether to refuse it (MK112): read once.
+@functools.lru_cache(maxsize=16)
+def _scanned(text: str, learnt: bool) -> tuple[tuple[Hit, ...], tuple[tuple[int, int], ...]]:
     # The patterns read the text as a reader takes it (`memkit.safety.reading`): entities
     # decoded, NFKC, lookalike letters folded, markup left out, spaced letters joined.
     reading = read(text)
@@ -531,7 +540,7 @@ def _scan(text: str, learnt: bool) -> tuple[list[Hit], list[tuple[int, int]]]:
                 break
     for invisible in refusals(text)[:1]:
         hits.append(Hit(invisible.start, invisible.end, invisible.what))
-    return sorted(hits, key=lambda h: h.start), held
+    return tuple(sorted(hits, key=lambda h: h.start)), tuple(held)
 
 
 def _allowed_spans(text: str, allowed: Iterable[str]) -> list[tuple[int, int]]:
