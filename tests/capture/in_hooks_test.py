@@ -46,9 +46,18 @@ def append(path: Path, *entries: dict[str, Any] | str) -> None:
 
 
 def everything_under(folder: Path) -> str:
-    return "\n".join(
-        p.read_text(encoding="utf-8", errors="replace") for p in folder.rglob("*") if p.is_file()
-    )
+    # The hook starts a background refresh of the index, which may rename its temp file while
+    # the folder is read: read it all again then, so that nothing it stored is left unread.
+    for _ in range(50):
+        try:
+            return "\n".join(
+                p.read_text(encoding="utf-8", errors="replace")
+                for p in folder.rglob("*")
+                if p.is_file()
+            )
+        except FileNotFoundError:
+            time.sleep(0.1)
+    raise AssertionError(f"{folder} kept changing while it was read")
 
 
 def test_a_prompt_that_states_a_rule_becomes_a_candidate(heartbeat_team: Path) -> None:
