@@ -470,7 +470,7 @@ def _head_and_object(toks: tuple[Token, ...], start: int, end: int) -> tuple[int
         while i < end and toks[i].norm not in _SLOT and toks[i].kind not in _STOPS_OBJECT:
             i += 1
         return start, i, "object"
-    command = t.norm in lx.TOOLS or t.norm in _COMMANDS
+    command = t.norm in _PROGRAMS
     if command:
         return start, _command_object(toks, first, end), "command"
     if t.kind in _VALUE or (toks[start].kind == "stop" and not determiner):
@@ -500,6 +500,8 @@ _COMMANDS = lx.word_set(
     "bundle rake php composer swift xcodebuild flutter dart docker kubectl sudo cd ls cp mv rm "
     "mkdir chmod curl wget export source tox nox hatch pdm rye just task"
 )
+# A program a command line starts with: a tool, or a command of the shell or a language.
+_PROGRAMS = lx.TOOLS | _COMMANDS
 _AUX = lx.word_set("is are was were has have had will would shall should must can could may might")
 # Verbs a statement's subject is followed by ("Session tokens expire after 12 hours").
 _VERB_LEMMAS = _IMPERATIVE | lx.word_set(
@@ -567,7 +569,7 @@ def _command_detail(toks: tuple[Token, ...], s1: int, s2: int) -> bool:
         return True  # (not "Run pre-commit hooks …": a sentence about the program)
     words = [t.norm for t in span]
     runner = words[0] in _RUNNERS and all(w in _RUN_WORDS for w in words[1:]) and len(words) <= 2
-    return runner and after is not None and (after.norm in lx.TOOLS or after.norm in _COMMANDS)
+    return runner and after is not None and after.norm in _PROGRAMS
 
 
 _RUN_WORDS = lx.word_set("run exec x dlx")
@@ -581,7 +583,7 @@ def _command_line(toks: tuple[Token, ...], at: int) -> bool:
     first = next((t for t in toks[start:at] if t.kind in _CONTENT), None)
     if first is None:
         return False
-    if first.norm in lx.TOOLS or first.norm in _COMMANDS or first.norm in _RUNNERS:
+    if first.norm in _PROGRAMS:  # (every runner is one)
         return True
     # A program of its own ("crewai create flow <name> --skip_provider"): a lowercase word
     # that is no verb of an instruction, and flags after it.
@@ -886,23 +888,15 @@ _QUANTIFIERS = frozenset(
 )
 
 
-def _quantifier(toks: list[Token]) -> bool:
-    return _join(toks).lower() in _QUANTIFIERS
-
-
-def quantifiers(edit: Edit) -> bool:
-    """An edit that changes how many, not what: "at least" / "exactly"."""
-    return edit.old.lower() in _QUANTIFIERS and edit.new.lower() in _QUANTIFIERS
+def quantifiers(old: str, new: str) -> bool:
+    """Two spans that say how many, not what: "at least" / "exactly"."""
+    return old.lower() in _QUANTIFIERS and new.lower() in _QUANTIFIERS
 
 
 @functools.lru_cache(maxsize=16384)
 def values_of(text: str) -> frozenset[str]:
     """The value tokens and tool names of a text."""
-    return frozenset(
-        t.norm
-        for t in tokens(text)
-        if t.kind in _VALUE or t.norm in lx.TOOLS or t.norm in _COMMANDS
-    )
+    return frozenset(t.norm for t in tokens(text) if t.kind in _VALUE or t.norm in _PROGRAMS)
 
 
 def swapped(a: str, b: str) -> bool:
@@ -1005,7 +999,7 @@ def _substitution(
         return Edit(old, new, "value", frame)
     if i1 > 0 and ta[i1 - 1].kind == "flag" and _command_line(ta, i1):
         return Edit(old, new, "value", frame)  # a flag's value: `--with test` / `--with dev`
-    if _quantifier(xa) and _quantifier(xb):
+    if quantifiers(old, new):
         return Edit(old, new, "value", frame)  # "at least one" / "exactly one"
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):
         return Edit(old, new, "value", frame)

@@ -156,7 +156,7 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
             return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
         if all(
-            wording.another_member(e.frame, e.old, e.new) and not align.quantifiers(e)
+            wording.another_member(e.frame, e.old, e.new) and not align.quantifiers(e.old, e.new)
             for e in values
         ):
             return Verdict(EXTENDS, f"another thing installed or added ({first.old} / {first.new})")

@@ -36,45 +36,24 @@ _WORD = re.compile(f"{_LETTER}(?:(?:[^\\W\u3400-\u9fff]|[.-])*{_LETTER})?")
 _CJK = re.compile("[\\u3400-\\u9fff]+")
 _FRONTMATTER = re.compile(r"---[ \t]*\n.*?\n---[ \t]*(?:\n|$)", re.S)
 _YOU = re.compile(r"\b(?:you|your|yourself)\b|你|您")
-_NEG = re.compile(
-    r"\b(?:not|never|no|don't|dont|doesn't|won't|cannot|can't|mustn't|shouldn't|avoid)\b"
-    r"|不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得"
-)
+_NEG_EN = (  # noqa: SIM905  (a word list reads better as text)
+    "not never no don't dont doesn't won't cannot can't mustn't shouldn't avoid"
+).split()
+_NEG_ZH = "不要 不能 別 别 絕不 绝不 禁止 不准 不可 切勿 請勿 请勿 勿 不得".split()  # noqa: SIM905
+
+
+def _negations(english: list[str], chinese: list[str]) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{'|'.join(english)})\b|{'|'.join(chinese)}")
+
+
+_NEG = _negations(_NEG_EN, _NEG_ZH)
 # Who an order would be given to: an agent's name or kind, in English and Chinese.
-_AGENT = frozenset(
-    [
-        "ai",
-        "agent",
-        "agents",
-        "assistant",
-        "assistants",
-        "claude",
-        "copilot",
-        "gemini",
-        "codex",
-        "cursor",
-        "devin",
-        "aider",
-        "cline",
-        "windsurf",
-        "chatgpt",
-        "gpt",
-        "llm",
-        "llms",
-        "bot",
-        "bots",
-        "model",
-        "models",
-    ]
-)
+_AGENT = _orders.AGENT_NAMES | {"devin", "aider", "cline", "windsurf"}
 _ZH_AGENT = re.compile(
     "智能体|智能體|助手|助理|模型|機器人|机器人|人工智能|人工智慧|(?<![a-z])ai(?![a-z])"
 )
 # Where a negation's reach begins, and where a clause ends (so its reach).
-_NEGATION = re.compile(
-    r"\b(?:not|never|no|don't|dont|doesn't|won't|cannot|can't|mustn't|shouldn't|avoid|without)\b"
-    r"|不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得|不會|不会|從不|从不"
-)
+_NEGATION = _negations([*_NEG_EN, "without"], [*_NEG_ZH, "不會", "不会", "從不", "从不"])
 _CLAUSE = re.compile(r"[,;:()]|，|；|：|\bbut\b|\bif\b|\bso\b|但|如果")
 _MODAL = frozenset(["must", "should", "shall", "always", "need", "needs", "has", "have", "will"])
 _ALPHA = re.compile(r"[^\W\d_]{3,20}")

@@ -420,35 +420,16 @@ def negated(text: str, start: int, at: int) -> bool:
 _GROUPS = tuple(
     tuple(frozenset(group.split()) for group in _WORDS_OF[harm.what]) for harm in _HARMS
 )
+# An agent's name or kind: who an order would be given to (the order model's `_AGENT` too).
+AGENT_NAMES = frozenset(
+    (  # noqa: SIM905  (a word list reads better as text)
+        "ai agent agents assistant assistants claude copilot llm llms model models bot bots gpt "
+        "gemini codex cursor chatgpt"
+    ).split()
+)
 # Words a text addressed to an agent holds somewhere (a kind of order that needs an address is
 # looked for only in such a text; the sentence itself may be under "Note to Claude:").
-_ADDRESS_WORDS = frozenset(
-    [
-        "ai",
-        "agent",
-        "agents",
-        "assistant",
-        "assistants",
-        "claude",
-        "copilot",
-        "llm",
-        "llms",
-        "model",
-        "models",
-        "bot",
-        "bots",
-        "gpt",
-        "gemini",
-        "codex",
-        "cursor",
-        "chatgpt",
-        "you",
-        "your",
-        "asked",
-        "memory",
-        "gpt4",
-    ]
-)
+_ADDRESS_WORDS = AGENT_NAMES | {"you", "your", "asked", "memory", "gpt4"}
 _TOKEN = re.compile(r"[a-z0-9_]+")
 _HAS_CJK = re.compile("[\\u3400-\\u9fff]")
 
