@@ -3,11 +3,12 @@ AGENTS.md, CONTRIBUTING and docs whose value a later commit changed (updates), t
 two files of one repository (paraphrases), other rules of the same files (unrelated), and a
 line with a detail added (extends). `benchmarks/data/instruction_pairs_{dev,heldout}.jsonl`, and
 `instruction_pairs_heldout2.jsonl`: a fresh held-out set from other repositories, written after
-heldout had been read three times, and `instruction_pairs_heldout3.jsonl`, mined blind from 20
-more after heldout2 had been read once.
+heldout had been read three times, `instruction_pairs_heldout3.jsonl`, mined blind from 20
+more after heldout2 had been read once, and `instruction_pairs_heldout4.jsonl`, mined blind from
+21 more after heldout3 had been read and tuned on.
 
-    python benchmarks/instruction_bench.py [--split dev|heldout|heldout2|heldout3] [--before SRC]
-                                           [--sizes 1000] [--runs 3] [--show]
+    python benchmarks/instruction_bench.py [--split dev|heldout|heldout2|heldout3|heldout4]
+                                           [--before SRC] [--sizes 1000] [--runs 3] [--show]
 
 - **write**: a memory of every `old` line of the split (one atom each, as `memkit add TEXT`
   makes it: the first sentence as title), indexed; each `new` line is judged alone as
@@ -283,7 +284,7 @@ def pull_time(split: str, size: int, runs: int, before: str | None) -> list[str]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--split", choices=("heldout", "heldout2", "heldout3", "dev"), default="dev"
+        "--split", choices=("heldout", "heldout2", "heldout3", "heldout4", "dev"), default="dev"
     )
     parser.add_argument("--before", help="another memkit source tree, side by side")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000])

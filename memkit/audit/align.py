@@ -57,6 +57,9 @@ _TOKEN = re.compile(
     r"|(?P<num>\d+(?:[.,:]\d+)?)"
     r"|(?P<flag>(?<![\w-])--?[a-z][\w-]*)"
     r"|(?P<channel>(?<![\w&])#[a-z][\w-]*)"
+    # A shell comment's mark, aligned like a function word: the command and what the comment
+    # says are two edits, not one ("-s # Short-term only" / "-l # Long-term only").
+    r"|(?P<hash>(?<=\s)#(?=\s))"
     r"|(?P<word>[a-z][\w'’+#.:-]*[\w+#]|[a-z])"
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
     r"|(?P<end>[.!?;。！？；](?=\s|$)|\n)"
@@ -259,6 +262,8 @@ def tokens(text: str) -> tuple[Token, ...]:
             out.append(Token(raw, ":", "sep"))
         elif kind == "comma":
             out.append(Token(raw, ",", "comma"))
+        elif kind == "hash":
+            out.append(Token(raw, "#", "stop"))
         elif kind == "word" or (kind == "path" and lx.ACRONYMS.fullmatch(raw)):
             for part in raw.rstrip(".,;:").split("/") if kind == "path" else (raw,):
                 token = _word(part)
@@ -629,8 +634,11 @@ def read(a: str, b: str) -> Reading | None:
     if max(len(a), len(b)) > MAX_CHARS:
         return None  # a record, not a line: never tokenised for this
     ta, tb = tokens(a), tokens(b)
+    if len(ta) > MAX_TOKENS or len(tb) > MAX_TOKENS:
+        return None
+    ta, tb = _quoted_as(tb, ta), _quoted_as(ta, tb)
     ca, cb = _content(ta), _content(tb)
-    if not ca or not cb or len(ta) > MAX_TOKENS or len(tb) > MAX_TOKENS:
+    if not ca or not cb:
         return None
     # Most pairs share too little to be one line: no alignment.
     sa, sb = {t.norm for t in ca}, {t.norm for t in cb}
@@ -686,6 +694,28 @@ def read(a: str, b: str) -> Reading | None:
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
+
+
+def _quoted_as(other: tuple[Token, ...], toks: tuple[Token, ...]) -> tuple[Token, ...]:
+    """`toks` with each run of bare words that `other` quotes as one code span ("git submodule
+    update" / "`git submodule update`") made that span: one command, however it is set."""
+    spans = {t.norm for t in other if t.kind == "code" and " " in t.norm}
+    if not spans:
+        return toks
+    out: list[Token] = []
+    i = 0
+    while i < len(toks):
+        for span in spans:
+            n = span.count(" ") + 1
+            run = toks[i : i + n]
+            if len(run) == n and " ".join(t.text.lower().strip(".,;:") for t in run) == span:
+                out.append(Token(f"`{span}`", span, "code"))
+                i += n
+                break
+        else:
+            out.append(toks[i])
+            i += 1
+    return tuple(out)
 
 
 # A line read against the lines of a longer atom: at most this many sentences on its side.

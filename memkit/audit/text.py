@@ -28,11 +28,25 @@ _WORD_BEFORE = re.compile(r"([\w.]+)$")
 @functools.lru_cache(maxsize=4096)  # asked for one atom's text once per pair it is judged in
 def statement_text(title: str, body: str) -> str:
     """Title and body as plain text, one line per heading, paragraph or list item."""
-    lines = [plain_text("", line) for line in body.splitlines()]
+    lines = [plain_text("", line) for line in body.splitlines() if not _cut_heading(line, body)]
     text = "\n".join(line for line in lines if line)
     if title and title not in text:
-        text = f"{plain_text('', title)}\n{text}"
+        shown = plain_text("", title)
+        stem = shown.removesuffix("…").rstrip()
+        if not (shown.endswith("…") and stem and stem in text):
+            text = f"{shown}\n{text}"
     return text
+
+
+def _cut_heading(line: str, body: str) -> bool:
+    """A heading made from the first sentence and cut short (`memkit add` titles an atom so;
+    Chinese has no space to cut at: "# … [https://nvie.com/posts/a-successf…"). It says
+    nothing the body does not, and read again its cut value would be another value: a link
+    "changed" between two copies of one line."""
+    if not line.startswith("#") or not line.rstrip().endswith("…"):
+        return False
+    stem = line.lstrip("#").strip().removesuffix("…").rstrip()
+    return len(stem) >= 8 and body.count(stem) >= 2
 
 
 @functools.lru_cache(maxsize=65536)

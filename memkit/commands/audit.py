@@ -27,7 +27,7 @@ from memkit.findings import describe_refused, printable
 from memkit.git import rev_exists
 from memkit.reviewlog import news_for
 from memkit.roles import identify
-from memkit.safety.secrets import redact_secrets
+from memkit.safety.secrets import redact_each, redact_secrets
 from memkit.where import memory_root
 
 # Imported inside functions only, each for a reason tests/lazy_imports_test.py checks.
@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
             "results": [asdict(r) for r in results],
             "review": news,
         }
-        print(redact_secrets(json.dumps({**data, "refused": refused}, ensure_ascii=False)))
+        print(json.dumps(redact_each({**data, "refused": refused}), ensure_ascii=False))
     elif problems(results) or refused or not args.hook:
         print(terminal_report(root, results, incoming))
         if refused:

@@ -228,6 +228,13 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("Use agents and crews, or trusted scripts for larger work.", "Use agents and crews for larger work.", EXTENDS),  # noqa: E501
         ("make docs # run translations and build", "make docs # run translations and build when explicitly required", EXTENDS),  # noqa: E501
         ("Open an issue on GitHub first.", "Open an issue on Github first.", DUPLICATE),
+        # One command, quoted in one and bare in the other: was a changed value.
+        ("git submodule update 之后子仓库不指向任何分支", "执行`git submodule update` 之后子仓库不指向任何分支", DUPLICATE),  # noqa: E501
+        ("Run `make lint` before pushing.", "Run make check before pushing.", CONTRADICTS),
+        # A shell comment sets a command apart from what it says: another option, each
+        # described (was `-s Short-term` → `-l Long-term`, a changed value).
+        ("crewai reset-memories -s # Short-term only", "crewai reset-memories -l # Long-term only", EXTENDS),  # noqa: E501
+        ("pnpm install # install all dependencies", "npm install # install all dependencies", CONTRADICTS),  # noqa: E501
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
@@ -250,6 +257,27 @@ def test_code_spans_paths_and_quantities_are_one_token_each() -> None:
     glued = [t.text for t in align.tokens("将freeze_llm设置为True，见https://x.cn/models下载")]
     assert glued[:2] == ["将", "freeze_llm"] and "True" in glued, glued
     assert "https://x.cn/models" in glued, glued
+
+
+def test_a_title_cut_inside_a_link_is_not_read_as_another_link(team: Path) -> None:
+    """`memkit add` titles an atom with its first sentence cut at 80 characters; Chinese has
+    no space to cut at, so the cut fell inside the link. Read as the atom's text, the cut link
+    was a changed one between two copies of the line (MK106)."""
+    from memkit.atom.title import title_of
+
+    url = "https://example.com/posts/a-successful-git-branching-model/"
+    old = f"遵循使用 `git flow` 规范，新组件分支从 `develop` 切出：[{url}]({url})"
+    assert title_of(old).endswith("…") and url not in title_of(old)
+    write_atom(team, "shared/git-flow.md", atom_text("git-flow", title=title_of(old), body=old))
+    git(team, "add", "-A")
+    git(team, "commit", "-q", "--no-verify", "-m", "git flow")
+    assert memkit("index", cwd=team).returncode == 0
+    new = old.replace("遵循使用", "遵循")
+    write_atom(team, "shared/git-flow-2.md", atom_text("git-flow-2", title=title_of(new), body=new))
+    git(team, "add", "-A")
+    out = git(team, "commit", "-m", "git flow again", check=False)
+    assert not re.search(r"MK10[56] ", out.stdout + out.stderr), out.stdout + out.stderr
+    assert "MK103" in out.stdout + out.stderr
 
 
 RELEASE = """Releases are cut from `main` every Tuesday.
