@@ -572,12 +572,54 @@ def _command_detail(toks: tuple[Token, ...], s1: int, s2: int) -> bool:
     program = before is not None and (before.norm in lx.TOOLS or before.norm in _RUNNERS)
     if program and len(span) == 1 and span[0].kind == "word" and _command_line(toks, s1):
         return True  # (not "Run pre-commit hooks …": a sentence about the program)
+    if _argument(toks, s1, s2, span):
+        return True
     words = [t.norm for t in span]
     runner = words[0] in _RUNNERS and all(w in _RUN_WORDS for w in words[1:]) and len(words) <= 2
     return runner and after is not None and after.norm in _PROGRAMS
 
 
 _RUN_WORDS = lx.word_set("run exec x dlx")
+
+
+def _shell_line(toks: tuple[Token, ...], at: int) -> bool:
+    """A command line with options (`python3 -m venv env`), where every word is an argument,
+    not prose about a program ("Poetry provides more …"), nor its comment."""
+    start = at
+    while start > 0 and toks[start - 1].kind != "end":
+        start -= 1
+    end = next((i for i in range(at, len(toks)) if toks[i].kind == "end"), len(toks))
+    return (
+        _command_line(toks, at)
+        and any(t.kind == "flag" for t in toks[start:end])
+        and not any(t.norm == "#" for t in toks[start:at])
+    )
+
+
+_SEPARATORS = re.compile(r"[-_\s]+")
+
+
+def _renamed(old: str, new: str) -> bool:
+    """A name joined or split otherwise (`image-preview` / `ImagePreview`, `reset_memories`
+    / `reset-memories`), or given a suffix (`opentiny` / `opentiny-official`): to code,
+    another name. Case alone is spelling (GitHub / Github)."""
+    if old.lower() == new.lower() or not old.strip() or not new.strip():
+        return False
+    if _SEPARATORS.sub("", old).lower() == _SEPARATORS.sub("", new).lower():
+        return True
+    short, long = sorted((old.lower(), new.lower()), key=len)
+    return " " not in long and bool(re.fullmatch(re.escape(short) + r"[-_][a-z0-9]+", long))
+
+
+def _argument(toks: tuple[Token, ...], s1: int, s2: int, span: list[Token]) -> bool:
+    """Arguments a command line adds or drops ("pip install -U pip setuptools wheel" / "pip
+    install -U pip"): other packages, files, targets. Not what its comment says ("make docs #
+    run translations and build when explicitly required")."""
+    if len(span) > 3 or len(span) != s2 - s1 or s1 == 0 or toks[s1 - 1].kind not in _CONTENT:
+        return False
+    if any(t.kind not in ("word", "path", "ver", "num", "flag") for t in span):
+        return False
+    return _shell_line(toks, s1)
 
 
 def _command_line(toks: tuple[Token, ...], at: int) -> bool:
@@ -812,9 +854,17 @@ def _member(toks: tuple[Token, ...], s1: int, s2: int) -> str:
     agents and crews" / "agents and crews", "模型和数据集") or a condition ("when explicitly
     required"). The statement with it is another one: never a duplicate."""
     span = toks[s1:s2]
-    if len(_content(span)) < 2:
-        return ""  # "and technologies", "if applicable": a word more, said otherwise
     first, last = span[0], span[-1]
+    if len(_content(span)) < 2:
+        # "and technologies", "if applicable": a word more, said otherwise. Not an action
+        # more: "review and complete our checklist" / "review our checklist".
+        joined = toks[s1 - 1].norm if s1 > 0 else ""
+        verb = (
+            first.norm in _JOINING
+            and last.kind == "word"
+            and (last.norm in _VERB_LEMMAS or joined in _VERB_LEMMAS)
+        )
+        return "member" if verb else ""
     if first.norm in _RESTRICTING:
         return "condition"
     if any(t.norm in _JOINING or t.kind == "comma" for t in (first, last)):
@@ -925,8 +975,60 @@ def quantifiers(old: str, new: str) -> bool:
 
 @functools.lru_cache(maxsize=16384)
 def values_of(text: str) -> frozenset[str]:
-    """The value tokens and tool names of a text."""
-    return frozenset(t.norm for t in tokens(text) if t.kind in _VALUE or t.norm in _PROGRAMS)
+    """The value tokens, identifiers (`lang_base.basic_health_check`) and tool names of a
+    text."""
+    return frozenset(
+        t.norm
+        for t in tokens(text)
+        if t.kind in _VALUE
+        or t.norm in _PROGRAMS
+        or (t.kind == "word" and _IDENTIFIER.search(t.text))
+    )
+
+
+def _one_sentence(toks: tuple[Token, ...]) -> bool:
+    return all(t.kind != "end" for t in toks[:-1])
+
+
+_RATHER = re.compile(r"\b(?:instead of|rather than)\b|而不是|而非", re.I)
+# Past a sentence, a negation is as often said with other words ("so others don't
+# duplicate your effort" / "preventing duplicate work") as left out.
+_DENIED_UP_TO = 25
+
+
+_TINY = 12  # tokens: a line too short to align (one word kept), read token by token
+
+
+def one_value(a: str, b: str) -> tuple[str, str, str] | None:
+    """The one value a tiny line changed, everything else the same ("Configuration in
+    `jest.config.mjs`" / "… `vitest.config.ts`", one command span for another): `a`'s
+    value, `b`'s and the frame. Too short for `read`, which needs two words kept."""
+    ta = [t for t in tokens(a) if t.kind != "end"]
+    tb = [t for t in tokens(b) if t.kind != "end"]
+    if len(ta) != len(tb) or len(ta) > _TINY:
+        return None
+    diff = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x.norm != y.norm]
+    if len(diff) != 1 or ta[diff[0]].kind not in _VALUE or tb[diff[0]].kind not in _VALUE:
+        return None
+    i = diff[0]
+    if i > 0 and ta[i - 1].norm in _DETERMINERS:
+        # The head of the sentence: "The `response_model` you are using" / "The `messages` …"
+        return None
+    frame = " ".join([*(t.text for t in ta[:i]), "…", *(t.text for t in ta[i + 1 :])])
+    return ta[i].text, tb[i].text, frame
+
+
+def denied(a: str, b: str) -> bool:
+    """One short text says no ("never modify this package") where the other says nothing of
+    the kind: never the same statement, however close the vectors. "Use X instead of Y" says
+    no to Y as "Use X, not Y" does."""
+    ta, tb = tokens(a), tokens(b)
+    if max(len(_content(ta)), len(_content(tb))) > _DENIED_UP_TO or not (
+        _one_sentence(ta) and _one_sentence(tb)
+    ):
+        return False
+    no_a = any(t.kind == "neg" for t in ta) or bool(_RATHER.search(a))
+    return no_a != (any(t.kind == "neg" for t in tb) or bool(_RATHER.search(b)))
 
 
 def swapped(a: str, b: str) -> bool:
@@ -1002,6 +1104,8 @@ def _substitution(
         # core`: Backend logic" / "`packages/cli`: terminal UI"). A label changed alone is a
         # renamed entry: its value.
         return Edit(old, new, "subject", frame, "label")
+    if i1 < ra.label[i1] and j1 < rb.label[j1]:
+        return Edit(old, new, "value", frame)  # "**Bash**: Execute shell commands" / "**Shell**: …"
     if ra.obj_from[i1] <= i1 < ra.obj[i1] and rb.obj_from[j1] <= j1 < rb.obj[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the instruction acts on
     # One name substituted in several places, once as a plain word ("`packages/core`" …
@@ -1029,6 +1133,10 @@ def _substitution(
         return Edit(old, new, "value", frame)
     if i1 > 0 and ta[i1 - 1].kind == "flag" and _command_line(ta, i1):
         return Edit(old, new, "value", frame)  # a flag's value: `--with test` / `--with dev`
+    if _shell_line(ta, i1):
+        return Edit(old, new, "value", frame)  # an argument: `python3 -m venv env` / `… .venv`
+    if _renamed(old, new):
+        return Edit(old, new, "value", frame)  # `image-preview` / `ImagePreview`
     if quantifiers(old, new):
         return Edit(old, new, "value", frame)  # "at least one" / "exactly one"
     if _named(xa, i1 == ra.start[i1]) and _named(xb, j1 == rb.start[j1]):

@@ -235,6 +235,9 @@ def verdict(
         found = _near_identical(a, b, reading, atoms)
         if found is not None:
             return found
+    elif (tiny := align.one_value(ra, rb)) is not None:
+        mine, theirs, where = tiny
+        return Verdict(CONTRADICTS, f'{theirs} → {mine} in "{where}"', edit=(theirs, mine))
     swap = subject_swap(a, b) if atoms else None
     if swap is not None:
         return Verdict(
@@ -252,6 +255,9 @@ def verdict(
         # A command, path or tool in each that the other lacks: two claims, however close
         # the vectors ("uv pip install browser-use" / "uvx browser-use install").
         return Verdict(EXTENDS, f"close, but each states a value the other lacks ({found.reason})")
+    if found.kind == DUPLICATE and align.denied(raw_of(a), raw_of(b)):
+        # "(active)" / "- this is deprecated, never modify this package".
+        return Verdict(EXTENDS, f"close, but only one says no ({found.reason})", near=True)
     return found
 
 

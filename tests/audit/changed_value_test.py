@@ -49,6 +49,14 @@ BASE = {
     "dev-extras": "poetry install --with test",
     "utils-module": "utils.ts # Deferred, getEntireUrl, etc.",
     "one-start-method": "Add at least one method with `start: true`.",
+    "venv-dir": "$ python3 -m venv env",
+    "jest-config": "Configuration in `jest.config.mjs`",
+    "components-list": "Dialog, Pop, Actionsheet, image-preview 等组件",
+    "bash-tool": "**Bash**: Execute shell commands",
+    "types-package": "`packages/types/` - Shared TypeScript type definitions (active)",
+    "pr-checklist": "Before contributing a PR, please review and complete our",
+    "pip-upgrade": "$ python -m pip install -U pip setuptools wheel",
+    "health-check": "health_check = lang_base.basic_healthy_check",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -91,6 +99,28 @@ UPDATES = {
         "Add exactly one method with `start: true`.",
         "exactly",
     ),
+    # Were very close (MK104) or no finding: an argument of a shell line, a line too short
+    # to align with one value changed, a name joined otherwise, a list entry's label renamed.
+    "venv-dir-dot": ("venv-dir", "$ python3 -m venv .venv", "venv"),
+    "vitest-config": ("jest-config", "Configuration in `vitest.config.ts`", "vitest.config.ts"),
+    "components-list-pascal": (
+        "components-list",
+        "Dialog, Pop, Actionsheet, ImagePreview 等组件",
+        "ImagePreview",
+    ),
+    "shell-tool": ("bash-tool", "**Shell**: Execute shell commands", "Shell"),
+    "pip-upgrade-alone": ("pip-upgrade", "$ python -m pip install -U pip", "-U pip"),
+}
+# Were refused as duplicates (MK103) of the line they change: a prohibition added, an action
+# dropped, a renamed identifier. Each says something else; none is the same statement.
+NEVER_DUPLICATES = {
+    "types-deprecated": (
+        "types-package",
+        "`packages/types/` - Shared TypeScript type definitions - this is deprecated, never "
+        "modify this package",
+    ),
+    "pr-checklist-review": ("pr-checklist", "Before contributing a PR, please review our"),
+    "health-check-renamed": ("health-check", "health_check = lang_base.basic_health_check"),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
 OTHER_SUBJECTS = {
@@ -129,6 +159,16 @@ def test_a_changed_value_is_an_update_never_a_duplicate(team: Path, new_id: str)
     assert "MK103" not in out, out
     flagged = [line for line in out.splitlines() if re.search(r"MK10[56] ", line)]
     assert any(f"`{old_id}`" in line and value in line for line in flagged), out
+
+
+@pytest.mark.parametrize("new_id", sorted(NEVER_DUPLICATES))
+def test_a_line_saying_something_else_is_never_refused_as_a_duplicate(
+    team: Path, new_id: str
+) -> None:
+    old_id, text = NEVER_DUPLICATES[new_id]
+    _, out = _commit(team, new_id, text)
+    assert "MK103" not in out, out
+    assert f"`{old_id}`" not in out or re.search(r"MK10[456] ", out), out
 
 
 def test_the_same_rule_in_other_words_is_a_duplicate_not_a_contradiction(team: Path) -> None:
@@ -235,6 +275,15 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         # described (was `-s Short-term` → `-l Long-term`, a changed value).
         ("crewai reset-memories -s # Short-term only", "crewai reset-memories -l # Long-term only", EXTENDS),  # noqa: E501
         ("pnpm install # install all dependencies", "npm install # install all dependencies", CONTRADICTS),  # noqa: E501
+        # A no added to one short line; "instead of" says no as "not" does.
+        ("`packages/schema/` - Shared TypeScript schema definitions (active)", "`packages/schema/` - Shared TypeScript schema definitions - this is deprecated, never modify this package", EXTENDS),  # noqa: E501
+        ("Use arktype instead of zod.", "Use arktype, not zod.", DUPLICATE),
+        # The head of a sentence changed in a short line is what it is about.
+        ("The `response_model` you are using", "The `messages` you are using", EXTENDS),
+        ("`py.test tests -k test_one`", "`pytest tests -k test_one`", CONTRADICTS),
+        ("**Grep**: Search file contents", "**Search**: Search file contents", CONTRADICTS),
+        ("$ python -m pip install -U pip build twine", "$ python -m pip install -U pip", CONTRADICTS),  # noqa: E501
+        ("Poetry provides more comprehensive dependency management.", "Poetry provides comprehensive dependency management.", DUPLICATE),  # noqa: E501
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
