@@ -1104,8 +1104,10 @@ def _substitution(
         # core`: Backend logic" / "`packages/cli`: terminal UI"). A label changed alone is a
         # renamed entry: its value.
         return Edit(old, new, "subject", frame, "label")
-    if i1 < ra.label[i1] and j1 < rb.label[j1]:
-        return Edit(old, new, "value", frame)  # "**Bash**: Execute shell commands" / "**Shell**: …"
+    if i1 < ra.label[i1] and j1 < rb.label[j1] and len(_content(xa)) == len(_content(xb)) == 1:
+        # A list entry's name renamed: "**Bash**: Execute shell commands" / "**Shell**: …"
+        # (not a heading reworded: "Follow proper naming conventions: …" / "For Python: …").
+        return Edit(old, new, "value", frame)
     if ra.obj_from[i1] <= i1 < ra.obj[i1] and rb.obj_from[j1] <= j1 < rb.obj[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the instruction acts on
     # One name substituted in several places, once as a plain word ("`packages/core`" …
