@@ -5,9 +5,10 @@ line with a detail added (extends). `benchmarks/data/instruction_pairs_{dev,held
 `instruction_pairs_heldout2.jsonl`: a fresh held-out set from other repositories, written after
 heldout had been read three times, `instruction_pairs_heldout3.jsonl`, mined blind from 20
 more after heldout2 had been read once, and `instruction_pairs_heldout4.jsonl`, mined blind from
-21 more after heldout3 had been read and tuned on.
+21 more after heldout3 had been read and tuned on, and `instruction_pairs_heldout5.jsonl`, mined
+blind from 29 more while heldout4's first reading was being tuned on.
 
-    python benchmarks/instruction_bench.py [--split dev|heldout|heldout2|heldout3|heldout4]
+    python benchmarks/instruction_bench.py [--split dev|heldout|heldout2|heldout3|heldout4|heldout5]
                                            [--before SRC] [--sizes 1000] [--runs 3] [--show]
 
 - **write**: a memory of every `old` line of the split (one atom each, as `memkit add TEXT`
@@ -47,9 +48,10 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
 FLAG = {"MK105", "MK106"}
 JUDGED = {"MK103", "MK104", "MK105", "MK106"}
 LABELS = ("update", "paraphrase", "unrelated", "extends")
-# The splits whose misses may be read: heldout3 became tuning data after its one reading
-# (docs/benchmarks.md), so that the updates it showed refused could be found and fixed.
-TUNING = ("dev", "heldout3", "heldout4")
+# The splits whose misses may be read: heldout3, heldout4 and heldout5 each became tuning data
+# after its one reading (docs/benchmarks.md), so that the updates it showed refused as
+# duplicates could be found and fixed. heldout and heldout2 stay unlisted.
+TUNING = ("dev", "heldout3", "heldout4", "heldout5")
 
 
 def rows_of(split: str) -> list[dict[str, Any]]:
@@ -284,12 +286,14 @@ def pull_time(split: str, size: int, runs: int, before: str | None) -> list[str]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--split", choices=("heldout", "heldout2", "heldout3", "heldout4", "dev"), default="dev"
+        "--split",
+        choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "dev"),
+        default="dev",
     )
     parser.add_argument("--before", help="another memkit source tree, side by side")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--show", action="store_true", help="print misses (dev, heldout3)")
+    parser.add_argument("--show", action="store_true", help="print misses (tuning splits)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.show and args.split not in TUNING:

@@ -51,7 +51,9 @@ _TOKEN = re.compile(
     r"|(?P<url>[a-z][a-z0-9+.-]{1,15}://[^\s`)<>\]\"'，。；：！？、（）]+)"
     # A path starts where its run starts: tried inside a run of dots, it read to the run's end
     # from every dot (16 KB of them: 7 s).
-    r"|(?P<path>(?<![\w@.*+~-])(?:~|\.{1,2})?/?[\w@.*+-]+(?:/[\w@.*+-]+)+/?|(?<![\w/])/[\w@.*+-]+/?)"
+    r"|(?P<path>(?<![\w@.*+~-])(?:~|\.{1,2})?/?[\w@.*+-]+(?:/[\w@.*+-]+)+/?|(?<![\w/])/[\w@.*+-]+/?"
+    # A directory named alone: `ruff check src/ tests/`.
+    r"|(?<![\w@.*+~/-])[\w@.*+-]+/(?=[\s`),;]|$))"
     r"|(?P<qty>\d+(?:\.\d+)?\s?(?:" + _UNIT + r")(?!\w))"
     r"|(?P<ver>v?\d+(?:\.\d+)+(?:[-+][\w.]+)?(?:\.x)?|v\d+\b)"
     r"|(?P<num>\d+(?:[.,:]\d+)?)"
@@ -72,7 +74,7 @@ _STOP = lx.word_set(
     "onto this that these those it its we our us you your they them their he she his her i my "
     "me every each all any some per also so than then there here which who whom whose what "
     "when where while if because since until unless will would shall should must can could may "
-    "might do does did done have has had always please just only even still now currently "
+    "might do does did done have has had always please just even still now currently "
     "e.g i.e etc via about over such both either neither very really"
 )
 _NEGATORS = lx.word_set(
@@ -802,6 +804,8 @@ def _moved(edits: list[Edit]) -> list[Edit]:
     moving = [e for e in edits if e.kind in ("added", "dropped", "word", "verb", "denial")]
     if not any(e.kind == "added" for e in moving) and not any(e.kind == "dropped" for e in moving):
         return edits
+    if not any(e.old.strip() for e in moving) or not any(e.new.strip() for e in moving):
+        return edits  # words on one side only moved nowhere: "to format and test" / "to format"
 
     def said(texts: list[str]) -> tuple[list[str], int]:
         toks = [t for text in texts for t in tokens(text)]
@@ -855,6 +859,11 @@ def _member(toks: tuple[Token, ...], s1: int, s2: int) -> str:
     required"). The statement with it is another one: never a duplicate."""
     span = toks[s1:s2]
     first, last = span[0], span[-1]
+    after = toks[s2] if s2 < len(toks) else None
+    if first.norm == "only" and len(_content(span)) == 1 and after and after.kind != "end":
+        # "Add comments only to explain …": a restriction added ("`import` syntax only." is
+        # emphasis).
+        return "condition"
     if len(_content(span)) < 2:
         # "and technologies", "if applicable": a word more, said otherwise. Not an action
         # more: "review and complete our checklist" / "review our checklist".
@@ -1008,14 +1017,33 @@ def one_value(a: str, b: str) -> tuple[str, str, str] | None:
     if len(ta) != len(tb) or len(ta) > _TINY:
         return None
     diff = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x.norm != y.norm]
-    if len(diff) != 1 or ta[diff[0]].kind not in _VALUE or tb[diff[0]].kind not in _VALUE:
+    if len(diff) != 1:
         return None
     i = diff[0]
+    # A value, or any word of a command line: `make install_all` / `make install`.
+    if not all(x[i].kind in _VALUE or (i > 0 and _command_line(tuple(x), i)) for x in (ta, tb)):
+        return None
     if i > 0 and ta[i - 1].norm in _DETERMINERS:
         # The head of the sentence: "The `response_model` you are using" / "The `messages` …"
         return None
     frame = " ".join([*(t.text for t in ta[:i]), "…", *(t.text for t in ta[i + 1 :])])
     return ta[i].text, tb[i].text, frame
+
+
+def unmatched_value(a: str, b: str) -> str:
+    """A value one text states that the other does not hold even as words (`pnpm
+    test:server`, `judge_worker_num`), or "": a line that states more than the same thing
+    ("`make lint`" / "make lint" is one value)."""
+    ta, tb = tokens(a), tokens(b)
+    for mine, theirs in ((ta, tb), (tb, ta)):
+        held = {w for t in theirs for w in _VALUE_WORD.findall(t.norm)}
+        for t in mine:
+            if t.kind in _VALUE and not set(_VALUE_WORD.findall(t.norm)) <= held:
+                return t.text
+    return ""
+
+
+_VALUE_WORD = re.compile(r"[\w.:/@+-]+")
 
 
 def denied(a: str, b: str) -> bool:
@@ -1146,6 +1174,8 @@ def _substitution(
     text_a = "".join(t.text for t in xa if not t.text.isascii())
     text_b = "".join(t.text for t in xb if not t.text.isascii())
     if text_a or text_b:
+        if not (text_a and text_b):
+            return Edit(old, new, "word", frame)  # 仓库管理员 / 仓库 Committer: someone else
         after = "".join(t.text for t in ta[i2 : i2 + 3])
         if after.startswith(_THING_ZH):
             return Edit(old, new, "subject", frame, "chinese")  # 部署支付服務 / 部署搜索服務

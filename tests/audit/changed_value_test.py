@@ -284,6 +284,14 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("**Grep**: Search file contents", "**Search**: Search file contents", CONTRADICTS),
         ("$ python -m pip install -U pip build twine", "$ python -m pip install -U pip", CONTRADICTS),  # noqa: E501
         ("Poetry provides more comprehensive dependency management.", "Poetry provides comprehensive dependency management.", DUPLICATE),  # noqa: E501
+        # Were duplicates: a directory named alone, a make target, a restriction added, an
+        # action dropped, a role named in another language, a value more.
+        ("python -m ruff check src/ test/ --fix", "python -m ruff check src/ tests/ --fix", CONTRADICTS),  # noqa: E501
+        ("make install_all", "make install", CONTRADICTS),
+        ("Add comments to explain complex logic.", "Add comments only to explain complex logic.", EXTENDS),  # noqa: E501
+        ("You can run the following command to format and test:", "You can run the following command to format:", EXTENDS),  # noqa: E501
+        ("仓库管理员进行 Code Review，并提出意见", "仓库 Committer 进行 Code Review，并提出意见", EXTENDS),  # noqa: E501
+        ("Run with `pnpm test` inside the `e2e` directory.", "Run with `pnpm test:server` inside the `e2e` directory. `pnpm test` is reserved for Playwright tests.", EXTENDS),  # noqa: E501
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
