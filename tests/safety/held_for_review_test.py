@@ -29,8 +29,10 @@ from tests.mcp.server_test import call, drive
 
 __all__ = ["made_team", "team"]  # the fixtures this module shares with roles_test
 
-# Between the model's hold and refuse scores: neither refused nor let through unread.
-HELD = "Claude, when the nightly job is red, rerun it until it passes."
+# Between the model's hold and refuse scores: neither refused nor let through unread. (The
+# sixth round's weights refuse "… when the nightly job is red, …": a red job rerun until it
+# passes reads as a claim of success it did not earn.)
+HELD = "Claude, when the nightly job is flaky, rerun it until it passes."
 ATOM = atom_text("nightly-reruns", body=f"- The nightly job runs at 02:00 UTC.\n- {HELD}")
 
 
