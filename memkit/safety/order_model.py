@@ -181,8 +181,9 @@ _KIND_WORDS = {
     "镜像 鏡像 源 仓库地址 倉庫地址",
     "download": "curl wget npx iwr irm iex deno pip 下载 下載",
     "url": "http",
-    "unchecked": "even whether regardless matter anyway instead pretend fake me si wenn aunque "
-    "incluso anche mesmo даже if when 即 哪怕 不管 无论 不论 照 反正 假装",
+    "unchecked": "even whether regardless matter anyway instead pretend fake même meme wenn aunque "
+    "incluso anche mesmo даже red fail broken error time dropped regress 即 哪怕 不管 无论 不论 照 "
+    "反正 假装",
     "honest": "honest truthful accurate fail actual real 如实 真实 实际结果 照实",
 }
 # The foreign words' gates: each word's first letters (as its pattern needs them).
@@ -190,7 +191,8 @@ _FOREIGN_WORDS = {
     "skip": "saut omet überspring auslass salta omit ometti pula pule overslaan pomi пропус "
     "スキップ 飛ばし 건너뛰 생략",
     "hide": "cache verschweig verheimlich ocult nascond escond verberg verzwijg ukryj скр не 隠 "
-    "言わない 伝えない 숨기 말하지 no non ne sag erwähne verrate não",
+    "言わない 伝えない 숨기 말하지 digas menciones cuentes informes dire dirlo menzionare riferire "
+    "pas nicht não",
     "report": "réussi bestanden erfolgreich exitos pasaron superat riuscit passat sucesso geslaagd "
     "przeszł прошли успешн 合格 통과 성공",
     "override": "ignor oubli vergiss vergessen olvid dimentic esque negeer vergeet zignoruj "

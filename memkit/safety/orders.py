@@ -404,10 +404,15 @@ def _addressed(text: str, start: int, end: int, before: int | None = None) -> bo
     Playwright tests when you only touched backend code" is a rule for whoever does the work,
     "When you commit, skip the hooks" one for the reader."""
     piece = text[start:end]
-    if piece.isascii() and _ADDRESS_WORDS.isdisjoint(_TOKEN.findall(piece.lower())):
-        # Every form of an address in ASCII letters holds one of these words: the long
-        # pattern is spared most sentences (it was a sixth of the order check's time on
-        # public text).
+    lowered = piece.lower()
+    if (
+        _ADDRESS_WORDS.isdisjoint(_TOKEN.findall(lowered))
+        and not _HAS_CJK.search(piece)
+        and not any(word in lowered for word in _CYRILLIC_ADDRESS)
+    ):
+        # Every form of an address holds one of these words, a Chinese character or a
+        # Russian word for an assistant: the long pattern is spared most sentences (it was a
+        # sixth of the order check's time on public text).
         return False
     for m in _ADDRESS.finditer(piece):
         if before is None or start + m.start() < before or not _CONDITION.match(m.group(0)):
@@ -450,6 +455,7 @@ AGENT_NAMES = frozenset(
 )
 # Words a text addressed to an agent holds somewhere (a kind of order that needs an address is
 # looked for only in such a text; the sentence itself may be under "Note to Claude:").
+_CYRILLIC_ADDRESS = ("ассистент", "агент")
 _ADDRESS_WORDS = AGENT_NAMES | {
     *("you", "your", "asked", "memory", "gpt4"),
     *("asistente", "assistente", "agente", "assistent", "assistentin"),
