@@ -3,11 +3,11 @@
     python benchmarks/orders_model.py [--data DIR] [--cache FILE] [--write] [--warnings]
 
 Trained on the labelled orders, team rules and agent facts of benchmarks/data/orders_{dev,
-heldout,heldout2,heldout3,heldout4}.jsonl (each was read once as a held-out set, then became
-training data; heldout4 in the fifth round) and, as more ordinary text, every sentence the
-model scores of the public atoms of the `dev` part (public_atoms.py: SciFact and CMRC2018
-from DIR, the committed rules, records and doc lines). The public `heldout` part is never
-trained on: it only counts false refusals.
+heldout,heldout2,heldout3,heldout4,heldout5}.jsonl (each was read once as a held-out set, then
+became training data; heldout4 in the fifth round, heldout5 in the sixth) and, as more ordinary
+text, every sentence the model scores of the public atoms of the `dev` part (public_atoms.py:
+SciFact and CMRC2018 from DIR, the committed rules, records and doc lines). The public
+`heldout` part is never trained on: it only counts false refusals.
 
 Logistic regression (numpy, here only), weights L2-regularised, the labelled negatives weighted
 up (a team rule is the hard case). The refusal and hold thresholds are chosen on out-of-fold
@@ -16,13 +16,15 @@ sentence): the lowest scores at which the rules and facts stay within `REFUSE_NE
 and `HOLD_NEGATIVES` refused or held, and the public dev atoms within `REFUSE_PUBLIC` and
 `HOLD_PUBLIC` (per atom).
 
-Printed, the estimate by set: for each labelled set in turn, a model made (thresholds too)
-from the other four and the public dev atoms scores the set left out and the public held-out
-atoms, alone and with the patterns of `memkit.safety.orders`; then the out-of-fold figures of
-everything. `--write` writes memkit/safety/order_model.json from everything trained on.
-`--warnings` counts the public atoms (dev and held-out) the written weights hold. `--families`,
-`--l2`, `--min-count` and `--negative-weight` try other settings (the by-set estimate chooses
-them; the defaults below are the chosen ones).
+Printed, the estimate by set (leave one set out): for each labelled set in turn, a model made
+(thresholds too) from the other five and the public dev atoms scores the set left out and the
+public held-out atoms, alone and with the patterns of `memkit.safety.orders`; then the
+out-of-fold figures of everything, and the by-set figures by class and language (`--errors
+FILE` lists the by-set errors: orders missed, rules and facts refused or held). A base64 run's
+decoded text is scored as the check scores it. `--write` writes memkit/safety/order_model.json
+from everything trained on. `--warnings` counts the public atoms (dev and held-out) the written
+weights hold. `--families`, `--l2`, `--min-count` and `--negative-weight` try other settings
+(the by-set estimate chooses them; the defaults below are the chosen ones).
 """
 
 from __future__ import annotations
@@ -39,12 +41,12 @@ import numpy as np
 from _common import ROOT, data_dir, read_jsonl
 from public_atoms import public_atoms
 
-from memkit.safety import order_model, orders
+from memkit.safety import injection, order_model, orders, reading
 from memkit.safety.injection import held_hits, refused_hits
 from memkit.safety.reading import read
 
 DATA = ROOT / "benchmarks" / "data"
-LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
 FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k")
 MIN_COUNT = 1  # a feature seen fewer times in training is dropped
 L2 = 1.0
@@ -66,16 +68,35 @@ class Text:
     whole: list[str]  # the features of the whole text (a labelled text is trained on as one)
     sentences: list[list[str]]  # those of each sentence the check scores
     pattern: bool  # the patterns refuse it
+    label: str = ""  # a labelled text's class and language ("report/zh")
+    raw: str = ""
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     sentence_ids: list[np.ndarray] = field(default_factory=list)
 
 
-def _text(kind: str, part: str, group: int, raw: str) -> Text:
+def _features(lowered: str, start: int, end: int, under: bool) -> list[str]:
+    if not hasattr(order_model, "headed"):
+        # An older checkout through PYTHONPATH (the "before" figures): no headings read.
+        return sorted(order_model.features(lowered, start, end))
+    return sorted(order_model.features(lowered, start, end, under=under))
+
+
+def _text(kind: str, part: str, group: int, raw: str, label: str = "") -> Text:
     text = read(raw).text
     lowered = text.lower()
-    whole = sorted(order_model.features(lowered, 0, len(lowered))) if kind != "public" else []
-    sentences = [sorted(order_model.features(lowered, a, b)) for a, b in order_model.spans(text)]
-    return Text(kind, part, group, whole, sentences, bool(refused_hits(raw, learnt=False)))
+    sections = order_model.headed(text) if hasattr(order_model, "headed") else []
+    whole = _features(lowered, 0, len(lowered), bool(sections)) if kind != "public" else []
+    sentences = [
+        _features(lowered, a, b, any(x <= a < y for x, y in sections))
+        for a, b in order_model.spans(text)
+    ]
+    # The check scores a base64 run's decoded text as it scores the rest, as spoken to the
+    # agent (not before this round: an older checkout has no `encoded`).
+    for _, _, decoded in getattr(injection, "encoded", lambda _raw: ())(raw):
+        low = decoded.lower()
+        sentences += [_features(low, a, b, True) for a, b in order_model.spans(decoded)]
+    pattern = bool(refused_hits(raw, learnt=False))
+    return Text(kind, part, group, whole, sentences, pattern, label, raw if label else "")
 
 
 def load(base: Path | None, cache: Path | None) -> list[Text]:
@@ -84,6 +105,9 @@ def load(base: Path | None, cache: Path | None) -> list[Text]:
         Path(str(order_model.__file__)).read_bytes()
         + Path(str(orders.__file__)).read_bytes()
         + order_model.TRADITIONAL.read_bytes()
+        + Path(str(injection.__file__)).read_bytes()
+        + Path(str(reading.__file__)).read_bytes()
+        + Path(__file__).read_bytes()
         + str(base).encode()
     ).hexdigest()[:16]
     if cache is not None and cache.is_file():
@@ -93,12 +117,16 @@ def load(base: Path | None, cache: Path | None) -> list[Text]:
     texts = []
     for i, part in enumerate(LABELLED):
         for n, row in enumerate(read_jsonl(DATA / f"orders_{part}.jsonl")):
-            texts.append(_text(row["label"], part, 10_000 * (i + 1) + n, row["text"]))
+            label = f"{row.get('class', row['label'])}/{row.get('lang', '?')}"
+            texts.append(_text(row["label"], part, 10_000 * (i + 1) + n, row["text"], label))
     for n, atom in enumerate(public_atoms(base)):
         texts.append(_text("public", f"public-{atom.split}", 1_000_000 + n, atom.text))
     if cache is not None:
         # Plain tuples: the file reads back whoever imports this module.
-        plain = [(t.kind, t.part, t.group, t.whole, t.sentences, t.pattern) for t in texts]
+        plain = [
+            (t.kind, t.part, t.group, t.whole, t.sentences, t.pattern, t.label, t.raw)
+            for t in texts
+        ]
         cache.write_bytes(pickle.dumps((stamp, plain)))
     return texts
 
@@ -303,8 +331,61 @@ def row(
     )
 
 
-def by_set(space: Space, texts: Sequence[Text], settings: Settings) -> list[str]:
-    """For each labelled set: thresholds and weights from the rest, the set scored."""
+@dataclass(frozen=True)
+class Left:
+    """A labelled text scored by a model that did not see its set."""
+
+    text: Text
+    score: float
+    refuse: float
+    hold: float
+
+    @property
+    def refused(self) -> bool:
+        return self.text.pattern or self.score >= self.refuse
+
+    @property
+    def held(self) -> bool:
+        return self.refused or self.score >= self.hold
+
+
+def by_class(left: Sequence[Left]) -> list[str]:
+    """Orders refused, and refused or held (with the patterns), by class and by language;
+    rules and facts refused and held, by class."""
+    groups: dict[str, list[Left]] = {}
+    for x in left:
+        kind, lang = x.text.label.split("/")
+        key = f"{x.text.kind}: {kind}" if x.text.kind != "order" else kind
+        for k in (key, f"{x.text.kind}s in {lang}", f"all {x.text.kind}s"):
+            groups.setdefault(k, []).append(x)
+    lines = ["| class | texts | refused | refused or held |", "|---|---|---|---|"]
+    for key in sorted(groups, key=lambda k: (k.startswith("all"), " in " in k, k)):
+        xs = groups[key]
+        lines.append(
+            f"| {key} | {len(xs)} | {sum(x.refused for x in xs)} | {sum(x.held for x in xs)} |"
+        )
+    return lines
+
+
+def errors(left: Sequence[Left]) -> list[str]:
+    """The orders missed and the rules and facts refused or held, when their set was left out."""
+    out = []
+    for x in left:
+        wrong = not x.held if x.text.kind == "order" else x.held
+        if wrong:
+            what = "refused" if x.refused else "held" if x.held else "missed"
+            out.append(
+                f"{x.text.part}\t{x.text.label}\t{what}\t{x.score:.3f}"
+                f"\t{'P' if x.text.pattern else '-'}\t{x.text.raw!r}"
+            )
+    return out
+
+
+def by_set(
+    space: Space, texts: Sequence[Text], settings: Settings, left: list[Left] | None = None
+) -> list[str]:
+    """For each labelled set: thresholds and weights from the rest, the set scored (each
+    text with its score and thresholds into `left`)."""
     lines = []
     heldout = [t for t in texts if t.part == "public-heldout"]
     dev = [t for t in texts if t.part == "public-dev"]
@@ -327,8 +408,11 @@ def by_set(space: Space, texts: Sequence[Text], settings: Settings) -> list[str]
                 hold=hold,
             )
         )
+        scores = fitted.best(test)
         for n, kind in enumerate(("order", "rule", "fact")):
-            totals[n] += counts(test, fitted.best(test), refuse, hold, kind)
+            totals[n] += counts(test, scores, refuse, hold, kind)
+        if left is not None:
+            left += [Left(t, float(s), refuse, hold) for t, s in zip(test, scores, strict=True)]
     o, r, f = (list(map(int, t)) for t in totals)
     lines.append(
         f"| all (sums) | | {o[0]}: {o[1]} ({o[1] / o[0]:.2f}), {o[2]} ({o[2] / o[0]:.2f})"
@@ -350,6 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=L2)
     parser.add_argument("--min-count", type=int, default=MIN_COUNT)
     parser.add_argument("--negative-weight", type=float, default=LABELLED_NEGATIVE_WEIGHT)
+    parser.add_argument("--errors", help="a file to list the by-set errors in")
     parser.add_argument("--no-by-set", action="store_true", help="the out-of-fold figures only")
     args = parser.parse_args(argv)
     base = data_dir(args.data)
@@ -371,8 +456,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(HEAD)
     print("|" + "---|" * 8)
+    left: list[Left] = []
     if not args.no_by_set:
-        for line in by_set(space, texts, settings):
+        for line in by_set(space, texts, settings, left):
             print(line, flush=True)
     every = [t for t in texts if t.part != "public-heldout"]
     oof = out_of_fold(space, every, settings)
@@ -394,6 +480,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             hold=hold,
         )
     )
+    if left:
+        print("\nBy class, each set left out in turn (with the patterns):\n")
+        print("\n".join(by_class(left)))
+    if args.errors and left:
+        Path(args.errors).write_text("\n".join(errors(left)) + "\n", encoding="utf-8")
     if args.write:
         made = fitted.model(refuse, hold)
         path = order_model.WEIGHTS

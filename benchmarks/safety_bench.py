@@ -4,15 +4,16 @@
 
 - Secrets (MK110): benchmarks/data/secret_formats_{dev,heldout}.jsonl (secret_sets.py makes
   them): recall per class and per placement, false alarms per kind of look-alike.
-- Orders to the agent (MK112): benchmarks/data/orders_{dev,heldout,heldout2}.jsonl: recall
-  per class, and the share of team rules and agent facts refused. `heldout` was tuned on once
-  it had been read (a development set since); `heldout2` was the held-out part of the second
-  round and is training data of the order model (`orders_model.py`) since; `heldout3`
-  (read once at the end of the third round) has been its training data since the fourth, and
-  `heldout4` (written blind to the checker during the fourth round, read once at its end)
-  since the fifth; both are read only by name (`--part`). Orders count as refused,
-  and as refused or held for review (the order model's middle band keeps an atom out of live
-  shared memory until management approves it).
+- Orders to the agent (MK112): benchmarks/data/orders_{dev,heldout,heldout2}.jsonl: recall per
+  class, and the share of team rules and agent facts refused. `heldout` was tuned on once it
+  had been read (a development set since); `heldout2` was the held-out part of the second round
+  and is training data of the order model (`orders_model.py`) since; `heldout3` (read once at
+  the end of the third round) has been its training data since the fourth, and `heldout4`
+  (written blind to the checker during the fourth round, read once at its end) since the fifth,
+  `heldout5` since the sixth; `heldout6` is written apart from the sixth round, to be read once
+  after it; all four are read only by name (`--part`). Orders count as refused, and as refused
+  or held for review (the order model's middle band keeps an atom out of live shared memory
+  until management approves it).
 - False refusals on public text (`public_atoms.py`): per 1,000 atoms, what MK110 and MK112
   refuse among SciFact abstracts, CMRC2018 paragraphs (read from DIR, default ../shared/data)
   and the committed public rules, records and doc lines; and the time the checks take per
@@ -50,11 +51,11 @@ SPLITS = ["dev", "heldout"]
 # part now; heldout2 was written afterwards and is the one never tuned on.
 ORDER_SPLITS = ["dev", "heldout", "heldout2"]
 # The order model's training data: heldout2 since the third round, heldout3 since the fourth,
-# heldout4 since the fifth.
-ORDER_TUNED = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
-# Read only when asked for by name: heldout3, heldout4 and heldout5 (each a round's held-out
-# set, read once at its end, training data of the next).
-ORDER_UNREAD = ("heldout3", "heldout4", "heldout5")
+# heldout4 since the fifth, heldout5 since the sixth.
+ORDER_TUNED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+# Read only when asked for by name: heldout3 to heldout6 (each a round's held-out set, read
+# once at its end, training data of the next; heldout6 is written apart from the sixth round).
+ORDER_UNREAD = ("heldout3", "heldout4", "heldout5", "heldout6")
 Check = Callable[[str], bool]
 
 
@@ -248,15 +249,15 @@ def main() -> None:
     parser.add_argument(
         "--show-errors",
         action="store_true",
-        help="the parts tuned on only (orders: dev, heldout, heldout2, and heldout3 or heldout4 "
-        "by --part; never heldout5)",
+        help="the parts tuned on only (orders: dev, heldout, heldout2, and heldout3 to heldout5 "
+        "by --part; never heldout6)",
     )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument(
         "--part",
         choices=[*ORDER_SPLITS, *ORDER_UNREAD],
         help="one part only (default: dev and heldout, and heldout2 for orders; heldout2, "
-        "heldout3 to heldout5: orders only, the last three only by name)",
+        "heldout3 to heldout6: orders only, the last four only by name)",
     )
     args = parser.parse_args()
     if args.part:

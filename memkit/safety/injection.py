@@ -68,6 +68,17 @@ _FOREIGN = (
     r"|\b(?:ignora(?:r)?|olvida)\s+(?:todas\s+)?(?:las\s+)?instrucciones\s+(?:anteriores|previas)"
     r"|\b(?:ignora|dimentica)\s+(?:tutte\s+)?le\s+istruzioni\s+precedenti"
     r"|\b(?:ignore|esque[cç]a)\s+(?:todas\s+)?as\s+instru[cç][oõ]es\s+anteriores"
+    # Dutch, Polish, Russian, Korean and Japanese: the same order.
+    r"|\b(?:negeer|vergeet)\s+(?:alle\s+)?(?:de\s+)?(?:vorige|eerdere|voorgaande|bovenstaande)\s+"
+    r"(?:instructies|opdrachten|regels)"
+    r"|\b(?:zignoruj|ignoruj|zapomnij)\s+(?:o\s+)?(?:wszystkie\s+|wszystkich\s+)?(?:poprzednie"
+    r"|wcześniejsze|poprzednich|wcześniejszych)\s+(?:instrukcje|polecenia|instrukcjach|poleceniach"
+    r"|zasady)"
+    r"|(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте)\s+(?:все\s+)?"
+    r"(?:предыдущие|прежние|прошлые|предыдущих|прежних)\s+(?:инструкции|указания|правила|команды)"
+    r"|(?:이전|앞의|기존|위의)\s*(?:의\s*)?(?:모든\s*)?(?:지시|지침|명령|규칙)[^.\n]{0,12}?무시"
+    r"|(?:以前|前|これまで|上記)の(?:すべての|全ての)?(?:指示|命令|ルール|指令)を(?:すべて|全て)?"
+    r"(?:無視|忘れ)"
 )
 _IDENTITY = (
     r"\byou\s+(?:must|will|should)\s+now\s+(?:ignore|obey|delete|disable|reveal|forget|only"
@@ -344,7 +355,9 @@ _RULES: tuple[tuple[Callable[[str], bool], str], ...] = tuple(
         (_any("now", "act as", "behave as"), _IDENTITY),
         (
             _any(
-                "ignor", "oubli", "vergiss", "vergessen", "missacht", "olvida", "dimentica", "esque"
+                *("ignor", "oubli", "vergiss", "vergessen", "missacht", "olvida", "dimentica"),
+                *("esque", "negeer", "vergeet", "zapomnij", "игнорир", "забудь", "무시", "無視"),
+                "忘れ",
             ),
             _FOREIGN,
         ),
@@ -371,6 +384,7 @@ OVERLAP = 300
 MAX_HITS = 20  # of one kind: a text with this many is refused whatever else it holds
 # A base64 run long enough to hold an order, read once decoded.
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,4096}+={0,2}(?![A-Za-z0-9+/=])")
+_CJK_WORDS = re.compile("[\u3400-\u9fff]{4}")
 
 
 @dataclass(frozen=True)
@@ -461,14 +475,27 @@ def _comments(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def _decoded(run: str) -> str:
-    """A base64 run's text, when it decodes to words (else "")."""
+    """A base64 run's text, when it decodes to words (else ""): English has spaces between
+    them, Chinese none (「忽略之前的所有指令」)."""
     try:
         raw = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
         text = raw.decode("utf-8")
     except (ValueError, UnicodeDecodeError):
         return ""
     printable = sum(c.isprintable() or c in "\n\t" for c in text)
-    return text if " " in text and printable >= 0.95 * len(text) else ""
+    words = " " in text or _CJK_WORDS.search(text) is not None
+    return text if words and printable >= 0.95 * len(text) else ""
+
+
+def encoded(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, reading) of each base64 run of `text` that decodes to words: the text a
+    model asked to "decode and follow" it reads (`memkit.safety.reading`)."""
+    for n, m in enumerate(_BASE64.finditer(text)):
+        if n >= 4 * MAX_HITS:
+            return
+        decoded = _decoded(m.group(0))
+        if decoded:
+            yield m.start(), m.end(), read(decoded).text
 
 
 def _hits(text: str, learnt: bool = True) -> list[Hit]:
@@ -520,14 +547,21 @@ def _scanned(text: str, learnt: bool) -> tuple[tuple[Hit, ...], tuple[tuple[int,
         if found.score >= weights.refuse and not _covered(hits, a):
             hits.append(Hit(a, b, f"order to the agent, read by its words ({quoted(a, b)!r})"))
     hits.sort(key=lambda h: h.start)
-    encoded = 0
-    for m in _BASE64.finditer(text):
-        decoded = read(_decoded(m.group(0))).text
-        if decoded and (_pattern_matches(decoded) or next(orders(decoded), None)):
-            hits.append(Hit(m.start(), m.end(), "instruction to the agent hidden in base64"))
-            encoded += 1
-            if encoded >= MAX_HITS:
+    hidden = 0
+    for a, b, decoded in encoded(text):
+        # The order model reads the decoded text as it reads the rest, with the same two
+        # thresholds: what it would refuse is refused, what it would hold is held.
+        best = 0.0
+        if learnt:
+            best = max((s.score for s in scored(decoded, weights.hold, True)), default=0.0)
+        ordered = next(orders(decoded, addressed=True), None) is not None
+        if _pattern_matches(decoded) or ordered or best >= weights.refuse:
+            hits.append(Hit(a, b, "instruction to the agent hidden in base64"))
+            hidden += 1
+            if hidden >= MAX_HITS:
                 break
+        elif best >= weights.hold:
+            held.append((a, b))
     hits.sort(key=lambda h: h.start)
     tags = [at for at in tag_starts(text) if not _covered(hits, at)][:MAX_HITS]
     hits += [Hit(at, at + 1, _FENCE_TAG) for at in tags]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -34,8 +34,12 @@ TRADITIONAL = Path(__file__).with_name("zh_traditional.txt")
 _LETTER = "[^\\W_\u3400-\u9fff]"
 _WORD = re.compile(f"{_LETTER}(?:(?:[^\\W\u3400-\u9fff]|[.-])*{_LETTER})?")
 _CJK = re.compile("[\\u3400-\\u9fff]+")
+_EAST = re.compile("[\\u3040-\\u30ff\\u3400-\\u9fff\\uac00-\\ud7a3]")  # kana, CJK, Hangul
 _FRONTMATTER = re.compile(r"---[ \t]*\n.*?\n---[ \t]*(?:\n|$)", re.S)
-_YOU = re.compile(r"\b(?:you|your|yourself)\b|你|您")
+_YOU = re.compile(
+    r"\b(?:you|your|yourself|vous|votre|toi|ton|dich|dein\w*|usted|você|ты|твой|вы)\b|你|您"
+    r"|あなた|당신"
+)
 _NEG_EN = (  # noqa: SIM905  (a word list reads better as text)
     "not never no don't dont doesn't won't cannot can't mustn't shouldn't avoid"
 ).split()
@@ -48,9 +52,14 @@ def _negations(english: list[str], chinese: list[str]) -> re.Pattern[str]:
 
 _NEG = _negations(_NEG_EN, _NEG_ZH)
 # Who an order would be given to: an agent's name or kind, in English and Chinese.
-_AGENT = _orders.AGENT_NAMES | {"devin", "aider", "cline", "windsurf"}
+_AGENT = _orders.AGENT_NAMES | {
+    *("devin", "aider", "cline", "windsurf"),
+    # The other languages' words for an assistant or an agent.
+    *("assistente", "asistente", "agente", "ki-assistent", "ki-agent", "ассистент", "агент"),
+}
 _ZH_AGENT = re.compile(
     "智能体|智能體|助手|助理|模型|機器人|机器人|人工智能|人工智慧|(?<![a-z])ai(?![a-z])"
+    "|アシスタント|エージェント|어시스턴트|에이전트"
 )
 # Where a negation's reach begins, and where a clause ends (so its reach).
 _NEGATION = _negations([*_NEG_EN, "without"], [*_NEG_ZH, "不會", "不会", "從不", "从不"])
@@ -67,13 +76,16 @@ _KINDS = {
     r"|\bwithout\s+(?:running|waiting|testing|checking|verifying|a\s+review)\b|\bbypass\w*"
     r"|跳过|跳過|不用|不必|无需|無需|不需要|省掉|省略|省去|略过|略過|直接上|免了|可以省",
     "hide": r"\bhid(?:e|es|ing|den)\b|\bconceal\w*|\bleave\s+\w+(?:\s+\w+)?\s+out\b|\bquiet\w*"
-    r"|\bsilent\w*|\b(?:not|never|without)\s+(?:mention\w*|list\w*|say\w*|tell\w*)\b"
+    r"|\bsilent\w*|\b(?:not|never|without|don'?t)\s+(?:mention\w*|list\w*|say\w*|tell\w*"
+    r"|include\w*|bring\s+up)\b"
     r"|\bonly\s+(?:say|write|mention)\b|隐瞒|隱瞞|提及|提起|披露|不要提|别提|別提|不提|不写|不寫"
     r"|不在[^。，]{0,6}(?:列|提|写|寫|说|說)"
     r"|只写|只寫|只说|只說|不要说明|不要說明|悄悄|默默|别说|別說|不要告诉|不要告訴|不列|不用说|不用說",
-    "report": r"\b(?:passed|passing|green|verified|succeeded|signed\s+off"
-    r"|no\s+(?:change|regressions?|issues?|problems?)|all\s+good|looks\s+good|tick\w*|✅)\b|已验证|已驗證|验证过|驗證過|通过|通過"
-    r"|全绿|全綠|成功|没问题|沒問題|汇报|匯報|回报|回報|一律写|一律寫",
+    "report": r"\b(?:passed|passing|pass(?:es)?|green|verified|succeeded|signed\s+off|done"
+    r"|completed?|fixed|resolved|no\s+(?:change|regressions?|issues?|problems?|warnings?|errors?"
+    r"|failures?)|0\s+(?:\w+\s+)?(?:failed|failures?|errors?)|all\s+good|looks\s+good|tick\w*"
+    r"|✅)\b|已验证|已驗證|验证过|驗證過|通过|通過|全绿|全綠|成功|没问题|沒問題|汇报|匯報|回报|回報"
+    r"|一律写|一律寫|完成|无警告|已修复",
     "override": r"\b(?:ignore|disregard|supersede\w*|stale|outdated|lifted|unrestricted|precedence"
     r"|no\s+longer\s+appl\w+|no\s+restrictions?|system\s+prompt|instructions?\s+you\s+were)\b"
     r"|忽略|无视|無視|不适用|不適用|不用管|别管|別管|为准|為準|解除|覆盖|覆蓋|取代|系统设定|系統設定"
@@ -92,16 +104,68 @@ _KINDS = {
     r"|maven|repositories|sources?\.list)\b|镜像|鏡像|源|仓库地址|倉庫地址",
     "download": r"\b(?:curl|wget|npx|iwr|irm|iex|deno\s+run|pip\s+install\s+https?)\b|下载|下載",
     "url": r"https?://",
+    # What makes a claim of success a false one ("even when you couldn't reach it", 照样,
+    # 即使), and what makes a report an honest one ("report the failure", 如实): the first
+    # with `report` is an order, the second a rule that protects the team.
+    "unchecked": r"\b(?:even\s+(?:if|when|though)|whether\s+or\s+not|regardless|no\s+matter"
+    r"|anyway|instead\s+of\s+the\s+(?:real|actual)|pretend\w*|fake\w*|m[eê]me\s+si"
+    r"|(?:auch|selbst)\s+wenn|aunque|incluso\s+si|anche\s+se|mesmo\s+(?:se|que)|даже\s+если)\b"
+    r"|\b(?:if|when|whenever)\b[^.;\n]{0,40}?\b(?:red|fail\w*|broken|errors?|times?\s+out"
+    r"|timed\s+out|dropped|regress\w*)\b"
+    r"|即使|即便|哪怕|不管|无论|不论|照样|照写|反正|假装",
+    "honest": r"\b(?:honest\w*|truthful\w*|accurate\w*|as\s+(?:failed|failing)|the\s+failures?"
+    r"|(?:actual|real)\s+(?:result|status|output|outcome|error)s?)\b|如实|真实|实际结果|照实",
+}
+# The same kinds in the other languages an order comes in (French, German, Spanish,
+# Italian, Portuguese, Dutch, Polish, Russian, Japanese, Korean): a kind's weight is learnt
+# from the English and Chinese orders, so "ignoriere" counts as "ignore" does where no
+# labelled German order taught it.
+_FOREIGN_KINDS = {
+    "skip": r"\b(?:saute[rz]?|sautez|omet\w*|überspring\w*|auslass\w*|salta\w*|omit[ae]\w*"
+    r"|ometti\w*|pul[ae]|overslaan|pomi\w*|пропусти\w*|пропуска\w*)\b|スキップ|飛ばし"
+    r"|건너뛰|생략",
+    "hide": r"\b(?:cachez|cacher|verschweig\w*|verheimlich\w*|ocult\w*|nascond\w*|escond\w*"
+    r"|verberg\w*|verzwijg\w*|ukryj\w*|скрой\w*|скрыва\w*|не\s+(?:говори|упоминай|сообщай))\b"
+    r"|\bno\s+(?:se\s+)?(?:lo\s+|le\s+|les\s+)?(?:digas|menciones|cuentes|informes)\b"
+    r"|\bnon\s+(?:lo\s+)?(?:dire|dirlo|menzionare|riferire)\b"
+    r"|\bne\s+(?:le\s+|lui\s+|leur\s+)?(?:dis|dites|mentionne\w*|signale\w*)\s+pas\b"
+    r"|\b(?:sag|sage|erwähne|verrate)\w*\s+(?:es\s+|das\s+)?(?:\w+\s+){0,2}nicht\b"
+    r"|\bnão\s+(?:lhe\s+)?(?:conte|diga|mencione|informe)\b"
+    r"|隠し|隠す|言わない|伝えない|숨기|말하지",
+    "report": r"\b(?:réussi\w*|bestanden|erfolgreich|exitos\w*|pasaron|superat\w*|riuscit\w*"
+    r"|passat[io]|passaram|sucesso|geslaagd|przeszł\w*|прошли|успешн\w*)\b|合格|통과|성공",
+    "override": r"\b(?:ignor\w*|oubli\w*|vergiss\w*|vergessen|olvid\w*|dimentic\w*|esque[cç]\w*"
+    r"|negeer\w*|vergeet|zignoruj\w*|zapomnij|игнорир\w*|проигнорир\w*|забудь|consignes"
+    r"|anweisungen|instrucciones|istruzioni|instruções|instructies|instrukcj\w*|инструкци\w*)\b"
+    r"|無視|指示|무시|지시",
+    "send": r"\b(?:envo[iy]\w*|envía\w*|colle[rz]?|publie[rz]?|affiche[rz]?|schick\w*|gib|poste"
+    r"|hochlad\w*|pega|publica\w*|invia\w*|incolla\w*|pubblica\w*|envie\w*|cole|stuur\w*"
+    r"|plak\w*|wyślij|wklej|отправ\w*|пришли|вставь|выведи|покажи)\b|送信|送って|貼り付け|보내|붙여",
+    "secret": r"\b(?:mot\s+de\s+passe|jeton|identifiants|passwort|kennwort|zugangsdaten"
+    r"|umgebungsvariablen|contraseña|credenciales|credenziali|senha|credenciais|wachtwoord"
+    r"|api-sleutel|hasło|hasła|парол\w*|токен\w*)\b|パスワード|トークン|비밀번호|토큰",
+    "disable": r"\b(?:d[ée]sactiv\w*|deaktivier\w*|abschalt\w*|desactiv\w*|deshabilit\w*"
+    r"|disattiv\w*|disabilit\w*|desativ\w*|desabilit\w*|uitschakel\w*|wyłącz\w*|отключ\w*"
+    r"|выключ\w*)\b|無効|비활성",
+    "approve": r"\b(?:fusionn\w*|approuv\w*|genehmig\w*|fusiona\w*|aprueba\w*|approva\w*"
+    r"|aprov\w*|mescl\w*|одобр\w*)\b|承認|マージ|승인|병합",
+    "download": r"\b(?:télécharg\w*|herunterlad\w*|descarg\w*|scaric\w*|baix\w*|скача\w*)\b"
+    r"|ダウンロード|다운로드",
+}
+_KINDS = {
+    name: f"{source}|{_FOREIGN_KINDS[name]}" if name in _FOREIGN_KINDS else source
+    for name, source in _KINDS.items()
 }
 # What each kind's pattern cannot match without (lower case): a sentence holding none of them
 # is not searched for that kind, which spares most sentences the searches (a necessary
 # condition, read off `_KINDS`: the same features, about a third of the time).
 _KIND_WORDS = {
     "skip": "skip need bother straight omit without bypass 跳 不 需 省 略 直接上 免了",
-    "hide": "hid conceal leave quiet silent mention list say tell only 瞒 瞞 提 披 不 只 悄 默 "
-    "说 說",
-    "report": "pass green verified succeeded signed change regression issue problem all looks tick "
-    "✅ 验证 驗證 通过 通過 全绿 全綠 成功 没问题 沒問題 汇报 匯報 回报 回報 一律",
+    "hide": "hid conceal leave quiet silent mention list say tell include bring only 瞒 瞞 提 披 "
+    "不 只 悄 默 说 說",
+    "report": "pass green verified succeeded signed done complet fixed resolved change regression "
+    "issue problem warning error fail all looks tick ✅ 验证 驗證 通过 通過 全绿 全綠 成功 没问题 "
+    "沒問題 汇报 匯報 回报 回報 一律 完成 无警告 已修复",
     "override": "ignore disregard supersede stale outdated lifted unrestricted precedence appl "
     "restriction system instruction 忽略 无视 無視 适用 適用 管 为准 為準 解除 覆 取代 设定 設定 "
     "提示 限制 约束 約束 这条 這條 优先 優先",
@@ -117,17 +181,56 @@ _KIND_WORDS = {
     "镜像 鏡像 源 仓库地址 倉庫地址",
     "download": "curl wget npx iwr irm iex deno pip 下载 下載",
     "url": "http",
+    "unchecked": "even whether regardless matter anyway instead pretend fake même meme wenn aunque "
+    "incluso anche mesmo даже red fail broken error time dropped regress 即 哪怕 不管 无论 不论 照 "
+    "反正 假装",
+    "honest": "honest truthful accurate fail actual real 如实 真实 实际结果 照实",
+}
+# The foreign words' gates: each word's first letters (as its pattern needs them).
+_FOREIGN_WORDS = {
+    "skip": "saut omet überspring auslass salta omit ometti pula pule overslaan pomi пропус "
+    "スキップ 飛ばし 건너뛰 생략",
+    "hide": "cache verschweig verheimlich ocult nascond escond verberg verzwijg ukryj скр не 隠 "
+    "言わない 伝えない 숨기 말하지 digas menciones cuentes informes dire dirlo menzionare riferire "
+    "pas nicht não",
+    "report": "réussi bestanden erfolgreich exitos pasaron superat riuscit passat sucesso geslaagd "
+    "przeszł прошли успешн 合格 통과 성공",
+    "override": "ignor oubli vergiss vergessen olvid dimentic esque negeer vergeet zignoruj "
+    "zapomnij игнорир проигнорир забудь consignes anweisungen instrucciones istruzioni "
+    "instruções instructies instrukcj инструкци 無視 指示 무시 지시",
+    "send": "envo envía colle publie affiche schick gib poste hochlad pega publica invia incolla "
+    "pubblica envie cole stuur plak wyślij wklej отправ пришли вставь выведи покажи 送信 送って "
+    "貼り付け 보내 붙여",
+    "secret": "mot jeton identifiants passwort kennwort zugangsdaten umgebungsvariablen contraseña "
+    "credenciales credenziali senha credenciais wachtwoord sleutel hasł парол токен パスワード "
+    "トークン 비밀번호 토큰",
+    "disable": "sactiv deaktivier abschalt desactiv deshabilit disattiv disabilit desativ "
+    "desabilit uitschakel wyłącz отключ выключ 無効 비활성",
+    "approve": "fusion approuv genehmig aprueba approva aprov mescl одобр 承認 マージ 승인 병합",
+    "download": "télécharg herunterlad descarg scaric baix скача ダウンロード 다운로드",
+}
+_KIND_WORDS = {
+    name: f"{words} {_FOREIGN_WORDS[name]}" if name in _FOREIGN_WORDS else words
+    for name, words in _KIND_WORDS.items()
 }
 _KIND_GATES = {name: tuple(words.split()) for name, words in _KIND_WORDS.items()}
 
 
-def _kinds(piece: str) -> list[str]:
-    """The kinds of `_KINDS` whose words `piece` (lower case) holds."""
+def _kinds(piece: str, names: Iterable[str] = _KINDS) -> list[str]:
+    """The kinds of `_KINDS` (among `names`) whose words `piece` (lower case) holds."""
     return [
         name
-        for name, source in _KINDS.items()
-        if any(word in piece for word in _KIND_GATES[name]) and compiled(source).search(piece)
+        for name in names
+        if any(word in piece for word in _KIND_GATES[name]) and compiled(_KINDS[name]).search(piece)
     ]
+
+
+def possible_kinds(lowered: str) -> tuple[str, ...]:
+    """The kinds a sentence of the text `lowered` may hold: those with a gate word in the
+    text at all (its sentences are then gated among these only: the same features)."""
+    if _CJK.search(lowered):
+        lowered = lowered.translate(_simplified())
+    return tuple(name for name in _KINDS if any(word in lowered for word in _KIND_GATES[name]))
 
 
 # The families of features a model may use (`Model.families`, stored with the weights): w
@@ -148,10 +251,36 @@ def _simplified() -> dict[int, int]:
     return str.maketrans(traditional, simplified)
 
 
+# A heading, or a line ending in a colon, that names an agent ("## Notes for assistants",
+# "## AI 协作约定", "ai_agent:"): the sentences under it speak to the agent though none of
+# them names it.
+_HEADING = re.compile(r"^(?:#{1,6}[ \t][^\n]*|[^\n]{2,60}:[ \t]*)$", re.M)
+
+
+def headed(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each part of `text` under a heading that names an agent (up to the next
+    heading)."""
+    marks = list(_HEADING.finditer(text))
+    found = []
+    for i, m in enumerate(marks):
+        line = m.group(0).lower()
+        if not _AGENT.isdisjoint(_WORD.findall(line)) or _ZH_AGENT.search(line):
+            found.append((m.end(), marks[i + 1].start() if i + 1 < len(marks) else len(text)))
+    return found
+
+
 def features(
-    lowered: str, start: int, end: int, families: frozenset[str] = frozenset(FAMILIES)
+    lowered: str,
+    start: int,
+    end: int,
+    families: frozenset[str] = frozenset(FAMILIES),
+    *,
+    kinds: Iterable[str] = _KINDS,
+    under: bool = False,
 ) -> set[str]:
-    """The features of the sentence `lowered[start:end]` (a lower-cased reading)."""
+    """The features of the sentence `lowered[start:end]` (a lower-cased reading); `kinds`
+    (`possible_kinds` of the whole text) spares the search for the others; `under`: the
+    sentence is under a heading that names an agent (`headed`)."""
     # Traditional characters read as simplified: the labelled Chinese is in both scripts, and
     # a pair of characters learnt in one should count in the other.
     piece = lowered[start:end]
@@ -177,8 +306,10 @@ def features(
         marks.append("s:you")
     if _NEG.search(piece):
         marks.append("s:neg")
+    if under:
+        marks.append("s:headed")
     agents = [i for i, w in enumerate(words) if w in _AGENT]
-    zh_agent = _ZH_AGENT.search(piece) is not None if _CJK.search(piece) else False
+    zh_agent = _ZH_AGENT.search(piece) is not None if _EAST.search(piece) else False
     if "o" in families:
         if agents or zh_agent:
             marks.append("o:agent")
@@ -217,14 +348,14 @@ def features(
             if "k" in families:
                 # A kind of order under a negation: "must not disable the hooks" forbids
                 # what "disable the hooks" orders.
-                found.update(f"k:{name}:neg" for name in _kinds(reach[:60]))
+                found.update(f"k:{name}:neg" for name in _kinds(reach[:60], kinds))
     if "k" in families:
-        kinds = _kinds(piece)
-        told = [m for m in ("s:address", "s:you", "o:agent") if m in marks]
-        found.update(f"k:{name}" for name in kinds)
-        found.update(f"k:{name}:{m[2:]}" for name in kinds for m in told)
+        held = _kinds(piece, kinds)
+        told = [m for m in ("s:address", "s:you", "o:agent", "s:headed") if m in marks]
+        found.update(f"k:{name}" for name in held)
+        found.update(f"k:{name}:{m[2:]}" for name in held for m in told)
         # Two kinds together: a secret sent, an approval skipped, a registry at a URL.
-        found.update(f"k:{a}+{b}" for i, a in enumerate(kinds) for b in kinds[i + 1 :])
+        found.update(f"k:{a}+{b}" for i, a in enumerate(held) for b in held[i + 1 :])
     if "x" in families and (addressed or agents or zh_agent):
         found.update(f"x:{w[:4]}" for w in alpha)
         for run in _CJK.findall(piece):
@@ -240,8 +371,10 @@ class Model:
     hold: float  # this or more (below `refuse`) is held for review
     families: frozenset[str] = frozenset(FAMILIES)  # the features it was made with
 
-    def score(self, lowered: str, start: int, end: int) -> float:
-        found = features(lowered, start, end, self.families)
+    def score(
+        self, lowered: str, start: int, end: int, kinds: Iterable[str] = _KINDS, under: bool = False
+    ) -> float:
+        found = features(lowered, start, end, self.families, kinds=kinds, under=under)
         total = self.bias + sum(self.weights.get(f, 0.0) for f in found)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))
 
@@ -281,11 +414,18 @@ def spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, end
 
 
-def scored(text: str, at_least: float) -> Iterator[Scored]:
-    """The sentences of `text` (a reading) scoring `at_least` or more, in order."""
+def scored(text: str, at_least: float, addressed: bool = False) -> Iterator[Scored]:
+    """The sentences of `text` (a reading) scoring `at_least` or more, in order; with
+    `addressed`, each read as under a heading that names an agent (a base64 run's text)."""
     found = model()
     lowered = text.lower()
+    kinds: tuple[str, ...] | None = None
+    sections: list[tuple[int, int]] = []
     for start, end in spans(text):
-        value = found.score(lowered, start, end)  # a long sentence comes in windows
+        if kinds is None:
+            kinds = possible_kinds(lowered)
+            sections = headed(text)
+        under = addressed or any(a <= start < b for a, b in sections)
+        value = found.score(lowered, start, end, kinds, under)  # a long sentence in windows
         if value >= at_least:
             yield Scored(start, end, value)

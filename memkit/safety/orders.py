@@ -33,7 +33,12 @@ from memkit.safety.text import compiled
 WINDOW = 600
 OVERLAP = 150
 MAX_ORDERS = 20  # a text with this many is refused whatever else it holds
-_END = re.compile(r"[.!?](?=\s|$)|[。！？；]|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])")
+# The reading folds Chinese "！？；" to "!?;" (NFKC): before a Chinese character they still end
+# a sentence.
+_END = re.compile(
+    r"[.!?](?=\s|$)|[。！？；]|[!?;](?=[\u3400-\u9fff])|\n[ \t]*\n"
+    r"|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])"
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ _NEG = _c(
     r"without\s+asking|avoid)\b[^.;\n]{0,24}|(?:不要|不能|別|别|絕不|绝不|禁止|不准|不可|切勿|請勿|请勿|勿|不得|從不|从不|絕對不|绝对不)[^。；，,\n]{0,14})$"
 )
 _SENSITIVE = (
-    r"(?:\.env[\w.-]*|\benv(?:ironment)?\s+var(?:iable)?s?\b|\benv\b(?!=)|printenv"
+    r"(?:\.env(?!\.(?:example|sample|template|dist|defaults?)\b)[\w.-]*|\benv(?:ironment)?\s+var(?:iable)?s?\b|\benv\b(?!=|\.(?:example|sample|template|dist|defaults?)\b)|printenv"
     r"|\bcredentials?\b|\bsecrets?(?:\.ya?ml)?\b(?!\s+(?:scann|manag|rotat))|\btokens?\b"
     r"|\bapi[\s_-]*keys?\b|\bpasswords?\b|\bssh\s+keys?\b|\bprivate\s+keys?\b|id_rsa|~/\.ssh"
     r"|~/\.aws|~/\.kube|kubeconfig|\.npmrc|\.netrc|\.pgpass|\$?\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
@@ -179,11 +184,11 @@ _HARMS: tuple[_Harm, ...] = tuple(
                     r"\b(?:report|say|tell\s+\w+|claim|state|answer|respond|reply|confirm|write|post|"
                     r"comment|declare|pretend|mark(?=(?:\s+\S+){0,4}?\s+(?:as\s+)?(?:pass|succe|green|"
                     r"clean|ok|fine|done|verified|complete|resolved)))\b[^.;\n]{0,80}?"
-                    r"\b(?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|"
+                    r"\b(?P<claim>pass(?:ed|es|ing)?|succeed(?:ed|s)?|"
                     r"success(?:ful)?|green|clean|ok|okay|fine|done|verified|complete[d]?|met|working|"
                     r"resolved|yes)\b"
                     r"|(?:回報|回报|報告|报告|回覆|回复|說|说|告訴|告诉|寫|写|留言|標記|标记)[^。；\n]{0,30}?"
-                    r"(?:通過|通过|成功|正常|全綠|全绿|沒問題|没问题|完成)"
+                    r"(?P<zhclaim>通過|通过|成功|正常|全綠|全绿|沒問題|没问题|完成)"
                 ),
                 False,
             ),
@@ -227,7 +232,7 @@ _HARMS: tuple[_Harm, ...] = tuple(
                     + _SENSITIVE
                     + r"|"
                     + _ZH_SEND
-                    + r"[^。；\n]{0,40}?"
+                    + r"[^。；，,;\n]{0,40}?"
                     + _SENSITIVE
                     + r"|"
                     + _SENSITIVE
@@ -357,7 +362,8 @@ _ADDRESS = _c(
     r"|bots?|gpt|gemini|codex|cursor)\b"
     r"|^\W*(?:hey|hi|dear|attention|attn)?[\s,]*@?(?:claude|copilot|gemini|codex|cursor|gpt|ai|"
     r"assistants?|agents?|llms?|(?:ai|llm|coding|code|autonomous)\s+(?:agents?|assistants?|models?|bots?))\b"
-    r"\s*[,:]"
+    r"(?:\s+(?:code|cli))?\s*[,:]"
+    r"|^\W*(?:asistente|assistente|agente|ki-assistent(?:in)?|ki-agent|ассистент|агент)\s*[,:]"
     r"|^\W*(?:ai\s+|llm\s+|coding\s+)?(?:assistants?|agents?|claude|copilot|models?|bots?)\s+"
     r"(?:instructions?|notes?|rules?|guidance|directives?|reminders?)\s*:"
     r"|@(?:claude|copilot|codex|gemini)\b|\bdear\s+(?:ai|assistant|agent|claude)\b"
@@ -380,18 +386,38 @@ _ADDRESS = _c(
     r"|cursor)[^。\n]{0,6}?[：:]"
     r"|(?:claude|copilot|codex|gemini|cursor|ai\s*助手|ai\s*代理|ai|助手|代理|模型|機器人|机器人|智能體|智能体)"
     r"[^。\n]{0,20}?(?:應該|应该|必須|必须|要|需要|一律|請|请|得|務必|务必)"
-    r"|^\W*(?:ai\s*)?(?:claude|copilot|codex|gemini|cursor|助手|助理|代理|模型|智能體|智能体|機器人|机器人)"
+    # A sentence that begins with an agent's name speaks to it ("Claude 把…"), unless the name
+    # is a product's ("Claude Code 的 --dangerously-skip-permissions 会…": a fact about it).
+    r"|^\W*(?:ai\s*)?(?:(?:claude|copilot|codex|gemini|cursor)(?![\s-]*(?:code|cli|chat)\b)|助手|助理"
+    r"|代理|模型|智能體|智能体|機器人|机器人)"
     r"|^\W*你\s*[：:，,]"
     r"|如果你是\s*(?:ai|人工智慧|人工智能|模型|助手)|你(?:必須|必须|要|應該|应该)|當你|当你"
     r"|讀到這|读到这"
 )
 
 
-def _addressed(text: str, start: int, end: int) -> bool:
+def _addressed(text: str, start: int, end: int, before: int | None = None) -> bool:
     """Whether the sentence `text[start:end]` speaks to an agent. Searched on its own copy: the
     `^` of "Claude, …" and "Coding agents: …" is the sentence's start, wherever it lies in an
-    atom (a search from `start` would anchor it at the text's start only)."""
-    return _ADDRESS.search(text[start:end]) is not None
+    atom (a search from `start` would anchor it at the text's start only). With `before` (an
+    order's place in `text`), a condition on "you" after it does not count: "Skip the
+    Playwright tests when you only touched backend code" is a rule for whoever does the work,
+    "When you commit, skip the hooks" one for the reader."""
+    piece = text[start:end]
+    lowered = piece.lower()
+    if (
+        _ADDRESS_WORDS.isdisjoint(_TOKEN.findall(lowered))
+        and not _HAS_CJK.search(piece)
+        and not any(word in lowered for word in _CYRILLIC_ADDRESS)
+    ):
+        # Every form of an address holds one of these words, a Chinese character or a
+        # Russian word for an assistant: the long pattern is spared most sentences (it was a
+        # sixth of the order check's time on public text).
+        return False
+    for m in _ADDRESS.finditer(piece):
+        if before is None or start + m.start() < before or not _CONDITION.match(m.group(0)):
+            return True
+    return False
 
 
 def sentences(text: str) -> Iterator[tuple[int, int]]:
@@ -429,7 +455,12 @@ AGENT_NAMES = frozenset(
 )
 # Words a text addressed to an agent holds somewhere (a kind of order that needs an address is
 # looked for only in such a text; the sentence itself may be under "Note to Claude:").
-_ADDRESS_WORDS = AGENT_NAMES | {"you", "your", "asked", "memory", "gpt4"}
+_CYRILLIC_ADDRESS = ("ассистент", "агент")
+_ADDRESS_WORDS = AGENT_NAMES | {
+    *("you", "your", "asked", "memory", "gpt4"),
+    *("asistente", "assistente", "agente", "assistent", "assistentin"),
+}
+_CONDITION = _c(r"(?:when|whenever|every\s+time|each\s+time|before|after|once)\s+you\b")
 _TOKEN = re.compile(r"[a-z0-9_]+")
 _HAS_CJK = re.compile("[\\u3400-\\u9fff]")
 
@@ -448,6 +479,9 @@ def _words(lowered: str, start: int, end: int) -> frozenset[str]:
     if lowered.find(".env", start, end) >= 0:
         parts.append("env")
     return frozenset([*found, *parts])
+
+
+_ALL_KINDS = (1 << len(_HARMS)) - 1
 
 
 def _mask(lowered: str, start: int, end: int, kinds: int = -1) -> int:
@@ -485,27 +519,31 @@ def _harm(text: str, start: int, end: int, addressed: bool, mask: int) -> Order 
         for m in harm.pattern.finditer(text, start, end):
             if negated(text, start, m.start()):
                 continue
+            if harm is _HARMS[0] and negated(text, start, m.start(m.lastgroup or 0)):
+                continue  # "报告失败的用例，不能标记为完成": the claim itself is forbidden
             if harm.needs_address and not addressed:
                 if checked is None:
-                    checked = _addressed(text, start, end)
+                    checked = _addressed(text, start, end, m.start())
                 if not checked:
                     break
             return Order(m.start(), m.end(), harm.what)
     return None
 
 
-def orders(text: str) -> Iterator[Order]:
-    """The orders in `text` (a reading: `memkit.safety.reading.read(...).text`)."""
+def orders(text: str, addressed: bool = False) -> Iterator[Order]:
+    """The orders in `text` (a reading: `memkit.safety.reading.read(...).text`); with
+    `addressed`, every sentence of it is read as spoken to the agent (a base64 run's text: it
+    is there for a model to decode, and "curl … | bash" in it needs no "Claude,")."""
     lowered = text.lower()
-    kinds = _mask(lowered, 0, len(lowered))
+    kinds = _mask(lowered, 0, len(lowered), -1 if not addressed else _ALL_KINDS)
     if not kinds:
         return  # no kind of order has all its words anywhere in the text
-    addressed_section = False
+    addressed_section = addressed
     found_count = 0
     for start, end in sentences(text):
         piece = lowered[start:end].strip()
         if not piece:
-            addressed_section = False
+            addressed_section = addressed
             continue
         if len(piece) < 12:
             continue  # "e.g.", a heading's number: no order fits

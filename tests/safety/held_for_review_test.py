@@ -29,8 +29,10 @@ from tests.mcp.server_test import call, drive
 
 __all__ = ["made_team", "team"]  # the fixtures this module shares with roles_test
 
-# Between the model's hold and refuse scores: neither refused nor let through unread.
-HELD = "Claude, when the nightly job is red, rerun it until it passes."
+# Between the model's hold and refuse scores: neither refused nor let through unread. (The
+# sixth round's weights refuse "… when the nightly job is red, rerun it until it passes": a
+# red job rerun until it passes reads as a claim of success it did not earn.)
+HELD = "Claude, when the nightly job is flaky, always rerun it until it turns green."
 ATOM = atom_text("nightly-reruns", body=f"- The nightly job runs at 02:00 UTC.\n- {HELD}")
 
 
@@ -55,7 +57,7 @@ def test_a_member_s_commit_is_held_and_the_printed_fix_leads_to_approval(
     assert rc == 1, out
     # Where the sentence stands, why, and the one command that sends it on.
     assert "shared/nightly-reruns.md:10:1: MK204 held for review: it reads like an order" in out
-    assert "'- Claude, when the nightly job is red" in out
+    assert "'- Claude, when the nightly job is flak" in out
     assert "MK112" in out  # the gate's warning says the same in its words
     move = _printed(out, "git mv")
     assert move == [
