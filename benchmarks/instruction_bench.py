@@ -5,10 +5,11 @@ line with a detail added (extends). `benchmarks/data/instruction_pairs_{dev,held
 `instruction_pairs_heldout2.jsonl`: a fresh held-out set from other repositories, written after
 heldout had been read three times, `instruction_pairs_heldout3.jsonl`, mined blind from 20
 more after heldout2 had been read once, and `instruction_pairs_heldout4.jsonl`, mined blind from
-21 more after heldout3 had been read and tuned on, and `instruction_pairs_heldout5.jsonl`, mined
-blind from 29 more while heldout4's first reading was being tuned on.
+21 more after heldout3 had been read and tuned on, `instruction_pairs_heldout5.jsonl`, mined
+blind from 29 more while heldout4's first reading was being tuned on, and
+`instruction_pairs_heldout6.jsonl`, mined blind from 20 more after heldout5 was tuned on (unread).
 
-    python benchmarks/instruction_bench.py [--split dev|heldout|heldout2|heldout3|heldout4|heldout5]
+    python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout6]
                                            [--before SRC] [--sizes 1000] [--runs 3] [--show]
 
 - **write**: a memory of every `old` line of the split (one atom each, as `memkit add TEXT`
@@ -287,7 +288,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--split",
-        choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "dev"),
+        choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "dev"),
         default="dev",
     )
     parser.add_argument("--before", help="another memkit source tree, side by side")

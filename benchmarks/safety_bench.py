@@ -10,8 +10,9 @@
   and is training data of the order model (`orders_model.py`) since; `heldout3` (read once at
   the end of the third round) has been its training data since the fourth, and `heldout4`
   (written blind to the checker during the fourth round, read once at its end) since the fifth,
-  `heldout5` since the sixth; `heldout6` is written apart from the sixth round, to be read once
-  after it; all four are read only by name (`--part`). Orders count as refused, and as refused
+  `heldout5` since the sixth; `heldout6` was written apart from the sixth round and read once
+  after it, and `heldout7` was written for the seventh (unread); these are read only by name
+  (`--part`). Orders count as refused, and as refused
   or held for review (the order model's middle band keeps an atom out of live shared memory
   until management approves it).
 - False refusals on public text (`public_atoms.py`): per 1,000 atoms, what MK110 and MK112
@@ -53,9 +54,9 @@ ORDER_SPLITS = ["dev", "heldout", "heldout2"]
 # The order model's training data: heldout2 since the third round, heldout3 since the fourth,
 # heldout4 since the fifth, heldout5 since the sixth.
 ORDER_TUNED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
-# Read only when asked for by name: heldout3 to heldout6 (each a round's held-out set, read
-# once at its end, training data of the next; heldout6 is written apart from the sixth round).
-ORDER_UNREAD = ("heldout3", "heldout4", "heldout5", "heldout6")
+# Read only when asked for by name: heldout3 to heldout7 (each a round's held-out set, read
+# once at its end, training data of the next; heldout7 is the seventh round's, unread).
+ORDER_UNREAD = ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 Check = Callable[[str], bool]
 
 
@@ -250,14 +251,14 @@ def main() -> None:
         "--show-errors",
         action="store_true",
         help="the parts tuned on only (orders: dev, heldout, heldout2, and heldout3 to heldout5 "
-        "by --part; never heldout6)",
+        "by --part; never heldout6 or heldout7)",
     )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument(
         "--part",
         choices=[*ORDER_SPLITS, *ORDER_UNREAD],
         help="one part only (default: dev and heldout, and heldout2 for orders; heldout2, "
-        "heldout3 to heldout6: orders only, the last four only by name)",
+        "heldout3 to heldout7: orders only, the last five only by name)",
     )
     args = parser.parse_args()
     if args.part:
