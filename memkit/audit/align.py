@@ -584,13 +584,19 @@ def _command_detail(toks: tuple[Token, ...], s1: int, s2: int) -> bool:
 _RUN_WORDS = lx.word_set("run exec x dlx")
 
 
-def _shell_line(toks: tuple[Token, ...], at: int) -> bool:
-    """A command line with options (`python3 -m venv env`), where every word is an argument,
-    not prose about a program ("Poetry provides more …"), nor its comment."""
+def _sentence_at(toks: tuple[Token, ...], at: int) -> tuple[int, int]:
+    """Where the sentence `toks[at]` stands in starts and ends."""
     start = at
     while start > 0 and toks[start - 1].kind != "end":
         start -= 1
     end = next((i for i in range(at, len(toks)) if toks[i].kind == "end"), len(toks))
+    return start, end
+
+
+def _shell_line(toks: tuple[Token, ...], at: int) -> bool:
+    """A command line with options (`python3 -m venv env`), where every word is an argument,
+    not prose about a program ("Poetry provides more …"), nor its comment."""
+    start, end = _sentence_at(toks, at)
     return (
         _command_line(toks, at)
         and any(t.kind == "flag" for t in toks[start:end])
@@ -626,9 +632,7 @@ def _argument(toks: tuple[Token, ...], s1: int, s2: int, span: list[Token]) -> b
 
 def _command_line(toks: tuple[Token, ...], at: int) -> bool:
     """Whether the sentence `toks[at]` stands in is a command line: it starts with a program."""
-    start = at
-    while start > 0 and toks[start - 1].kind != "end":
-        start -= 1
+    start, end = _sentence_at(toks, at)
     first = next((t for t in toks[start:at] if t.kind in _CONTENT), None)
     if first is None:
         return False
@@ -636,7 +640,6 @@ def _command_line(toks: tuple[Token, ...], at: int) -> bool:
         return True
     # A program of its own ("crewai create flow <name> --skip_provider"): a lowercase word
     # that is no verb of an instruction, and flags after it.
-    end = next((i for i in range(at, len(toks)) if toks[i].kind == "end"), len(toks))
     return (
         first.kind == "word"
         and first.text.islower()
@@ -995,16 +998,6 @@ def values_of(text: str) -> frozenset[str]:
     )
 
 
-def _one_sentence(toks: tuple[Token, ...]) -> bool:
-    return all(t.kind != "end" for t in toks[:-1])
-
-
-_RATHER = re.compile(r"\b(?:instead of|rather than)\b|而不是|而非", re.I)
-# Past a sentence, a negation is as often said with other words ("so others don't
-# duplicate your effort" / "preventing duplicate work") as left out.
-_DENIED_UP_TO = 25
-
-
 _TINY = 12  # tokens: a line too short to align (one word kept), read token by token
 
 
@@ -1030,6 +1023,9 @@ def one_value(a: str, b: str) -> tuple[str, str, str] | None:
     return ta[i].text, tb[i].text, frame
 
 
+_VALUE_WORD = re.compile(r"[\w.:/@+-]+")
+
+
 def unmatched_value(a: str, b: str) -> str:
     """A value one text states that the other does not hold even as words (`pnpm
     test:server`, `judge_worker_num`), or "": a line that states more than the same thing
@@ -1043,7 +1039,14 @@ def unmatched_value(a: str, b: str) -> str:
     return ""
 
 
-_VALUE_WORD = re.compile(r"[\w.:/@+-]+")
+def _one_sentence(toks: tuple[Token, ...]) -> bool:
+    return all(t.kind != "end" for t in toks[:-1])
+
+
+_RATHER = re.compile(r"\b(?:instead of|rather than)\b|而不是|而非", re.I)
+# Past a sentence, a negation is as often said with other words ("so others don't
+# duplicate your effort" / "preventing duplicate work") as left out.
+_DENIED_UP_TO = 25
 
 
 def denied(a: str, b: str) -> bool:

@@ -251,15 +251,17 @@ def verdict(
         related_at=related_at,
         shared_triggers=shared_triggers,
     )
-    if found.kind == DUPLICATE and align.swapped(raw_of(a), raw_of(b)):
+    if found.kind != DUPLICATE:
+        return found
+    if align.swapped(ra, rb):
         # A command, path or tool in each that the other lacks: two claims, however close
         # the vectors ("uv pip install browser-use" / "uvx browser-use install").
         return Verdict(EXTENDS, f"close, but each states a value the other lacks ({found.reason})")
-    if found.kind == DUPLICATE and (extra := align.unmatched_value(raw_of(a), raw_of(b))):
+    if extra := align.unmatched_value(ra, rb):
         # "Run with `pnpm test` …" / "Run with `pnpm test:server` … `pnpm test` is reserved
         # for …": a value more is a claim more.
         return Verdict(EXTENDS, f"close, but only one states {extra} ({found.reason})", near=True)
-    if found.kind == DUPLICATE and align.denied(raw_of(a), raw_of(b)):
+    if align.denied(ra, rb):
         # "(active)" / "- this is deprecated, never modify this package".
         return Verdict(EXTENDS, f"close, but only one says no ({found.reason})", near=True)
     return found
