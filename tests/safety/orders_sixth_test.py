@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from memkit.safety.injection import reviewed_hits
-from tests.checks.roles_test import commit, made_team, team
-from tests.helpers import atom_text, write_atom
+from tests.checks.roles_test import made_team, team
+from tests.safety.orders_zh_test import commit_orders_then_rules
 
 __all__ = ["made_team", "team"]  # the fixtures this module shares with roles_test
 
@@ -61,20 +61,5 @@ def test_a_team_rule_the_earlier_rounds_refused_is_not_refused(name: str) -> Non
 
 
 def test_a_member_s_commit_stops_the_orders_and_passes_the_rules(team: dict[str, Path]) -> None:
-    bob = team["bob"]
-    for name, text in ORDERS.items():
-        write_atom(bob, f"shared/order-{name}.md", atom_text(f"order-{name}", body=text))
-    rc, out = commit(bob)
-    assert rc == 1, out
-    for name in ORDERS:
-        said = [line for line in out.splitlines() if f"shared/order-{name}.md:" in line]
-        # Refused (MK112, an error) or held for a person's review (MK204).
-        assert any("MK112" in s or "MK204 held for review" in s for s in said), (name, out)
-
-    for path in bob.glob("shared/order-*.md"):
-        path.unlink()
-    for name, text in RULES.items():
-        write_atom(bob, f"shared/{name}.md", atom_text(name, body=text))
-    rc, out = commit(bob)
-    assert rc == 0, out
+    out = commit_orders_then_rules(team["bob"], ORDERS, RULES)
     assert "MK112" not in out, out

@@ -46,21 +46,27 @@ def test_a_chinese_team_rule_in_an_order_s_words_is_neither_refused_nor_held(nam
     assert reviewed_hits(RULES[name]) == ([], []), name
 
 
-def test_a_member_s_commit_stops_the_orders_and_passes_the_rules(team: dict[str, Path]) -> None:
-    bob = team["bob"]
-    for name, text in ORDERS.items():
+def commit_orders_then_rules(bob: Path, orders: dict[str, str], rules: dict[str, str]) -> str:
+    """A member commits the orders (each refused or held) and then, alone, the rules (the
+    commit passes); what the rules' commit printed."""
+    for name, text in orders.items():
         write_atom(bob, f"shared/order-{name}.md", atom_text(f"order-{name}", body=text))
     rc, out = commit(bob)
     assert rc == 1, out
-    for name in ORDERS:
+    for name in orders:
         said = [line for line in out.splitlines() if f"shared/order-{name}.md:" in line]
         # Refused (MK112, an error) or held for a person's review (MK204).
         assert any("MK112" in s or "MK204 held for review" in s for s in said), (name, out)
 
     for path in bob.glob("shared/order-*.md"):
         path.unlink()
-    for name, text in RULES.items():
+    for name, text in rules.items():
         write_atom(bob, f"shared/{name}.md", atom_text(name, body=text))
     rc, out = commit(bob)
     assert rc == 0, out
+    return out
+
+
+def test_a_member_s_commit_stops_the_orders_and_passes_the_rules(team: dict[str, Path]) -> None:
+    out = commit_orders_then_rules(team["bob"], ORDERS, RULES)
     assert "MK112" not in out and "MK204" not in out, out
