@@ -221,6 +221,10 @@ def _stem(word: str) -> str:
 
 _EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])|~~")
 _LINK = re.compile(r"\[([^\]\n]{0,300})\]\(([^)\s]{0,500})\)")
+# An HTML link reads as a Markdown one: its text, then its target.
+_HTML_LINK = re.compile(
+    r"<a\s[^>]{0,300}?href=[\"']([^\"'\s>]{1,500})[\"'][^>]{0,300}>([^<\n]{0,300})</a>", re.I
+)
 
 
 def _word(raw: str) -> Token | None:
@@ -231,6 +235,10 @@ def _word(raw: str) -> Token | None:
         return Token(raw, "not", "neg")
     if low in _STOP:
         return Token(raw, low, "stop")
+    if "_" in low:
+        # An identifier is spelled, not inflected: `STARLETTE_TEST_DATABASE` and
+        # `STARLETTE_TEST_DATABASES` are two variables.
+        return Token(raw, low, "word")
     return Token(raw, _stem(low), "word")
 
 
@@ -239,6 +247,7 @@ def tokens(text: str) -> tuple[Token, ...]:
     """The tokens of a text as a reader takes them: markup and the spelling of small
     numbers aside; a link is its text and its target (a moved page is a changed value)."""
     text = _LINK.sub(r"\1 \2", text)
+    text = _HTML_LINK.sub(r"\2 \1", text)
     text = _EMPHASIS.sub("", text)
     text = _NUMBER_WORD.sub(_number_word, text)
     text = _ZH_NUMBER.sub(lambda m: f" {_zh_number(m.group(1))} ", text)
@@ -617,6 +626,37 @@ def _renamed(old: str, new: str) -> bool:
         return True
     short, long = sorted((old.lower(), new.lower()), key=len)
     return " " not in long and bool(re.fullmatch(re.escape(short) + r"[-_][a-z0-9]+", long))
+
+
+_FILE_NAME = re.compile(r"\w\.[A-Za-z]{1,5}$")
+
+
+def _program_of(toks: tuple[Token, ...], at: int, xa: list[Token], xb: list[Token]) -> bool:
+    """One program for another at the start of a command line with options."""
+    start, end = _sentence_at(toks, at)
+    first = next((i for i in range(start, end) if toks[i].kind in _CONTENT), -1)
+    spans = (_content(xa), _content(xb))
+    return (
+        first == at
+        and all(len(c) == 1 and c[0].kind == "word" and c[0].text.islower() for c in spans)
+        and not any(c[0].norm in _IMPERATIVE for c in spans)
+        and any(t.kind == "flag" for t in toks[at:end])
+    )
+
+
+def _one_place(span: list[Token]) -> bool:
+    content = _content(span)
+    return len(content) == 1 and (
+        content[0].kind in ("url", "path")
+        or (content[0].kind == "word" and bool(_FILE_NAME.search(content[0].text)))
+    )
+
+
+def _plural_of(old: str, new: str) -> bool:
+    """One identifier the other with an `s`: a variable or option renamed, never another
+    thing of the same kind."""
+    short, long = sorted((old, new), key=len)
+    return "_" in short and " " not in long and long.lower() == short.lower() + "s"
 
 
 def _argument(toks: tuple[Token, ...], s1: int, s2: int, span: list[Token]) -> bool:
@@ -1036,6 +1076,16 @@ def unmatched_value(a: str, b: str) -> str:
         for t in mine:
             if t.kind in _VALUE and not set(_VALUE_WORD.findall(t.norm)) <= held:
                 return t.text
+        first = next((t for t in mine if t.kind in _CONTENT), None)
+        if (
+            first is not None
+            and first.norm in _PROGRAMS
+            and first.text.islower()  # (not "Make sure …", "Bash commands …": prose)
+            and first.norm not in held
+        ):
+            # The program a command line starts with: `node ./scripts/publish.js` /
+            # `./scripts/publish.js` run the script two ways.
+            return first.text
     return ""
 
 
@@ -1101,6 +1151,31 @@ def _named(toks: list[Token], start: bool) -> bool:
     return False
 
 
+_BRANCH = lx.word_set("branch")
+# git's verbs whose last word names a branch: `git pull upstream main`, `git checkout dev`.
+_GIT_REF = lx.word_set("pull push fetch checkout switch merge rebase reset")
+
+
+def _branch(ta: tuple[Token, ...], i1: int, i2: int, xa: list[Token], xb: list[Token]) -> bool:
+    """One word for another where a branch is named: beside "branch" (分支), or the last
+    word of a git command that takes one. A branch is a value: "create a branch based on the
+    master branch" / "… main branch" is the line updated, not another branch's rule."""
+    ca, cb = _content(xa), _content(xb)
+    if len(ca) != 1 or len(cb) != 1 or ca[0].kind != "word" or cb[0].kind != "word":
+        return False
+    near = [t.norm for t in (*ta[max(0, i1 - 2) : i1], *ta[i2 : i2 + 2]) if t.kind != "stop"]
+    if any(w in _BRANCH for w in near) or "".join(t.text for t in ta[i2 : i2 + 2]) == "分支":
+        return True
+    start, end = _sentence_at(ta, i1)
+    before = [t.norm for t in ta[start:i1] if t.kind in _CONTENT][-3:]
+    git = len(before) - 1 - before[::-1].index("git") if "git" in before else -1
+    return (
+        0 <= git < len(before) - 1
+        and before[git + 1] in _GIT_REF
+        and not any(t.kind in _CONTENT for t in ta[i2:end])
+    )
+
+
 # Words after which a plain word is the value of a slot: "against the `main` branch", "to
 # `debug`", "in the releases channel".
 _VALUE_SLOT = lx.word_set("to against with using via in into on at from as")
@@ -1128,6 +1203,12 @@ def _substitution(
         # "yarn dev" / "pnpm dev", "pnpm test --watch" / "pnpm test-watch": the same job run
         # another way, not another command.
         return Edit(old, new, "value", frame)
+    if _plural_of(old, new):
+        return Edit(old, new, "value", frame)  # `…_DATABASE` / `…_DATABASES`: renamed
+    if len(changed) == 1 and _one_place(xa) and _one_place(xb):
+        # Nothing but a link's target or a path changed, even where the line starts with it:
+        # the page or file moved ("[Operators](Operators_ZH.md)" / "… (Operators.md)").
+        return Edit(old, new, "value", frame)
     if i1 < ra.head[i1] and j1 < rb.head[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the sentence is about
     if i1 < ra.label[i1] and j1 < rb.label[j1] and len(changed) > 1:
@@ -1141,6 +1222,8 @@ def _substitution(
         return Edit(old, new, "value", frame)
     if ra.obj_from[i1] <= i1 < ra.obj[i1] and rb.obj_from[j1] <= j1 < rb.obj[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the instruction acts on
+    if _branch(ta, i1, i2, xa, xb):
+        return Edit(old, new, "value", frame)  # "based on the master branch" / "… main …"
     # One name substituted in several places, once as a plain word ("`packages/core`" …
     # "the core package"): the thing the line is about.
     mine_a, mine_b = _parts(xa), _parts(xb)
@@ -1168,6 +1251,8 @@ def _substitution(
         return Edit(old, new, "value", frame)  # a flag's value: `--with test` / `--with dev`
     if _shell_line(ta, i1):
         return Edit(old, new, "value", frame)  # an argument: `python3 -m venv env` / `… .venv`
+    if _program_of(ta, i1, xa, xb):
+        return Edit(old, new, "value", frame)  # `mkdocs serve --dev-addr 8008` / `zensical …`
     if _renamed(old, new):
         return Edit(old, new, "value", frame)  # `image-preview` / `ImagePreview`
     if quantifiers(old, new):

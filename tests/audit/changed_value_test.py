@@ -57,6 +57,12 @@ BASE = {
     "pr-checklist": "Before contributing a PR, please review and complete our",
     "pip-upgrade": "$ python -m pip install -U pip setuptools wheel",
     "health-check": "health_check = lang_base.basic_healthy_check",
+    "sync-upstream": "git pull upstream master",
+    "release-branch-zh": "发版前先切换到 master 分支再打 tag。",
+    "test-database": 'export APP_TEST_DATABASE="postgresql://localhost/app"',
+    "operators-doc": "[Operators](operators_zh.md) lists every operator before you add one.",
+    "docs-server": "$ mkdocs serve --dev-addr 8008",
+    "publish-script": "node ./scripts/publish.js",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -110,6 +116,16 @@ UPDATES = {
     ),
     "shell-tool": ("bash-tool", "**Shell**: Execute shell commands", "Shell"),
     "pip-upgrade-alone": ("pip-upgrade", "$ python -m pip install -U pip", "-U pip"),
+    # Were very close (MK104) or another subject: a branch named as a plain word, a link's
+    # target or a program at a line's start, the only thing changed.
+    "sync-upstream-main": ("sync-upstream", "git pull upstream main", "main"),
+    "release-branch-main-zh": ("release-branch-zh", "发版前先切换到 main 分支再打 tag。", "main"),
+    "operators-doc-moved": (
+        "operators-doc",
+        "[Operators](operators.md) lists every operator before you add one.",
+        "operators.md",
+    ),
+    "docs-server-zensical": ("docs-server", "$ zensical serve --dev-addr 8008", "zensical"),
 }
 # Were refused as duplicates (MK103) of the line they change: a prohibition added, an action
 # dropped, a renamed identifier. Each says something else; none is the same statement.
@@ -121,6 +137,12 @@ NEVER_DUPLICATES = {
     ),
     "pr-checklist-review": ("pr-checklist", "Before contributing a PR, please review our"),
     "health-check-renamed": ("health-check", "health_check = lang_base.basic_health_check"),
+    # An identifier given an `s` (was stemmed to the same word), a runner dropped.
+    "test-databases": (
+        "test-database",
+        'export APP_TEST_DATABASES="postgresql://localhost/app, mysql://localhost/app_test"',
+    ),
+    "publish-script-bare": ("publish-script", "./scripts/publish.js"),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
 OTHER_SUBJECTS = {
@@ -292,6 +314,12 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("You can run the following command to format and test:", "You can run the following command to format:", EXTENDS),  # noqa: E501
         ("仓库管理员进行 Code Review，并提出意见", "仓库 Committer 进行 Code Review，并提出意见", EXTENDS),  # noqa: E501
         ("Run with `pnpm test` inside the `e2e` directory.", "Run with `pnpm test:server` inside the `e2e` directory. `pnpm test` is reserved for Playwright tests.", EXTENDS),  # noqa: E501
+        # An HTML link is read as a Markdown one (its closing tag was a "path", a value).
+        ('If you already cloned the <a href="https://example.com/acme/web" class="external-link" target="_blank">web repository</a> and you want to dive in, here is how to set up.', "If you already cloned the [web repository](https://example.com/acme/web) and you want to dive in, here is how to set up.", DUPLICATE),  # noqa: E501
+        ("Rebase your branch on the dev branch before review.", "Rebase your branch on the develop branch before review.", CONTRADICTS),  # noqa: E501
+        ("Run `make lint` before committing.", "Run `make lint` before committing.", DUPLICATE),
+        # Not a program: a sentence starting with a capitalised "Make".
+        ("Make sure the tests pass.", "Make sure that the tests pass.", DUPLICATE),
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
