@@ -84,6 +84,24 @@ SURNAMES_ZH = frozenset(
 )
 
 # Lowercase words that name a tool as much as a capitalised one does ("install with pnpm").
+DETERMINERS = word_set("the a an our this each every all its their your my that these those")
+# Verbs an instruction starts with: the sentence has no subject of its own.
+IMPERATIVE = word_set(
+    "add adopt align always append apply approve archive ask assign avoid back backfill "
+    "bump build cache call change check choose clean clear close commit compile configure "
+    "copy create declare define delete deploy describe disable do document don't drop "
+    "edit employ enable ensure enter execute export fetch fill fix follow format generate "
+    "handle import include index install invoke keep label limit lint list log make mark "
+    "merge migrate mock move name never notify open pack package pass pause pick pin place "
+    "post prefer prepend preserve promote publish pull purge push put raise read rebase "
+    "record refactor refer reinstall release reload remove rename render replace report "
+    "request require reset restart restore restrict return reuse review roll rotate run "
+    "scale seed send set ship sign skip sort specify squash start stop store stub submit "
+    "switch sync tag target tell test transfer treat trigger try type update upgrade use "
+    "utilize validate vendor verify wait wrap write join see visit click contact feel take "
+    "look consider let go get give keep leave mention note open find search share develop"
+)
+
 TOOLS = word_set(
     "npm pnpm yarn bun pip pipx poetry uv conda git svn hg vim neovim emacs kubectl helm "
     "kustomize docker podman nginx caddy redis memcached kafka rabbitmq celery cron "

@@ -35,6 +35,7 @@ import re
 from typing import Any
 
 from memkit.audit import align, migration, wording
+from memkit.audit import values as vl
 from memkit.audit.claims import set_valued, without_names
 from memkit.audit.classify import (
     CONTRADICTS,
@@ -151,12 +152,12 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         shown = "; ".join(f"{e.old} / {e.new}" for e in subs[:2])
         return Verdict(EXTENDS, f"the same frame saying another thing ({shown})", quiet=True)
     if values:
-        names_only = not any(align.holds_value(e.old) or align.holds_value(e.new) for e in values)
+        names_only = not any(vl.holds_value(e.old) or vl.holds_value(e.new) for e in values)
         first = values[0]
         if names_only and set_valued(raw_of(a)) and set_valued(raw_of(b)):
             return Verdict(EXTENDS, f"another value where several hold ({first.old} / {first.new})")
         if all(
-            wording.another_member(e.frame, e.old, e.new) and not align.quantifiers(e.old, e.new)
+            wording.another_member(e.frame, e.old, e.new) and not vl.quantifiers(e.old, e.new)
             for e in values
         ):
             return Verdict(EXTENDS, f"another thing installed or added ({first.old} / {first.new})")
@@ -167,7 +168,7 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         return Verdict(
             CONTRADICTS, f'the same statement affirmed in one and negated in the other ("{frame}")'
         )
-    with_value = [e for e in reading.details if e.why or align.states_more(e.old or e.new)]
+    with_value = [e for e in reading.details if e.why or vl.states_more(e.old or e.new)]
     words = [e for e in reading.wording if e.kind == "word"]
     if len(reading.wording) > 1 or words or with_value:
         # A plain word substituted may be a synonym or a changed thing ("library crate" /
@@ -235,7 +236,7 @@ def verdict(
         found = _near_identical(a, b, reading, atoms)
         if found is not None:
             return found
-    elif (tiny := align.one_value(ra, rb)) is not None:
+    elif (tiny := vl.one_value(ra, rb)) is not None:
         mine, theirs, where = tiny
         return Verdict(CONTRADICTS, f'{theirs} → {mine} in "{where}"', edit=(theirs, mine))
     swap = subject_swap(a, b) if atoms else None
@@ -253,15 +254,15 @@ def verdict(
     )
     if found.kind != DUPLICATE:
         return found
-    if align.swapped(ra, rb):
+    if vl.swapped(ra, rb):
         # A command, path or tool in each that the other lacks: two claims, however close
         # the vectors ("uv pip install browser-use" / "uvx browser-use install").
         return Verdict(EXTENDS, f"close, but each states a value the other lacks ({found.reason})")
-    if extra := align.unmatched_value(ra, rb):
+    if extra := vl.unmatched_value(ra, rb):
         # "Run with `pnpm test` …" / "Run with `pnpm test:server` … `pnpm test` is reserved
         # for …": a value more is a claim more.
         return Verdict(EXTENDS, f"close, but only one states {extra} ({found.reason})", near=True)
-    if align.denied(ra, rb):
+    if vl.denied(ra, rb):
         # "(active)" / "- this is deprecated, never modify this package".
         return Verdict(EXTENDS, f"close, but only one says no ({found.reason})", near=True)
     return found

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from memkit.audit import align
 from memkit.audit.classify import _versions
+from memkit.audit.tokens import tokens
 from memkit.audit.verdict import CONTRADICTS, DUPLICATE, EXTENDS, verdict
 from memkit.mcp.memory import Memory
 from tests.helpers import atom_text, git, join_clone, make_memory_repo, memkit, write_atom
@@ -328,18 +328,16 @@ def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None
 
 
 def test_code_spans_paths_and_quantities_are_one_token_each() -> None:
-    kinds = [
-        (t.norm, t.kind) for t in align.tokens("Run `uv run pytest -x` in tests/unit for 60 s")
-    ]
+    kinds = [(t.norm, t.kind) for t in tokens("Run `uv run pytest -x` in tests/unit for 60 s")]
     assert ("uv run pytest -x", "code") in kinds
     assert ("tests/unit", "path") in kinds
     assert ("t:60", "qty") in kinds
-    assert align.tokens("60 seconds")[0].norm == align.tokens("1 min")[0].norm
+    assert tokens("60 seconds")[0].norm == tokens("1 min")[0].norm
     # A version after ">=" or "版本" is the name's version, as after a space.
     assert _versions("Node.js 版本 >= 16") == {"node.js": {"16"}}
     assert _versions("**Node.js**: >= 18.12.0（推荐 LTS 版本）") == {"node.js": {"18.12.0"}}
     assert _versions("port: 8080") == {} and _versions("python3 is used") == {}
-    glued = [t.text for t in align.tokens("将freeze_llm设置为True，见https://x.cn/models下载")]
+    glued = [t.text for t in tokens("将freeze_llm设置为True，见https://x.cn/models下载")]
     assert glued[:2] == ["将", "freeze_llm"] and "True" in glued, glued
     assert "https://x.cn/models" in glued, glued
 

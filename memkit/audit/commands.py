@@ -1,0 +1,178 @@
+"""Command lines in a pair of lines: which program a line runs, its arguments, the branch a
+git command names, and when two spans at a command's head run one job.
+
+A substituted word on a command line is a value of that command (`python3 -m venv env` /
+`… .venv`), where the same word in prose may be another wording.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memkit.audit import lexicon as lx
+from memkit.audit import tokens as tk
+
+# Programs a command line starts with, beside the tools of `memkit.audit.lexicon`.
+_COMMANDS = lx.word_set(
+    "uvx npx pnpx bunx python python3 node deno pip3 cargo rustc go java mvn dotnet ruby gem "
+    "bundle rake php composer swift xcodebuild flutter dart docker kubectl sudo cd ls cp mv rm "
+    "mkdir chmod curl wget export source tox nox hatch pdm rye just task"
+)
+# A program a command line starts with: a tool, or a command of the shell or a language.
+PROGRAMS = lx.TOOLS | _COMMANDS
+
+
+def command_object(toks: tuple[tk.Token, ...], first: int, end: int) -> int:
+    """Where a command line's object ends: its subcommand and the first argument after it
+    ("npm run `build:all`", "pip install browser-use") name which command this is; a value
+    after a flag (`-p ruff_cli`, `-g react-devtools@4`) is a value. `first` when none."""
+    sub = first + 1
+    if sub >= end or toks[sub].kind not in ("word", "stop"):
+        return first
+    arg = sub + 1
+    while arg < end and toks[arg].kind in ("stop", "glue"):
+        arg += 1
+    value = toks[arg].kind in tk.VALUE if arg < end else True  # a file or a command is a value
+    if arg < end and not value and toks[arg - 1].kind != "flag":
+        return arg + 1
+    return sub + 1
+
+
+# Programs that run another's job: one for another at a command's head is the same command.
+RUNNERS = lx.word_set(
+    "npm pnpm yarn bun npx pnpx bunx yarnpkg uv uvx pip pipx poetry pdm hatch rye pipenv "
+    "conda python python3 node deno tsx ts-node make just task"
+)
+
+
+def same_command(xa: list[tk.Token], xb: list[tk.Token], cue: str) -> bool:
+    """Two spans at a command's head that run one job: one runner for another, or the same
+    words joined otherwise (`test --watch` / `test-watch`)."""
+    ca, cb = tk.content_of(xa), tk.content_of(xb)
+    if not ca or not cb:
+        return False
+    if len(ca) == len(cb) == 1 and ca[0].norm in RUNNERS and cb[0].norm in RUNNERS:
+        return True
+    if cue != "command" and not any(t.kind == "flag" for t in (*ca, *cb)):
+        return False
+    parts = [re.findall(r"[a-z0-9]+", " ".join(t.norm for t in c)) for c in (ca, cb)]
+    return parts[0] == parts[1]
+
+
+def command_detail(toks: tuple[tk.Token, ...], s1: int, s2: int) -> bool:
+    """A span one side adds inside a command line: flags (`--frozen-lockfile`), a subcommand
+    right after the program (`yarn run init`), or a runner before it (`uv run pytest`). The
+    command is another one: its value changed, not a detail added."""
+    span = tk.content_of(toks[s1:s2])
+    if not span:
+        return False
+    if all(t.kind == "flag" for t in span):  # (a flag's value is the flag's: `-p ruff`)
+        return command_line(toks, s1)
+    before = toks[s1 - 1] if s1 > 0 else None
+    after = toks[s2] if s2 < len(toks) else None
+    program = before is not None and (before.norm in lx.TOOLS or before.norm in RUNNERS)
+    if program and len(span) == 1 and span[0].kind == "word" and command_line(toks, s1):
+        return True  # (not "Run pre-commit hooks …": a sentence about the program)
+    if _argument(toks, s1, s2, span):
+        return True
+    words = [t.norm for t in span]
+    runner = words[0] in RUNNERS and all(w in _RUN_WORDS for w in words[1:]) and len(words) <= 2
+    return runner and after is not None and after.norm in PROGRAMS
+
+
+_RUN_WORDS = lx.word_set("run exec x dlx")
+
+
+def shell_line(toks: tuple[tk.Token, ...], at: int) -> bool:
+    """A command line with options (`python3 -m venv env`), where every word is an argument,
+    not prose about a program ("Poetry provides more …"), nor its comment."""
+    start, end = tk.sentence_at(toks, at)
+    return (
+        command_line(toks, at)
+        and any(t.kind == "flag" for t in toks[start:end])
+        and not any(t.norm == "#" for t in toks[start:at])
+    )
+
+
+_SEPARATORS = re.compile(r"[-_\s]+")
+
+
+def renamed(old: str, new: str) -> bool:
+    """A name joined or split otherwise (`image-preview` / `ImagePreview`, `reset_memories`
+    / `reset-memories`), or given a suffix (`opentiny` / `opentiny-official`): to code,
+    another name. Case alone is spelling (GitHub / Github)."""
+    if old.lower() == new.lower() or not old.strip() or not new.strip():
+        return False
+    if _SEPARATORS.sub("", old).lower() == _SEPARATORS.sub("", new).lower():
+        return True
+    short, long = sorted((old.lower(), new.lower()), key=len)
+    return " " not in long and bool(re.fullmatch(re.escape(short) + r"[-_][a-z0-9]+", long))
+
+
+def program_of(toks: tuple[tk.Token, ...], at: int, xa: list[tk.Token], xb: list[tk.Token]) -> bool:
+    """One program for another at the start of a command line with options."""
+    start, end = tk.sentence_at(toks, at)
+    first = next((i for i in range(start, end) if toks[i].kind in tk.CONTENT), -1)
+    spans = (tk.content_of(xa), tk.content_of(xb))
+    return (
+        first == at
+        and all(len(c) == 1 and c[0].kind == "word" and c[0].text.islower() for c in spans)
+        and not any(c[0].norm in lx.IMPERATIVE for c in spans)
+        and any(t.kind == "flag" for t in toks[at:end])
+    )
+
+
+def _argument(toks: tuple[tk.Token, ...], s1: int, s2: int, span: list[tk.Token]) -> bool:
+    """Arguments a command line adds or drops ("pip install -U pip setuptools wheel" / "pip
+    install -U pip"): other packages, files, targets. Not what its comment says ("make docs #
+    run translations and build when explicitly required")."""
+    if len(span) > 3 or len(span) != s2 - s1 or s1 == 0 or toks[s1 - 1].kind not in tk.CONTENT:
+        return False
+    if any(t.kind not in ("word", "path", "ver", "num", "flag") for t in span):
+        return False
+    return shell_line(toks, s1)
+
+
+def command_line(toks: tuple[tk.Token, ...], at: int) -> bool:
+    """Whether the sentence `toks[at]` stands in is a command line: it starts with a program."""
+    start, end = tk.sentence_at(toks, at)
+    first = next((t for t in toks[start:at] if t.kind in tk.CONTENT), None)
+    if first is None:
+        return False
+    if first.norm in PROGRAMS:  # (every runner is one)
+        return True
+    # A program of its own ("crewai create flow <name> --skip_provider"): a lowercase word
+    # that is no verb of an instruction, and flags after it.
+    return (
+        first.kind == "word"
+        and first.text.islower()
+        and first.norm not in lx.IMPERATIVE
+        and any(t.kind == "flag" for t in toks[start:end])
+    )
+
+
+_BRANCH = lx.word_set("branch")
+# git's verbs whose last word names a branch: `git pull upstream main`, `git checkout dev`.
+_GIT_REF = lx.word_set("pull push fetch checkout switch merge rebase reset")
+
+
+def names_branch(
+    ta: tuple[tk.Token, ...], i1: int, i2: int, xa: list[tk.Token], xb: list[tk.Token]
+) -> bool:
+    """One word for another where a branch is named: beside "branch" (分支), or the last
+    word of a git command that takes one. A branch is a value: "create a branch based on the
+    master branch" / "… main branch" is the line updated, not another branch's rule."""
+    ca, cb = tk.content_of(xa), tk.content_of(xb)
+    if len(ca) != 1 or len(cb) != 1 or ca[0].kind != "word" or cb[0].kind != "word":
+        return False
+    near = [t.norm for t in (*ta[max(0, i1 - 2) : i1], *ta[i2 : i2 + 2]) if t.kind != "stop"]
+    if any(w in _BRANCH for w in near) or "".join(t.text for t in ta[i2 : i2 + 2]) == "分支":
+        return True
+    start, end = tk.sentence_at(ta, i1)
+    before = [t.norm for t in ta[start:i1] if t.kind in tk.CONTENT][-3:]
+    git = len(before) - 1 - before[::-1].index("git") if "git" in before else -1
+    return (
+        0 <= git < len(before) - 1
+        and before[git + 1] in _GIT_REF
+        and not any(t.kind in tk.CONTENT for t in ta[i2:end])
+    )
