@@ -167,3 +167,17 @@ def is_named(toks: list[tk.Token], start: bool) -> bool:
         if t.kind == "word" and t.text[:1].isupper() and not (start and n == 0) and not compound:
             return True
     return False
+
+
+_LIST_GLUE = lx.word_set("and or") | frozenset("和与與及或、")
+
+
+def one_of_values(span: str, text: str) -> bool:
+    """A span that is only values (`embedchain/` and) of a kind `text` still lists: a member of
+    an enumeration of values, not a detail said in words."""
+    toks = [t for t in tk.tokens(span) if t.kind not in ("comma", "end")]
+    values = [t for t in toks if t.kind in tk.VALUE and t.kind != "num"]
+    if not values or len(values) + sum(t.norm in _LIST_GLUE for t in toks) != len(toks):
+        return False
+    kinds = {t.kind for t in values}
+    return any(t.kind in kinds for t in tk.tokens(text))

@@ -63,6 +63,7 @@ BASE = {
     "operators-doc": "[Operators](operators_zh.md) lists every operator before you add one.",
     "docs-server": "$ mkdocs serve --dev-addr 8008",
     "publish-script": "node ./scripts/publish.js",
+    "build-outputs": "Build outputs: `dist/`, `bootstrap.js`, `worker-metafiles/`",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -126,6 +127,12 @@ UPDATES = {
         "operators.md",
     ),
     "docs-server-zensical": ("docs-server", "$ zensical serve --dev-addr 8008", "zensical"),
+    # Was very close (MK104): a value left out of a list the line gives is no longer in it.
+    "build-outputs-fewer": (
+        "build-outputs",
+        "Build outputs: `dist/`, `worker-metafiles/`",
+        "leaves out `bootstrap.js`",
+    ),
 }
 # Were refused as duplicates (MK103) of the line they change: a prohibition added, an action
 # dropped, a renamed identifier. Each says something else; none is the same statement.
@@ -286,8 +293,9 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         # … but not a sentence about a program, nor a flag in prose.
         ("Run pre-commit before making PRs.", "Run pre-commit hooks before making PRs.", DUPLICATE),
         ("用 shellcheck 检查 shell 脚本。", "用 shellcheck -x 检查 shell 脚本。", EXTENDS),
-        # A list member or a condition dropped or added is not the same statement.
-        ("Use agents and crews, or trusted scripts for larger work.", "Use agents and crews for larger work.", EXTENDS),  # noqa: E501
+        # A list member or a condition dropped or added is not the same statement; a member
+        # the other lists and this one leaves out is no longer true (an update).
+        ("Use agents and crews, or trusted scripts for larger work.", "Use agents and crews for larger work.", CONTRADICTS),  # noqa: E501
         ("make docs # run translations and build", "make docs # run translations and build when explicitly required", EXTENDS),  # noqa: E501
         ("Open an issue on GitHub first.", "Open an issue on Github first.", DUPLICATE),
         # One command, quoted in one and bare in the other: was a changed value.
@@ -311,13 +319,17 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("python -m ruff check src/ test/ --fix", "python -m ruff check src/ tests/ --fix", CONTRADICTS),  # noqa: E501
         ("make install_all", "make install", CONTRADICTS),
         ("Add comments to explain complex logic.", "Add comments only to explain complex logic.", EXTENDS),  # noqa: E501
-        ("You can run the following command to format and test:", "You can run the following command to format:", EXTENDS),  # noqa: E501
+        ("You can run the following command to format and test:", "You can run the following command to format:", CONTRADICTS),  # noqa: E501
         ("仓库管理员进行 Code Review，并提出意见", "仓库 Committer 进行 Code Review，并提出意见", EXTENDS),  # noqa: E501
         ("Run with `pnpm test` inside the `e2e` directory.", "Run with `pnpm test:server` inside the `e2e` directory. `pnpm test` is reserved for Playwright tests.", EXTENDS),  # noqa: E501
         # An HTML link is read as a Markdown one (its closing tag was a "path", a value).
         ('If you already cloned the <a href="https://example.com/acme/web" class="external-link" target="_blank">web repository</a> and you want to dive in, here is how to set up.', "If you already cloned the [web repository](https://example.com/acme/web) and you want to dive in, here is how to set up.", DUPLICATE),  # noqa: E501
         ("Rebase your branch on the dev branch before review.", "Rebase your branch on the develop branch before review.", CONTRADICTS),  # noqa: E501
         ("Run `make lint` before committing.", "Run `make lint` before committing.", DUPLICATE),
+        ("Ruff excludes `embedchain/` and `openmemory/` from root config.", "Ruff excludes `openmemory/` from root config.", CONTRADICTS),  # noqa: E501
+        # A member in words, or a value more, is not a member left out.
+        ("Use agents and crews, or trusted scripts for larger work.", "Use agents, crews or trusted scripts for larger work.", DUPLICATE),  # noqa: E501
+        ("Ruff excludes `openmemory/` from root config.", "Ruff excludes `embedchain/` and `openmemory/` from root config.", EXTENDS),  # noqa: E501
         # Not a program: a sentence starting with a capitalised "Make".
         ("Make sure the tests pass.", "Make sure that the tests pass.", DUPLICATE),
     ],
