@@ -178,6 +178,8 @@ def read(a: str, b: str) -> Reading | None:
     ca, cb = tk.content_of(ta), tk.content_of(tb)
     if not ca or not cb:
         return None
+    if cmd.reordered(ta, tb):
+        return Reading((), 1.0)  # `… --project chromium file.ts` / `… file.ts --project chromium`
     # Most pairs share too little to be one line: no alignment.
     sa, sb = {t.norm for t in ca}, {t.norm for t in cb}
     if len(sa & sb) < NEAR * max(len(sa), len(sb)) - 1:
@@ -505,6 +507,10 @@ def _substitution(
         # Nothing but a link's target or a path changed, even where the line starts with it:
         # the page or file moved ("[Operators](Operators_ZH.md)" / "… (Operators.md)").
         return Edit(old, new, "value", frame)
+    if cmd.names_branch(ta, i1, i2, xa, xb) or vl.versions(xa, xb):
+        # A branch or a version names no thing of its own, even at a sentence's head: "如果
+        # 本地仓库的 master 分支落后于 …" / "… main 分支 …", `10.9.0` / `9.15.4`.
+        return Edit(old, new, "value", frame)
     if i1 < ra.head[i1] and j1 < rb.head[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the sentence is about
     if i1 < ra.label[i1] and j1 < rb.label[j1] and len(changed) > 1:
@@ -522,8 +528,6 @@ def _substitution(
         return Edit(old, new, "value", frame)
     if ra.obj_from[i1] <= i1 < ra.obj[i1] and rb.obj_from[j1] <= j1 < rb.obj[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the instruction acts on
-    if cmd.names_branch(ta, i1, i2, xa, xb):
-        return Edit(old, new, "value", frame)  # "based on the master branch" / "… main …"
     # One name substituted in several places, once as a plain word ("`packages/core`" …
     # "the core package"): the thing the line is about.
     mine_a, mine_b = _parts(xa), _parts(xb)

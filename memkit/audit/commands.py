@@ -110,7 +110,8 @@ def renamed(old: str, new: str) -> bool:
 
 
 def program_of(toks: tuple[tk.Token, ...], at: int, xa: list[tk.Token], xb: list[tk.Token]) -> bool:
-    """One program for another at the start of a command line with options."""
+    """One program for another at the start of a command line: one with options, or where
+    one of the two is a program we know (`yarn build runtime-core` / `nr build …`)."""
     start, end = tk.sentence_at(toks, at)
     first = next((i for i in range(start, end) if toks[i].kind in tk.CONTENT), -1)
     spans = (tk.content_of(xa), tk.content_of(xb))
@@ -118,7 +119,10 @@ def program_of(toks: tuple[tk.Token, ...], at: int, xa: list[tk.Token], xb: list
         first == at
         and all(len(c) == 1 and c[0].kind == "word" and c[0].text.islower() for c in spans)
         and not any(c[0].norm in lx.IMPERATIVE for c in spans)
-        and any(t.kind == "flag" for t in toks[at:end])
+        and (
+            any(t.kind == "flag" for t in toks[at:end])
+            or (any(c[0].norm in PROGRAMS for c in spans) and end - at > 1)
+        )
     )
 
 
@@ -176,3 +180,33 @@ def names_branch(
         and before[git + 1] in _GIT_REF
         and not any(t.kind in tk.CONTENT for t in ta[i2:end])
     )
+
+
+def reordered(ta: tuple[tk.Token, ...], tb: tuple[tk.Token, ...]) -> bool:
+    """One command line with its options and arguments in another order, each option's value
+    still after it: the same command."""
+    if any(t.kind == "end" for t in (*ta[:-1], *tb[:-1])):
+        return False
+    first = next((i for i, t in enumerate(ta) if t.kind in tk.CONTENT), -1)
+    if first < 0 or not command_line(ta, first + 1) or not any(t.kind == "flag" for t in ta):
+        return False
+
+    def units(toks: tuple[tk.Token, ...]) -> list[tuple[str, ...]]:
+        out: list[tuple[str, ...]] = []
+        for t in toks:
+            if t.kind not in tk.CONTENT and t.norm != "#":
+                continue
+            if out and out[-1][0].startswith("-") and len(out[-1]) == 1 and t.kind == "word":
+                out[-1] = (*out[-1], t.norm)  # a flag's value stays with it
+            else:
+                out.append((t.norm,))
+        return out
+
+    ua, ub = units(ta), units(tb)
+
+    def positional(units: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        return [u for u in units if not u[0].startswith("-")]
+
+    # Only options move: arguments keep their order (`cp -r a b` / `cp -r b a` is another
+    # copy).
+    return ua != ub and sorted(ua) == sorted(ub) and positional(ua) == positional(ub)

@@ -16,11 +16,25 @@ _FILE_NAME = re.compile(r"\w\.[A-Za-z]{1,5}$")
 
 
 def one_place(span: list[tk.Token]) -> bool:
-    content = tk.content_of(span)
-    return len(content) == 1 and (
-        content[0].kind in ("url", "path")
-        or (content[0].kind == "word" and bool(_FILE_NAME.search(content[0].text)))
+    """A span that names files or pages and nothing else: a path, a URL, a file name, or
+    several joined (`a.yaml` 和 `b.yaml`)."""
+    content = [t for t in tk.content_of(span) if t.norm not in _LIST_GLUE]
+    return bool(content) and all(
+        t.kind in ("url", "path") or (t.kind == "word" and bool(_FILE_NAME.search(t.text)))
+        for t in content
     )
+
+
+def versions(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
+    """One version for another, bare or quoted (`10.9.0` / `9.15.4`)."""
+    ca, cb = tk.content_of(xa), tk.content_of(xb)
+    return len(ca) == len(cb) == 1 and all(
+        c[0].kind == "ver" or (c[0].kind == "code" and _VERSION.fullmatch(c[0].norm))
+        for c in (ca, cb)
+    )
+
+
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 
 
 def plural_of(old: str, new: str) -> bool:

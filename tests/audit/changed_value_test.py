@@ -64,6 +64,8 @@ BASE = {
     "docs-server": "$ mkdocs serve --dev-addr 8008",
     "publish-script": "node ./scripts/publish.js",
     "build-outputs": "Build outputs: `dist/`, `bootstrap.js`, `worker-metafiles/`",
+    "protected-branch-zh": "本地的 master 分支落后于上游的 master 分支时，先同步再提交。",
+    "build-one-package": "yarn build runtime-core",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -127,6 +129,14 @@ UPDATES = {
         "operators.md",
     ),
     "docs-server-zensical": ("docs-server", "$ zensical serve --dev-addr 8008", "zensical"),
+    # Were another subject or very close: a branch at a sentence's head, a program swapped
+    # at a command line's start with no option after it.
+    "protected-branch-main-zh": (
+        "protected-branch-zh",
+        "本地的 main 分支落后于上游的 main 分支时，先同步再提交。",
+        "main",
+    ),
+    "build-one-package-nr": ("build-one-package", "nr build runtime-core", "nr"),
     # Was very close (MK104): a value left out of a list the line gives is no longer in it.
     "build-outputs-fewer": (
         "build-outputs",
@@ -330,6 +340,12 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         # A member in words, or a value more, is not a member left out.
         ("Use agents and crews, or trusted scripts for larger work.", "Use agents, crews or trusted scripts for larger work.", DUPLICATE),  # noqa: E501
         ("Ruff excludes `openmemory/` from root config.", "Ruff excludes `embedchain/` and `openmemory/` from root config.", EXTENDS),  # noqa: E501
+        # A version at a sentence's head is a value; options moved on a command line are the
+        # same command, arguments moved are not.
+        ("如果你看到类似`v22.12.0`和`10.9.0`的版本号，说明安装正确。", "如果你看到类似`v22.12.0`和`9.15.4`的版本号，说明安装正确。", CONTRADICTS),  # noqa: E501
+        ("pnpm test:e2e --project chromium tests/login.spec.ts", "pnpm test:e2e tests/login.spec.ts --project chromium", DUPLICATE),  # noqa: E501
+        ("cp -r build dist", "cp -r dist build", CONTRADICTS),
+        ("本地开发时可以新建 web/local_override.yaml 文件，使用本地依赖。", "本地开发时可以新建 web/pubspec_overrides.yaml 和 web/example/pubspec_overrides.yaml 文件，使用本地依赖。", CONTRADICTS),  # noqa: E501
         # Not a program: a sentence starting with a capitalised "Make".
         ("Make sure the tests pass.", "Make sure that the tests pass.", DUPLICATE),
     ],
