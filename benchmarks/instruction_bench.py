@@ -10,9 +10,10 @@ blind from 29 more while heldout4's first reading was being tuned on, and
 `instruction_pairs_heldout6.jsonl`, mined blind from 20 more after heldout5 was tuned on (read
 once, then tuned on), and `instruction_pairs_heldout7.jsonl`, mined blind from 26 more while
 heldout6 was being read (read once, then tuned on), and `instruction_pairs_heldout8.jsonl`, mined
-blind from 23 more after heldout7 was read (unread).
+blind from 23 more after heldout7 was read, and `instruction_pairs_heldout9.jsonl`, mined blind
+from 20 more while heldout7 was tuned on (unread).
 
-    python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout8]
+    python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout9]
                                            [--before SRC] [--sizes 1000] [--runs 3] [--show]
 
 - **write**: a memory of every `old` line of the split (one atom each, as `memkit add TEXT`
