@@ -310,6 +310,8 @@ def main() -> int:
             "heldout5",
             "heldout6",
             "heldout7",
+            "heldout8",
+            "heldout9",
             "dev",
         ),
         default="dev",
