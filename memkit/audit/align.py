@@ -456,6 +456,19 @@ def _wording(toks: list[tk.Token]) -> bool:
     )
 
 
+def _latin_in_chinese(
+    ta: tuple[tk.Token, ...], i1: int, i2: int, ca: list[tk.Token], cb: list[tk.Token]
+) -> bool:
+    """One Latin word for another inside Chinese: a name (a project, a tool), not an English
+    verb or adjective said otherwise."""
+    if len(ca) != 1 or len(cb) != 1 or not all(c[0].kind == "word" for c in (ca, cb)):
+        return False
+    around = [t for t in (*ta[max(0, i1 - 2) : i1], *ta[i2 : i2 + 2]) if t.kind != "end"]
+    return bool(around) and all(t.kind in ("cjk", "glue", "comma") for t in around)
+
+
+# Suffixes that make a word before them a person or a thing: 维护者, 开发人员, 贡献方.
+_PERSON_ZH = frozenset("者人员員方们們")
 # Chinese verbs of doing and changing: a run of characters holding one is a relation.
 _VERBS_ZH = (
     "使用", "用", "升級", "升级", "改", "採用", "采用", "部署", "執行", "执行", "跑", "管理",
@@ -571,12 +584,15 @@ def _substitution(
         after = "".join(t.text for t in ta[i2 : i2 + 3])
         if after.startswith(_THING_ZH):
             return Edit(old, new, "subject", frame, "chinese")  # 部署支付服務 / 部署搜索服務
-        if any(
+        person = after[:1] in _PERSON_ZH  # 项目维护者: a maintainer, not "maintain"
+        if not person and any(
             v in text if len(v) > 1 else text == v for text in (text_a, text_b) for v in _VERBS_ZH
         ):
             return Edit(old, new, "verb", frame)
         return Edit(old, new, "word", frame)
     ca, cb = tk.content_of(xa), tk.content_of(xb)
+    if _latin_in_chinese(ta, i1, i2, ca, cb):
+        return Edit(old, new, "value", frame)  # "mmediting 引入了 mypy" / "mmagic 引入了 mypy"
     if _wording(xa) and _wording(xb) and not wording.noun_head(ta, i1, i2, len(cb)):
         return Edit(old, new, "verb", frame)  # "Return" / "Prefer returning", clear / helpful
     before = next((t for t in reversed(ta[:i1]) if t.kind != "stop" or t.norm in _VALUE_SLOT), None)

@@ -134,7 +134,20 @@ def _argument(toks: tuple[tk.Token, ...], s1: int, s2: int, span: list[tk.Token]
         return False
     if any(t.kind not in ("word", "path", "ver", "num", "flag") for t in span):
         return False
-    return shell_line(toks, s1)
+    return shell_line(toks, s1) or _bare_command(toks, s1)
+
+
+def _bare_command(toks: tuple[tk.Token, ...], at: int) -> bool:
+    """A short line that is a shell command and nothing else (`cd web api`, `ls src docs`):
+    every word after the program is an argument."""
+    start, end = tk.sentence_at(toks, at)
+    content = [t for t in toks[start:end] if t.kind in tk.CONTENT]
+    return (
+        0 < len(content) <= 6
+        and content[0].norm in _COMMANDS
+        and content[0].text.islower()
+        and all(t.kind != "cjk" for t in content)
+    )
 
 
 def command_line(toks: tuple[tk.Token, ...], at: int) -> bool:

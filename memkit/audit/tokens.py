@@ -143,6 +143,10 @@ _HTML_LINK = re.compile(
 )
 
 
+_SPELLED = re.compile(r"_|\w[.:]\w")
+_CODE = re.compile(r"(`[^`\n]{1,300}`)")
+
+
 def _word(raw: str) -> Token | None:
     low = raw.lower().replace("’", "'").strip(".'")
     if not low:
@@ -151,9 +155,9 @@ def _word(raw: str) -> Token | None:
         return Token(raw, "not", "neg")
     if low in _STOP:
         return Token(raw, low, "stop")
-    if "_" in low:
+    if _SPELLED.search(low):
         # An identifier is spelled, not inflected: `STARLETTE_TEST_DATABASE` and
-        # `STARLETTE_TEST_DATABASES` are two variables.
+        # `…_DATABASES` are two variables, `test:type` and `test:types` two scripts.
         return Token(raw, low, "word")
     return Token(raw, _stem(low), "word")
 
@@ -164,7 +168,10 @@ def tokens(text: str) -> tuple[Token, ...]:
     numbers aside; a link is its text and its target (a moved page is a changed value)."""
     text = _LINK.sub(r"\1 \2", text)
     text = _HTML_LINK.sub(r"\2 \1", text)
-    text = _EMPHASIS.sub("", text)
+    # Emphasis outside code only: `_build_middlewares()` keeps its underscore.
+    text = "".join(
+        part if part.startswith("`") else _EMPHASIS.sub("", part) for part in _CODE.split(text)
+    )
     text = _NUMBER_WORD.sub(_number_word, text)
     text = _ZH_NUMBER.sub(lambda m: f" {_zh_number(m.group(1))} ", text)
     text = lx.cjk_spaced(text)

@@ -41,7 +41,8 @@ def plural_of(old: str, new: str) -> bool:
     """One identifier the other with an `s`: a variable or option renamed, never another
     thing of the same kind."""
     short, long = sorted((old, new), key=len)
-    return "_" in short and " " not in long and long.lower() == short.lower() + "s"
+    identifier = "_" in short or bool(re.search(r"\w:\w", short))
+    return identifier and " " not in long and long.lower() == short.lower() + "s"
 
 
 def value_token(toks: list[tk.Token]) -> bool:
@@ -104,6 +105,7 @@ def one_value(a: str, b: str) -> tuple[str, str, str] | None:
     return ta[i].text, tb[i].text, frame
 
 
+_FEW_WORDS = 6
 _VALUE_WORD = re.compile(r"[\w.:/@+-]+")
 
 
@@ -112,11 +114,15 @@ def unmatched_value(a: str, b: str) -> str:
     test:server`, `judge_worker_num`), or "": a line that states more than the same thing
     ("`make lint`" / "make lint" is one value)."""
     ta, tb = tk.tokens(a), tk.tokens(b)
+    short = max(len(tk.content_of(ta)), len(tk.content_of(tb))) <= _FEW_WORDS
     for mine, theirs in ((ta, tb), (tb, ta)):
         held = {w for t in theirs for w in _VALUE_WORD.findall(t.norm)}
         for t in mine:
-            if t.kind in tk.VALUE and not set(_VALUE_WORD.findall(t.norm)) <= held:
-                return t.text
+            # In a line of a few words an identifier is what it says (`webctl kill_proxy`);
+            # in a sentence it can be a detail said in passing ("(config ws.ping_interval)").
+            identifier = t.kind == "word" and "_" in t.norm.strip("_") and short
+            if (t.kind in tk.VALUE or identifier) and not set(_VALUE_WORD.findall(t.norm)) <= held:
+                return t.text  # (`kill_proxy` is not `proxy kill`)
         first = next((t for t in mine if t.kind in tk.CONTENT), None)
         if (
             first is not None

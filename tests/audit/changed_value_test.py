@@ -66,6 +66,12 @@ BASE = {
     "build-outputs": "Build outputs: `dist/`, `bootstrap.js`, `worker-metafiles/`",
     "protected-branch-zh": "本地的 master 分支落后于上游的 master 分支时，先同步再提交。",
     "build-one-package": "yarn build runtime-core",
+    "lazy-agent": "Agents are built lazily via `create_agent()` + `_build_tools()`.",
+    "type-check-script": "hatch run test:type",
+    "project-name-zh": "webkit-lite 引入了 mypy 做静态类型检查，提交时请补充 Type Hints。",
+    "package-dirs": "cd {api|web|docs}",
+    "ask-author-zh": "提交 PR 前请先提 issue 与作者沟通。",
+    "proxy-kill": "$ webctl kill_proxy",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -137,6 +143,21 @@ UPDATES = {
         "main",
     ),
     "build-one-package-nr": ("build-one-package", "nr build runtime-core", "nr"),
+    # Were refused as duplicates (heldout8): an underscore read as emphasis inside code, a
+    # script's name stemmed, a project's name read as an English verb inside Chinese, an
+    # argument of a bare shell line dropped.
+    "lazy-agent-public": (
+        "lazy-agent",
+        "Agents are built lazily via `create_agent()` + `build_tools()`.",
+        "build_tools()",
+    ),
+    "type-check-script-plural": ("type-check-script", "hatch run test:types", "test:types"),
+    "project-name-zh-renamed": (
+        "project-name-zh",
+        "weblite 引入了 mypy 做静态类型检查，提交时请补充 Type Hints。",
+        "weblite",
+    ),
+    "package-dirs-fewer": ("package-dirs", "cd {web|docs}", "api"),
     # Was very close (MK104): a value left out of a list the line gives is no longer in it.
     "build-outputs-fewer": (
         "build-outputs",
@@ -160,6 +181,9 @@ NEVER_DUPLICATES = {
         'export APP_TEST_DATABASES="postgresql://localhost/app, mysql://localhost/app_test"',
     ),
     "publish-script-bare": ("publish-script", "./scripts/publish.js"),
+    # A maintainer is a person (维护者), not the verb 维护; `kill_proxy` is not `proxy kill`.
+    "ask-maintainer-zh": ("ask-author-zh", "提交 PR 前请先提 issue 与项目维护者沟通。"),
+    "proxy-kill-words": ("proxy-kill", "$ webctl proxy kill"),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
 OTHER_SUBJECTS = {
