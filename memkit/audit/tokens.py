@@ -36,7 +36,7 @@ _TOKEN = re.compile(
     # says are two edits, not one ("-s # Short-term only" / "-l # Long-term only").
     r"|(?P<hash>(?<=\s)#(?=\s))"
     r"|(?P<word>[a-z][\w'’+#.:-]*[\w+#]|[a-z])"
-    r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
+    r"|(?P<cjk>[" + lx.CJK + "])"
     r"|(?P<end>[.!?;。！？；](?=\s|$)|\n)"
     r"|(?P<sep>[:：|](?=\s|$)|(?<=\s)[-–—](?=\s))"
     r"|(?P<comma>[,，、](?=\s|$)|[，、])",

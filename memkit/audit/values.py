@@ -13,6 +13,15 @@ from memkit.audit import lexicon as lx
 from memkit.audit import tokens as tk
 
 _FILE_NAME = re.compile(r"\w\.[A-Za-z]{1,5}$")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
+IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|^[a-z]+[A-Z]")  # (camelCase: `getEntireUrl`, not OpenAI)
+_LIST_GLUE = lx.word_set("and or") | frozenset("和与與及或、")
+_QUANTIFIERS = frozenset(
+    (  # noqa: SIM905  (a word list reads better as text)
+        "at least|at most|exactly|up to|no more than|no less than|more than|less than|"
+        "fewer than|only|minimum|maximum|至少|最多|恰好|不超过|不少于|超过|少于|仅"
+    ).split("|")
+)
 
 
 def one_place(span: list[tk.Token]) -> bool:
@@ -34,9 +43,6 @@ def versions(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
     )
 
 
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
-
-
 def plural_of(old: str, new: str) -> bool:
     """One identifier the other with an `s`: a variable or option renamed, never another
     thing of the same kind."""
@@ -49,15 +55,6 @@ def value_token(toks: list[tk.Token]) -> bool:
     """A code span, path, URL, number, version, option or channel, or an identifier
     (`ruff_cli`, `config.yaml`, `test:e2e`)."""
     return any(t.kind in tk.VALUE or (t.kind == "word" and IDENTIFIER.search(t.text)) for t in toks)
-
-
-IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|^[a-z]+[A-Z]")  # (camelCase: `getEntireUrl`, not OpenAI)
-_QUANTIFIERS = frozenset(
-    (  # noqa: SIM905  (a word list reads better as text)
-        "at least|at most|exactly|up to|no more than|no less than|more than|less than|"
-        "fewer than|only|minimum|maximum|至少|最多|恰好|不超过|不少于|超过|少于|仅"
-    ).split("|")
-)
 
 
 def quantifiers(old: str, new: str) -> bool:
@@ -187,9 +184,6 @@ def is_named(toks: list[tk.Token], start: bool) -> bool:
         if t.kind == "word" and t.text[:1].isupper() and not (start and n == 0) and not compound:
             return True
     return False
-
-
-_LIST_GLUE = lx.word_set("and or") | frozenset("和与與及或、")
 
 
 def one_of_values(span: str, text: str) -> bool:
