@@ -52,7 +52,8 @@ _FLIP = {
         "on/off true/false yes/no enabled/disabled enable/disable allow/deny allowed/denied "
         "public/private required/optional sync/async synchronous/asynchronous before/after "
         "opt-in/opt-out include/exclude included/excluded 開啟/關閉 开启/关闭 啟用/停用 "
-        "启用/停用 允許/禁止 允许/禁止"
+        "启用/停用 允許/禁止 允许/禁止 allowed/required optional/mandatory required/recommended "
+        "optional/recommended allowed/forbidden permitted/forbidden 必须/可选 必須/可選 推荐/必须"
     ).split()
 }
 # Verbs that say "do it" in other words: "Run `ruff`" and "Use `ruff`" give one instruction.
@@ -161,7 +162,12 @@ def _equivalent(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
 
 def _flip(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
     def said(toks: list[tk.Token]) -> str:
-        return " ".join(t.norm for t in toks if t.kind != "stop" or t.norm in ("on", "off"))
+        kept = [t for t in toks if t.kind != "stop" or t.norm in ("on", "off")]
+        # Chinese is read a character at a time: 开启 is 开, 启.
+        return "".join(
+            ("" if n == 0 or {t.kind, kept[n - 1].kind} <= {"cjk", "glue"} else " ") + t.norm
+            for n, t in enumerate(kept)
+        )
 
     return frozenset((said(xa), said(xb))) in _FLIP
 

@@ -370,6 +370,9 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("pnpm test:e2e --project chromium tests/login.spec.ts", "pnpm test:e2e tests/login.spec.ts --project chromium", DUPLICATE),  # noqa: E501
         ("cp -r build dist", "cp -r dist build", CONTRADICTS),
         ("本地开发时可以新建 web/local_override.yaml 文件，使用本地依赖。", "本地开发时可以新建 web/pubspec_overrides.yaml 和 web/example/pubspec_overrides.yaml 文件，使用本地依赖。", CONTRADICTS),  # noqa: E501
+        # A rule's force changed is a switch, as on/off is (was "the same statement").
+        ("PR titles follow Conventional Commits with allowed scopes.", "PR titles follow Conventional Commits with required scopes.", CONTRADICTS),  # noqa: E501
+        ("提交前推荐运行 `make lint`。", "提交前必须运行 `make lint`。", CONTRADICTS),
         # Not a program: a sentence starting with a capitalised "Make".
         ("Make sure the tests pass.", "Make sure that the tests pass.", DUPLICATE),
     ],
