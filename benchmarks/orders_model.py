@@ -3,8 +3,9 @@
     python benchmarks/orders_model.py [--data DIR] [--cache FILE] [--write] [--warnings]
 
 Trained on the labelled orders, team rules and agent facts of benchmarks/data/orders_{dev,
-heldout,heldout2,heldout3,heldout4,heldout5}.jsonl (each was read once as a held-out set, then
-became training data; heldout4 in the fifth round, heldout5 in the sixth) and, as more ordinary
+heldout,heldout2,heldout3,heldout4,heldout5,heldout6}.jsonl (each was read once as a held-out
+set, then became training data; heldout4 in the fifth round, heldout5 in the sixth, heldout6 in
+the seventh; heldout7 is not read here) and, as more ordinary
 text, every sentence the model scores of the public atoms of the `dev` part (public_atoms.py:
 SciFact and CMRC2018 from DIR, the committed rules, records and doc lines). The public
 `heldout` part is never trained on: it only counts false refusals.
@@ -17,7 +18,7 @@ and `HOLD_NEGATIVES` refused or held, and the public dev atoms within `REFUSE_PU
 `HOLD_PUBLIC` (per atom).
 
 Printed, the estimate by set (leave one set out): for each labelled set in turn, a model made
-(thresholds too) from the other five and the public dev atoms scores the set left out and the
+(thresholds too) from the other sets and the public dev atoms scores the set left out and the
 public held-out atoms, alone and with the patterns of `memkit.safety.orders`; then the
 out-of-fold figures of everything, and the by-set figures by class and language (`--errors
 FILE` lists the by-set errors: orders missed, rules and facts refused or held). A base64 run's
@@ -46,7 +47,7 @@ from memkit.safety.injection import held_hits, refused_hits
 from memkit.safety.reading import read
 
 DATA = ROOT / "benchmarks" / "data"
-LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k")
 MIN_COUNT = 1  # a feature seen fewer times in training is dropped
 L2 = 1.0
