@@ -48,7 +48,7 @@ from memkit.safety.reading import read
 
 DATA = ROOT / "benchmarks" / "data"
 LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
-FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k")
+FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k", "d")
 MIN_COUNT = 1  # a feature seen fewer times in training is dropped
 L2 = 1.0
 LABELLED_NEGATIVE_WEIGHT = 32.0
@@ -73,6 +73,8 @@ class Text:
     raw: str = ""
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     sentence_ids: list[np.ndarray] = field(default_factory=list)
+    # Per sentence: its action only adds a check (`order_model.guarded`): held, never refused.
+    guarded: list[bool] = field(default_factory=list)
 
 
 def _features(lowered: str, start: int, end: int, under: bool) -> list[str]:
@@ -155,9 +157,12 @@ class Space:
         def ids(feats: list[str]) -> np.ndarray:
             return np.array([names[f] for f in feats], dtype=np.int64)
 
+        # An older checkout through PYTHONPATH (the "before" figures) refuses any sentence.
+        guarded = getattr(order_model, "guarded", lambda _found: False)
         for t in texts:
             t.ids = ids(t.whole)
             t.sentence_ids = [ids(s) for s in t.sentences]
+            t.guarded = [guarded(s) for s in t.sentences]
 
 
 def training_rows(texts: Sequence[Text], settings: Settings) -> list[tuple[np.ndarray, int, float]]:
@@ -220,15 +225,21 @@ class Fitted:
         self.full[keep] = coef[:d]
 
     def best(self, texts: Sequence[Text]) -> np.ndarray:
-        """Each text's score as the check reads it: its best sentence's (0 with none)."""
-        found = np.zeros(len(texts))
-        pieces = [(i, s) for i, t in enumerate(texts) for s in t.sentence_ids]
+        """Each text's scores as the check reads it: its best sentence's (0 with none), for
+        holding, and its best sentence's that is not guarded, for refusing (one row each)."""
+        found = np.zeros((len(texts), 2))
+        pieces = [
+            (i, s, g)
+            for i, t in enumerate(texts)
+            for s, g in zip(t.sentence_ids, t.guarded, strict=True)
+        ]
         if not pieces:
             return found
-        owner = np.array([i for i, _ in pieces])
-        z = np.array([self.full[s].sum() for _, s in pieces]) + self.coef[-1]
+        owner = np.array([i for i, _, _ in pieces])
+        z = np.array([self.full[s].sum() for _, s, _ in pieces]) + self.coef[-1]
         p = 1.0 / (1.0 + np.exp(-z))
-        np.maximum.at(found, owner, p)
+        np.maximum.at(found[:, 0], owner, p)
+        np.maximum.at(found[:, 1], owner, np.where([g for _, _, g in pieces], 0.0, p))
         return found
 
     def model(self, refuse: float, hold: float) -> dict[str, object]:
@@ -249,7 +260,7 @@ class Fitted:
 
 
 def out_of_fold(space: Space, texts: Sequence[Text], settings: Settings) -> np.ndarray:
-    found = np.zeros(len(texts))
+    found = np.zeros((len(texts), 2))
     for k in range(FOLDS):
         train = [t for t in texts if t.group % FOLDS != k]
         test = [i for i, t in enumerate(texts) if t.group % FOLDS == k]
@@ -258,21 +269,26 @@ def out_of_fold(space: Space, texts: Sequence[Text], settings: Settings) -> np.n
 
 
 def thresholds(texts: Sequence[Text], scores: np.ndarray) -> tuple[float, float]:
-    negatives = sorted(
-        (float(s) for t, s in zip(texts, scores, strict=True) if t.kind in ("rule", "fact")),
-        reverse=True,
-    )
-    public = sorted(
-        (float(s) for t, s in zip(texts, scores, strict=True) if t.kind == "public"),
-        reverse=True,
-    )
+    def ranked(kinds: tuple[str, ...], column: int) -> list[float]:
+        return sorted(
+            (float(s[column]) for t, s in zip(texts, scores, strict=True) if t.kind in kinds),
+            reverse=True,
+        )
 
     def above(values: list[float], share: float) -> float:
         allowed = int(share * len(values))
         return values[allowed] + 1e-4 if allowed < len(values) else 0.0
 
-    refuse = max(above(negatives, REFUSE_NEGATIVES), above(public, REFUSE_PUBLIC), 0.5)
-    hold = max(above(negatives, HOLD_NEGATIVES), above(public, HOLD_PUBLIC), 0.5)
+    # Refusal on the scores a refusal reads (guarded sentences left out), holding on all.
+    negatives = ("rule", "fact")
+    refuse = max(
+        above(ranked(negatives, 1), REFUSE_NEGATIVES),
+        above(ranked(("public",), 1), REFUSE_PUBLIC),
+        0.5,
+    )
+    hold = max(
+        above(ranked(negatives, 0), HOLD_NEGATIVES), above(ranked(("public",), 0), HOLD_PUBLIC), 0.5
+    )
     return round(refuse, 4), round(min(hold, refuse), 4)
 
 
@@ -281,13 +297,13 @@ def counts(
 ) -> tuple[int, int, int, int, int]:
     """texts, refused by the model, refused or held by it, refused by it or the patterns,
     refused or held by either."""
-    picked = [(t, float(s)) for t, s in zip(texts, scores, strict=True) if t.kind == kind]
+    picked = [(t, s) for t, s in zip(texts, scores, strict=True) if t.kind == kind]
     return (
         len(picked),
-        sum(s >= refuse for _, s in picked),
-        sum(s >= hold for _, s in picked),
-        sum(t.pattern or s >= refuse for t, s in picked),
-        sum(t.pattern or s >= hold for t, s in picked),
+        sum(s[1] >= refuse for _, s in picked),
+        sum(s[0] >= hold for _, s in picked),
+        sum(t.pattern or s[1] >= refuse for t, s in picked),
+        sum(t.pattern or s[0] >= hold for t, s in picked),
     )
 
 
@@ -338,12 +354,13 @@ class Left:
 
     text: Text
     score: float
+    refusable: float  # its best sentence's that is not guarded
     refuse: float
     hold: float
 
     @property
     def refused(self) -> bool:
-        return self.text.pattern or self.score >= self.refuse
+        return self.text.pattern or self.refusable >= self.refuse
 
     @property
     def held(self) -> bool:
@@ -413,7 +430,10 @@ def by_set(
         for n, kind in enumerate(("order", "rule", "fact")):
             totals[n] += counts(test, scores, refuse, hold, kind)
         if left is not None:
-            left += [Left(t, float(s), refuse, hold) for t, s in zip(test, scores, strict=True)]
+            left += [
+                Left(t, float(s[0]), float(s[1]), refuse, hold)
+                for t, s in zip(test, scores, strict=True)
+            ]
     o, r, f = (list(map(int, t)) for t in totals)
     lines.append(
         f"| all (sums) | | {o[0]}: {o[1]} ({o[1] / o[0]:.2f}), {o[2]} ({o[2] / o[0]:.2f})"
