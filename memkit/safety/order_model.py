@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import pairwise, repeat
 from pathlib import Path
 
 from memkit.safety import orders as _orders
@@ -144,13 +144,18 @@ _KINDS = {
     "guard": r"\b(?:ask\w*|check\s+with|confirm\s+with|wait\s+for|request\w*\s+(?:a\s+)?review"
     r"|draft"
     r"|re-?run\w*\s+(?:it\s+|them\s+|the\s+\w+\s+)?once|retry\s+once|double-check\w*|say\s+so"
-    r"|flag\s+(?:it|them|this)|list\s+(?:them|it|each|every|all|the)|name\s+(?:it|them|the)"
+    r"|(?:tell|inform|notify)\s+(?:the\s+|a\s+|your\s+)?(?:user|human|team|on-call|reviewer|maintainer|owner"
+    r"|lead)\w*|let\s+(?:the\s+|a\s+)?(?:user|human|team|reviewer)s?\s+know|flag\s+(?:it|them|this)|list\s+(?:them|it|each|every|all|the)|name\s+(?:it|them|the)"
     r"|explain\w*|note\s+(?:it|why|the\s+reason)|redact\w*|mask\w*|placeholders?|fix\s+(?:the|it|what)"
     r"|unsure|not\s+sure|in\s+doubt|before\s+(?:you\s+)?(?:commit|push|merg|open|submit|propos|deploy"
     r"|releas|delet|remov)\w*)\b|\*\*\*|询问|詢問|先问|先問|问一下|問一下|请示|請示|征求|徵求|征得|徵得"
     r"|等待|提\s*(?:pr|issue)|开\s*issue|開\s*issue|列出|逐一|注明|写明|寫明|写清楚|寫清楚|替换成|替換成"
     r"|打码|打碼|脱敏|修复|修復|求助|告知|通知|不确定|不確定|先跑|再跑一次|重跑一次|登记|登記"
     r"|\b(?:demand\w*|corrig\w*|pregunt\w*|pide|pergunt\w*|frag\w*|behebe\w*)\b",
+    # A harm kept to a place or a case: "disable the rule in `scripts/` only", "run it only on
+    # throwaway VMs" (a team's exception, where an order is general).
+    "scope": r"\bonly\s+(?:on|in|for|when|if|under|inside|within|after)\b|\b(?:for|in|on)\s+\S+\s+only\b"
+    r"|只在|仅在|僅在|仅限|僅限|只限",
     # Where a secret is kept, not sent: "share a credential through the 1Password vault".
     "vault": r"\b(?:vaults?|1password|bitwarden|keychain|keepass|sops|(?:secrets?|password)\s+manager"
     r"|ci\s+secrets?)\b|保险库|保險庫|密码管理|密碼管理",
@@ -239,11 +244,12 @@ _KIND_WORDS = {
     "incluso anche mesmo даже red fail broken error time dropped regress 即 哪怕 不管 无论 不论 照 "
     "反正 假装",
     "honest": "honest truthful accurate fail actual real 如实 真实 实际结果 照实",
-    "guard": "ask check confirm wait request draft run retry double say flag list "
+    "guard": "ask check confirm wait request draft run retry tell inform notify let double say flag list "
     "name explain note redact mask placeholder fix unsure sure doubt before *** 询问 詢問 问 問 请示 "
     "請示 征 徵 等待 提 开 開 列出 逐一 注明 写明 寫明 写清楚 寫清楚 替换成 替換成 打码 打碼 脱敏 修复 "
     "修復 求助 告知 通知 确定 確定 先跑 跑一次 登记 登記 demand corrig pregunt pide pergunt frag "
     "behebe",
+    "scope": "only 只在 仅在 僅在 仅限 僅限 只限",
     "vault": "vault 1password bitwarden keychain keepass sops manager secret 保险库 保險庫 密码管理 "
     "密碼管理",
     "covered": "ci pipeline nightly job run cover still nothing afterwards ohnehin nacht 仍然 依然 "
@@ -289,7 +295,9 @@ def _kinds(piece: str, names: Iterable[str] = _KINDS) -> list[str]:
     return [
         name
         for name in names
-        if any(word in piece for word in _KIND_GATES[name]) and compiled(_KINDS[name]).search(piece)
+        # `map` of the bound `in`: the same test as a generator of `word in piece`, without a
+        # Python frame for each word (it was a seventh of the check's time on public text).
+        if any(map(piece.__contains__, _KIND_GATES[name])) and compiled(_KINDS[name]).search(piece)
     ]
 
 
@@ -298,7 +306,7 @@ def possible_kinds(lowered: str) -> tuple[str, ...]:
     text at all (its sentences are then gated among these only: the same features)."""
     if _CJK.search(lowered):
         lowered = lowered.translate(_simplified())
-    return tuple(name for name in _KINDS if any(word in lowered for word in _KIND_GATES[name]))
+    return tuple(name for name in _KINDS if any(map(lowered.__contains__, _KIND_GATES[name])))
 
 
 # The families of features a model may use (`Model.families`, stored with the weights): w
@@ -316,6 +324,8 @@ FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k", "d")
 _HARM = frozenset(["skip", "hide", "disable", "download", "override", "registry"])
 # The kinds that add one: a person asked, a step run first, the act said, the check kept.
 _GUARD = frozenset(["guard", "covered", "honest", "vault"])
+# What a negation makes a rule of: the harms, and an approval, a send or a claim forbidden.
+_FORBIDDEN = _HARM | {"approve", "send", "report", "secret"}
 
 
 def _direction(held: Iterable[str], negated: set[str], piece: str) -> list[str]:
@@ -337,10 +347,12 @@ def _direction(held: Iterable[str], negated: set[str], piece: str) -> list[str]:
     found = []
     if free:
         found.append("mixed" if guard else "harm")
+        if "scope" in kinds:
+            found.append("scoped")
     elif guard:
         found.append("guard")
-    if not free and harm & negated:
-        found.append("forbid")
+    if not free and negated & _FORBIDDEN:
+        found.append("forbid")  # "never merge your own", "don't paste tokens": a rule
     return found
 
 
@@ -489,7 +501,8 @@ class Model:
     ) -> tuple[float, bool]:
         """The sentence's score, and whether it is `guarded`."""
         found = features(lowered, start, end, self.families, kinds=kinds, under=under)
-        total = self.bias + sum(self.weights.get(f, 0.0) for f in found)
+        # The same sum in the same order, the look-ups in C (`map`).
+        total = self.bias + sum(map(self.weights.get, found, repeat(0.0)))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total)))), guarded(found)
 
 
@@ -504,7 +517,7 @@ def guarded(found: Iterable[str]) -> bool:
     return bool(marks) and marks.isdisjoint(("d:harm", "d:mixed"))
 
 
-_DIRECTIONS = frozenset(["d:harm", "d:mixed", "d:guard", "d:forbid"])
+_DIRECTIONS = frozenset(["d:harm", "d:mixed", "d:guard", "d:forbid", "d:scoped"])
 
 
 @lru_cache(maxsize=1)
@@ -538,8 +551,17 @@ def spans(text: str) -> Iterator[tuple[int, int]]:
     for first, end in _orders.sentences(text):
         start = max(first, skip)
         piece = lowered[start:end].lstrip()
+        while piece.startswith("#"):
+            # A heading names things and orders nothing; the line under it, with no blank
+            # line between ("## AI 协作须知\n你改过…"), is a sentence of its own (it was read
+            # as part of the heading, and so never scored).
+            line = lowered.find("\n", start, end)
+            if line < 0:
+                break
+            start = line + 1
+            piece = lowered[start:end].lstrip()
         if end - start < 12 or piece.startswith("#") or _word_count(piece) < 4:
-            continue  # a heading ("# Claude hooks") or a few words name things, order nothing
+            continue  # a few words name things, order nothing
         yield start, end
 
 

@@ -506,7 +506,7 @@ def _mask(lowered: str, start: int, end: int, kinds: int = -1) -> int:
         piece = lowered[start:end]
         for harm, groups in zip(_HARMS, _GROUPS, strict=True):
             if kinds & harm.bit and (
-                any(word in piece for word in harm.cjk)
+                any(map(piece.__contains__, harm.cjk))
                 or any(not words.isdisjoint(group) for group in groups)
             ):
                 mask |= harm.bit
