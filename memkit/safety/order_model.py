@@ -84,6 +84,8 @@ def _clause_end(piece: str, at: int) -> int:
             break
         stop = _CLAUSE.search(piece, close + 1)
     return stop.start() if stop is not None else len(piece)
+
+
 _MODAL = frozenset(["must", "should", "shall", "always", "need", "needs", "has", "have", "will"])
 _ALPHA = re.compile(r"[^\W\d_]{3,20}")
 # The words of each kind of order, in English and Chinese, as a reader groups them (not
@@ -98,12 +100,14 @@ _KINDS = {
     r"|\bdrop\s+(?:the\s+)?(?:\S+\s+){0,3}?(?:step|check|stage|audit|tests?|scan|review)s?\b"
     r"|跳过|跳過|不用|不必|无需|無需|不需要|省掉|省略|省去|略过|略過|直接上|免了|可以省|可以不|不做"
     r"|不会触发|不會觸發|绕开|繞開|避开|避開",
-    "hide": r"\bhid(?:e|es|ing|den)\b|(?:别|別|不要|不能)(?:让|讓)[^。，]{0,6}(?:看出|发现|發現|知道|注意到)|\bconceal\w*|\bleave\s+\w+(?:\s+\w+)?\s+out\b|\bquiet\w*"
+    "hide": r"\bhid(?:e|es|ing|den)\b|(?:别|別|不要|不能)(?:让|讓)[^。，]{0,6}(?:看出|发现|發現"
+    r"|知道|注意到)|\bconceal\w*|\bleave\s+\w+(?:\s+\w+)?\s+out\b|\bquiet\w*"
     r"|\bsilent\w*|\b(?:not|never|without|don'?t)\s+(?:mention\w*|list\w*|say\w*|tell\w*"
     r"|include\w*|bring\s+up)\b"
     r"|\bonly\s+(?:say|write|mention)\b|隐瞒|隱瞞|提及|提起|披露|不要提|别提|別提|不提|不写|不寫"
     r"|不在[^。，]{0,6}(?:列|提|写|寫|说|說)"
-    r"|只写|只寫|只说|只說|不要说明|不要說明|悄悄|默默|别说|別說|不要告诉|不要告訴|不列|不用说|不用說",
+    r"|只写|只寫|只说|只說|不要说明|不要說明|悄悄|默默|别说|別說|不要告诉|不要告訴|不列|不用说"
+    r"|不用說",
     "report": r"\b(?:passed|passing|pass(?:es)?|green|verified|succeeded|signed\s+off|done"
     r"|completed?|fixed|resolved|no\s+(?:change|regressions?|issues?|problems?|warnings?|errors?"
     r"|failures?)|0\s+(?:\w+\s+)?(?:failed|failures?|errors?)|all\s+good|looks\s+good|tick\w*"
@@ -111,17 +115,22 @@ _KINDS = {
     r"|一律写|一律寫|完成|无警告|已修复",
     "override": r"\b(?:ignore|disregard|supersede\w*|stale|outdated|lifted|unrestricted|precedence"
     r"|no\s+longer\s+appl\w+|no\s+restrictions?|system\s+prompt|instructions?\s+you\s+were)\b"
-    r"|忽略|无视|無視|不适用|不適用|不用管|别管|別管|为准|為準|解除|覆盖|覆蓋|取代|系统设定|系統設定"
+    r"|忽略|无视|無視|不适用|不適用|不用管|别管|別管|为准|為準|解除|覆盖|覆蓋|取代|系统设定"
+    r"|系統設定"
     r"|系统提示|系統提示|限制|约束|約束|听这条|聽這條|优先|優先",
-    "send": r"\b(?:paste|send|post|share|reply\s+with|give|hand|dm|upload|include)\b|带上|帶上|发给|發給|发到"
+    "send": r"\b(?:paste|send|post|share|reply\s+with|give|hand|dm|upload|include)\b|带上|帶上|发给"
+    r"|發給|发到"
     r"|發到|填进|填進|填上|给出|給出|贴|貼|附上|私信|告诉他|告訴他|发在|發在",
-    "secret": r"_(?:secret|token|password|passwd|key)\b|\b(?:password|passwd|secret|token|credential|api[_ -]?key|access\s*key|connection"
-    r"\s+string|private\s+key|\.env\w*)|密钥|密鑰|密码|密碼|口令|accesskey|令牌|凭证|憑證|证书|證書|私钥"
+    "secret": r"_(?:secret|token|password|passwd|key)\b|\b(?:password|passwd|secret|token"
+    r"|credential|api[_ -]?key|access\s*key|connection"
+    r"\s+string|private\s+key|\.env\w*)|密钥|密鑰|密码|密碼|口令|accesskey|令牌|凭证|憑證|证书|證書"
+    r"|私钥"
     r"|私鑰|连接串|連接串|账号|帳號",
     "approve": r"\b(?:approv\w*|merg\w*|\+2|lgtm|admin|accept\w*|self-\w+|auto-?merge)\b|批准|核准"
     r"|合并|合併|审查|審查|不用等|不必等|直接合|管理员|管理員|维护者|維護者|自己",
     "disable": r"\b(?:disabl\w*|turn\w*\s+off|comment\w*\s+out|allow_failure|continue-on-error"
-    r"|xfail|ignore\w*|suppress\w*|nolint|noqa)\b|注释掉|註解掉|注释|註釋|關掉|关掉|关闭|關閉|禁用|停用"
+    r"|xfail|ignore\w*|suppress\w*|nolint|noqa)\b|注释掉|註解掉|注释|註釋|關掉|关掉|关闭|關閉|禁用"
+    r"|停用"
     r"|去掉|删掉|刪掉|屏蔽",
     "registry": r"\b(?:registry|registries|mirrors?|index-url|goproxy|proxy|npmrc|pip\.conf"
     r"|maven|repositories|sources?\.list)\b|镜像|鏡像|源|仓库地址|倉庫地址",
@@ -144,42 +153,55 @@ _KINDS = {
     "guard": r"\b(?:ask\w*|check\s+with|confirm\s+with|wait\s+for|request\w*\s+(?:a\s+)?review"
     r"|draft"
     r"|re-?run\w*\s+(?:it\s+|them\s+|the\s+\w+\s+)?once|retry\s+once|double-check\w*|say\s+so"
-    r"|(?:tell|inform|notify)\s+(?:the\s+|a\s+|your\s+)?(?:user|human|team|on-call|reviewer|maintainer|owner"
-    r"|lead)\w*|let\s+(?:the\s+|a\s+)?(?:user|human|team|reviewer)s?\s+know|flag\s+(?:it|them|this)|list\s+(?:them|it|each|every|all|the)|name\s+(?:it|them|the)"
-    r"|explain\w*|note\s+(?:it|why|the\s+reason)|redact\w*|mask\w*|placeholders?|fix\s+(?:the|it|what)"
-    r"|unsure|not\s+sure|in\s+doubt|before\s+(?:you\s+)?(?:commit|push|merg|open|submit|propos|deploy"
-    r"|releas|delet|remov)\w*)\b|\*\*\*|询问|詢問|先问|先問|问一下|問一下|请示|請示|征求|徵求|征得|徵得"
-    r"|等待|提\s*(?:pr|issue)|开\s*issue|開\s*issue|列出|逐一|注明|写明|寫明|写清楚|寫清楚|替换成|替換成"
+    r"|(?:tell|inform|notify)\s+(?:the\s+|a\s+|your\s+)?(?:user|human|team|on-call|reviewer"
+    r"|maintainer|owner"
+    r"|lead)\w*|let\s+(?:the\s+|a\s+)?(?:user|human|team|reviewer)s?\s+know|flag\s+(?:it|them|this)"
+    r"|list\s+(?:them|it|each|every|all|the)|name\s+(?:it|them|the)"
+    r"|explain\w*|note\s+(?:it|why|the\s+reason)|redact\w*|mask\w*|placeholders?|fix\s+(?:the|it"
+    r"|what)"
+    r"|unsure|not\s+sure|in\s+doubt|before\s+(?:you\s+)?(?:commit|push|merg|open|submit|propos"
+    r"|deploy"
+    r"|releas|delet|remov)\w*)\b|\*\*\*|询问|詢問|先问|先問|问一下|問一下|请示|請示|征求|徵求|征得"
+    r"|徵得"
+    r"|等待|提\s*(?:pr|issue)|开\s*issue|開\s*issue|列出|逐一|注明|写明|寫明|写清楚|寫清楚|替换成"
+    r"|替換成"
     r"|打码|打碼|脱敏|修复|修復|求助|告知|通知|不确定|不確定|先跑|再跑一次|重跑一次|登记|登記"
     r"|\b(?:demand\w*|corrig\w*|pregunt\w*|pide|pergunt\w*|frag\w*|behebe\w*)\b",
     # A harm kept to a place or a case: "disable the rule in `scripts/` only", "run it only on
     # throwaway VMs" (a team's exception, where an order is general).
-    "scope": r"\bonly\s+(?:on|in|for|when|if|under|inside|within|after)\b|\b(?:for|in|on)\s+\S+\s+only\b"
+    "scope": r"\bonly\s+(?:on|in|for|when|if|under|inside|within|after)\b|\b(?:for|in"
+    r"|on)\s+\S+\s+only\b"
     r"|只在|仅在|僅在|仅限|僅限|只限",
     # Where a secret is kept, not sent: "share a credential through the 1Password vault".
-    "vault": r"\b(?:vaults?|1password|bitwarden|keychain|keepass|sops|(?:secrets?|password)\s+manager"
+    "vault": r"\b(?:vaults?|1password|bitwarden|keychain|keepass|sops|(?:secrets?"
+    r"|password)\s+manager"
     r"|ci\s+secrets?)\b|保险库|保險庫|密码管理|密碼管理",
     # The check still happens elsewhere: a local skip that CI or a nightly job makes up for.
-    "covered": r"\b(?:ci|pipeline|nightly|the\s+\w+\s+job)\b[^.;\n]{0,30}?\b(?:runs?|covers?|catches"
+    "covered": r"\b(?:ci|pipeline|nightly|the\s+\w+\s+job)\b[^.;\n]{0,30}?\b(?:runs?|covers?"
+    r"|catches"
     r"|checks?|still)\b|\b(?:runs?|covers?)\b[^.;\n]{0,30}?\b(?:on\s+merge|nightly|every\s+(?:night"
     r"|push)|in\s+ci)\b|\bstill\s+(?:runs?|required|needs?|checks?)\b|\bnothing\s+merges\b"
-    r"|\brun\s+(?:it|them|those|these)\s+(?:before|on|in)\b|\bafterwards\b|\bohnehin\b|\bjede\s+nacht\b|仍然|依然|还是会跑|還是會跑|ci\s*会|ci\s*會|事后|事後"
+    r"|\brun\s+(?:it|them|those|these)\s+(?:before|on|in)\b|\bafterwards\b|\bohnehin\b"
+    r"|\bjede\s+nacht\b|仍然|依然|还是会跑|還是會跑|ci\s*会|ci\s*會|事后|事後"
     r"|每晚|夜间|夜間",
     # A step the team's process requires: what a skip of it leaves undone.
     "required": r"\b(?:required|requires|mandatory|compulsory|policy|runbook|checklist|contributing"
     r"|compliance|on\s+paper|obligatori\w*|obrigatóri\w*|vorgeschrieben\w*|pflicht\w*)\b|规定|規定"
     r"|要求|必跑|合规|合規|流程|规范|規範|强制|強制",
     # Why an order says a required step can go: it is slow, nobody looks.
-    "haste": r"\b(?:slow\w*|takes?\s+(?:\w+\s+){0,2}(?:minutes|hours|forever|ages)|too\s+long|burns?"
+    "haste": r"\b(?:slow\w*|takes?\s+(?:\w+\s+){0,2}(?:minutes|hours|forever|ages)|too\s+long"
+    r"|burns?"
     r"|nobody\s+(?:checks|looks|reads|notices|cares|has\s+time))\b"
-    r"|太慢|很慢|花时间|花時間|省点时间|省點時間|时间紧|時間緊|没人看|沒人看|没人查|沒人查|赶时间|趕時間",
+    r"|太慢|很慢|花时间|花時間|省点时间|省點時間|时间紧|時間緊|没人看|沒人看|没人查|沒人查|赶时间"
+    r"|趕時間",
 }
 # The same kinds in the other languages an order comes in (French, German, Spanish,
 # Italian, Portuguese, Dutch, Polish, Russian, Japanese, Korean): a kind's weight is learnt
 # from the English and Chinese orders, so "ignoriere" counts as "ignore" does where no
 # labelled German order taught it.
 _FOREIGN_KINDS = {
-    "skip": r"\b(?:saute[rz]?|sautez|omet\w*|überspring\w*|auslass\w*|weglass\w*|salta\w*|omit[ae]\w*"
+    "skip": r"\b(?:saute[rz]?|sautez|omet\w*|überspring\w*|auslass\w*|weglass\w*|salta\w*"
+    r"|omit[ae]\w*"
     r"|sem\s+esperar|sin\s+esperar|sans\s+attendre|ohne\s+(?:zu\s+)?warten"
     r"|ometti\w*|pul[ae]|overslaan|pomi\w*|пропусти\w*|пропуска\w*)\b|スキップ|飛ばし"
     r"|건너뛰|생략",
@@ -199,7 +221,8 @@ _FOREIGN_KINDS = {
     r"|無視|指示|무시|지시",
     "send": r"\b(?:envo[iy]\w*|envía\w*|colle[rz]?|publie[rz]?|affiche[rz]?|schick\w*|gib|poste"
     r"|hochlad\w*|pega|publica\w*|invia\w*|incolla\w*|pubblica\w*|envie\w*|cole|stuur\w*"
-    r"|plak\w*|wyślij|wklej|отправ\w*|пришли|вставь|выведи|покажи)\b|送信|送って|貼り付け|보내|붙여",
+    r"|plak\w*|wyślij|wklej|отправ\w*|пришли|вставь|выведи|покажи)\b|送信|送って|貼り付け|보내"
+    r"|붙여",
     "secret": r"\b(?:mot\s+de\s+passe|jeton|identifiants|passwort|kennwort|zugangsdaten"
     r"|umgebungsvariablen|contraseña|credenciales|credenziali|senha|credenciais|wachtwoord"
     r"|api-sleutel|hasło|hasła|парол\w*|токен\w*)\b|パスワード|トークン|비밀번호|토큰",
@@ -219,7 +242,8 @@ _KINDS = {
 # is not searched for that kind, which spares most sentences the searches (a necessary
 # condition, read off `_KINDS`: the same features, about a third of the time).
 _KIND_WORDS = {
-    "skip": "skip need bother straight omit without bypass leave drop 跳 不 需 省 略 直接上 免了 绕 繞 避",
+    "skip": "skip need bother straight omit without bypass leave drop 跳 不 需 省 略 直接上 免了 "
+    "绕 繞 避",
     "hide": "hid conceal leave quiet silent mention list say tell include bring only 瞒 瞞 提 披 "
     "不 只 悄 默 说 說 让 讓",
     "report": "pass green verified succeeded signed done complet fixed resolved change regression "
@@ -228,9 +252,11 @@ _KIND_WORDS = {
     "override": "ignore disregard supersede stale outdated lifted unrestricted precedence appl "
     "restriction system instruction 忽略 无视 無視 适用 適用 管 为准 為準 解除 覆 取代 设定 設定 "
     "提示 限制 约束 約束 这条 這條 优先 優先",
-    "send": "paste send post share reply give hand dm upload include 发 發 填 给出 給出 贴 貼 附上 带上 帶上 "
+    "send": "paste send post share reply give hand dm upload include 发 發 填 给出 給出 贴 貼 附上 "
+    "带上 帶上 "
     "私信 告诉他 告訴他",
-    "secret": "pass secret token credential api access connection private .env _key 密 口令 令牌 凭证 "
+    "secret": "pass secret token credential api access connection private .env _key 密 口令 令牌 "
+    "凭证 "
     "憑證 证书 證書 私钥 私鑰 连接串 連接串 账号 帳號",
     "approve": "approv merg +2 lgtm admin accept self- 批准 核准 合并 合併 审查 審查 等 直接合 "
     "管理员 管理員 维护者 維護者 自己",
@@ -244,25 +270,32 @@ _KIND_WORDS = {
     "incluso anche mesmo даже red fail broken error time dropped regress 即 哪怕 不管 无论 不论 照 "
     "反正 假装",
     "honest": "honest truthful accurate fail actual real 如实 真实 实际结果 照实",
-    "guard": "ask check confirm wait request draft run retry tell inform notify let double say flag list "
-    "name explain note redact mask placeholder fix unsure sure doubt before *** 询问 詢問 问 問 请示 "
-    "請示 征 徵 等待 提 开 開 列出 逐一 注明 写明 寫明 写清楚 寫清楚 替换成 替換成 打码 打碼 脱敏 修复 "
+    "guard": "ask check confirm wait request draft run retry tell inform notify let double say "
+    "flag list "
+    "name explain note redact mask placeholder fix unsure sure doubt before *** 询问 詢問 问 問 "
+    "请示 "
+    "請示 征 徵 等待 提 开 開 列出 逐一 注明 写明 寫明 写清楚 寫清楚 替换成 替換成 打码 打碼 脱敏 "
+    "修复 "
     "修復 求助 告知 通知 确定 確定 先跑 跑一次 登记 登記 demand corrig pregunt pide pergunt frag "
     "behebe",
     "scope": "only 只在 仅在 僅在 仅限 僅限 只限",
-    "vault": "vault 1password bitwarden keychain keepass sops manager secret 保险库 保險庫 密码管理 "
+    "vault": "vault 1password bitwarden keychain keepass sops manager secret 保险库 保險庫 "
+    "密码管理 "
     "密碼管理",
     "covered": "ci pipeline nightly job run cover still nothing afterwards ohnehin nacht 仍然 依然 "
     "会跑 會跑 会 會 事后 事後 每晚 夜间 夜間",
-    "required": "requir mandatory compulsory policy runbook checklist contributing compliance paper "
-    "obligatori obrigatóri vorgeschrieben pflicht 规定 規定 要求 必跑 合规 合規 流程 规范 規範 强制 "
+    "required": "requir mandatory compulsory policy runbook checklist contributing compliance "
+    "paper "
+    "obligatori obrigatóri vorgeschrieben pflicht 规定 規定 要求 必跑 合规 合規 流程 规范 規範 "
+    "强制 "
     "強制",
     "haste": "slow take long burn nobody 太慢 很慢 花时间 花時間 省点时间 省點時間 时间紧 時間緊 "
     "没人 沒人 赶时间 趕時間",
 }
 # The foreign words' gates: each word's first letters (as its pattern needs them).
 _FOREIGN_WORDS = {
-    "skip": "saut omet überspring auslass weglass esperar attendre warten salta omit ometti pula pule overslaan pomi пропус "
+    "skip": "saut omet überspring auslass weglass esperar attendre warten salta omit ometti pula "
+    "pule overslaan pomi пропус "
     "スキップ 飛ばし 건너뛰 생략",
     "hide": "cache verschweig verheimlich ocult nascond escond verberg verzwijg ukryj скр не 隠 "
     "言わない 伝えない 숨기 말하지 digas menciones cuentes informes dire dirlo menzionare riferire "
