@@ -120,7 +120,7 @@ _KINDS = {
     r"|系统提示|系統提示|限制|约束|約束|听这条|聽這條|优先|優先",
     "send": r"\b(?:paste|send|post|share|reply\s+with|give|hand|dm|upload|include)\b|带上|帶上|发给"
     r"|發給|发到"
-    r"|發到|填进|填進|填上|给出|給出|贴|貼|附上|私信|告诉他|告訴他|发在|發在",
+    r"|發到|填进|填進|填上|写上|寫上|给出|給出|贴|貼|附上|私信|告诉他|告訴他|发在|發在",
     "secret": r"_(?:secret|token|password|passwd|key)\b|\b(?:password|passwd|secret|token"
     r"|credential|api[_ -]?key|access\s*key|connection"
     r"\s+string|private\s+key|\.env\w*)|密钥|密鑰|密码|密碼|口令|accesskey|令牌|凭证|憑證|证书|證書"
@@ -177,13 +177,15 @@ _KINDS = {
     r"|password)\s+manager"
     r"|ci\s+secrets?)\b|保险库|保險庫|密码管理|密碼管理",
     # The check still happens elsewhere: a local skip that CI or a nightly job makes up for.
-    "covered": r"\b(?:ci|pipeline|nightly|the\s+\w+\s+job)\b[^.;\n]{0,30}?\b(?:runs?|covers?"
-    r"|catches"
-    r"|checks?|still)\b|\b(?:runs?|covers?)\b[^.;\n]{0,30}?\b(?:on\s+merge|nightly|every\s+(?:night"
+    # (A run verb each: "when the nightly job fails" and 「夜间任务失败时」 name a job, not one
+    # that still runs.)
+    "covered": r"\b(?:ci|pipeline|nightly|the\s+\w+\s+job)\b[^.;\n]{0,30}?\b(?:still\s+)?(?:runs?"
+    r"|covers?|catches)\b|\b(?:runs?|covers?)\b[^.;\n]{0,30}?\b(?:on\s+merge|nightly|every\s+(?:night"
     r"|push)|in\s+ci)\b|\bstill\s+(?:runs?|required|needs?|checks?)\b|\bnothing\s+merges\b"
     r"|\brun\s+(?:it|them|those|these)\s+(?:before|on|in)\b|\bafterwards\b|\bohnehin\b"
-    r"|\bjede\s+nacht\b|仍然|依然|还是会跑|還是會跑|ci\s*会|ci\s*會|事后|事後"
-    r"|每晚|夜间|夜間",
+    r"|\bjede\s+nacht\b|(?:仍然|依然|还是|還是)(?:会|會)?(?:跑|执行|執行)"
+    r"|(?:ci|流水线|流水線)\s*(?:会|會|仍然|还是会|還是會)?\s*(?:跑|执行|執行|覆盖|覆蓋)|事后|事後"
+    r"|(?:每晚|夜间|夜間)[^。，,]{0,8}?(?:会|會)(?:跑|执行|執行)",
     # A step the team's process requires: what a skip of it leaves undone.
     "required": r"\b(?:required|requires|mandatory|compulsory|policy|runbook|checklist|contributing"
     r"|compliance|on\s+paper|obligatori\w*|obrigatóri\w*|vorgeschrieben\w*|pflicht\w*)\b|规定|規定"
@@ -253,7 +255,7 @@ _KIND_WORDS = {
     "restriction system instruction 忽略 无视 無視 适用 適用 管 为准 為準 解除 覆 取代 设定 設定 "
     "提示 限制 约束 約束 这条 這條 优先 優先",
     "send": "paste send post share reply give hand dm upload include 发 發 填 给出 給出 贴 貼 附上 "
-    "带上 帶上 "
+    "带上 帶上 写上 寫上 "
     "私信 告诉他 告訴他",
     "secret": "pass secret token credential api access connection private .env _key 密 口令 令牌 "
     "凭证 "
@@ -283,7 +285,7 @@ _KIND_WORDS = {
     "密码管理 "
     "密碼管理",
     "covered": "ci pipeline nightly job run cover still nothing afterwards ohnehin nacht 仍然 依然 "
-    "会跑 會跑 会 會 事后 事後 每晚 夜间 夜間",
+    "还是 還是 流水 事后 事後 每晚 夜间 夜間",
     "required": "requir mandatory compulsory policy runbook checklist contributing compliance "
     "paper "
     "obligatori obrigatóri vorgeschrieben pflicht 规定 規定 要求 必跑 合规 合規 流程 规范 規範 "
