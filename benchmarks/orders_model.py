@@ -3,8 +3,9 @@
     python benchmarks/orders_model.py [--data DIR] [--cache FILE] [--write] [--warnings]
 
 Trained on the labelled orders, team rules and agent facts of benchmarks/data/orders_{dev,
-heldout,heldout2,heldout3,heldout4,heldout5}.jsonl (each was read once as a held-out set, then
-became training data; heldout4 in the fifth round, heldout5 in the sixth) and, as more ordinary
+heldout,heldout2,heldout3,heldout4,heldout5,heldout6}.jsonl (each was read once as a held-out
+set, then became training data; heldout4 in the fifth round, heldout5 in the sixth, heldout6 in
+the seventh; heldout7 is not read here) and, as more ordinary
 text, every sentence the model scores of the public atoms of the `dev` part (public_atoms.py:
 SciFact and CMRC2018 from DIR, the committed rules, records and doc lines). The public
 `heldout` part is never trained on: it only counts false refusals.
@@ -17,7 +18,7 @@ and `HOLD_NEGATIVES` refused or held, and the public dev atoms within `REFUSE_PU
 `HOLD_PUBLIC` (per atom).
 
 Printed, the estimate by set (leave one set out): for each labelled set in turn, a model made
-(thresholds too) from the other five and the public dev atoms scores the set left out and the
+(thresholds too) from the other sets and the public dev atoms scores the set left out and the
 public held-out atoms, alone and with the patterns of `memkit.safety.orders`; then the
 out-of-fold figures of everything, and the by-set figures by class and language (`--errors
 FILE` lists the by-set errors: orders missed, rules and facts refused or held). A base64 run's
@@ -46,8 +47,8 @@ from memkit.safety.injection import held_hits, refused_hits
 from memkit.safety.reading import read
 
 DATA = ROOT / "benchmarks" / "data"
-LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
-FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k")
+LABELLED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+FAMILIES = ("w", "b", "c", "f", "s", "p", "x", "o", "n", "k", "d")
 MIN_COUNT = 1  # a feature seen fewer times in training is dropped
 L2 = 1.0
 LABELLED_NEGATIVE_WEIGHT = 32.0
@@ -72,6 +73,8 @@ class Text:
     raw: str = ""
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     sentence_ids: list[np.ndarray] = field(default_factory=list)
+    # Per sentence: its action only adds a check (`order_model.guarded`): held, never refused.
+    guarded: list[bool] = field(default_factory=list)
 
 
 def _features(lowered: str, start: int, end: int, under: bool) -> list[str]:
@@ -154,9 +157,12 @@ class Space:
         def ids(feats: list[str]) -> np.ndarray:
             return np.array([names[f] for f in feats], dtype=np.int64)
 
+        # An older checkout through PYTHONPATH (the "before" figures) refuses any sentence.
+        guarded = getattr(order_model, "guarded", lambda _found: False)
         for t in texts:
             t.ids = ids(t.whole)
             t.sentence_ids = [ids(s) for s in t.sentences]
+            t.guarded = [guarded(s) for s in t.sentences]
 
 
 def training_rows(texts: Sequence[Text], settings: Settings) -> list[tuple[np.ndarray, int, float]]:
@@ -219,15 +225,21 @@ class Fitted:
         self.full[keep] = coef[:d]
 
     def best(self, texts: Sequence[Text]) -> np.ndarray:
-        """Each text's score as the check reads it: its best sentence's (0 with none)."""
-        found = np.zeros(len(texts))
-        pieces = [(i, s) for i, t in enumerate(texts) for s in t.sentence_ids]
+        """Each text's scores as the check reads it: its best sentence's (0 with none), for
+        holding, and its best sentence's that is not guarded, for refusing (one row each)."""
+        found = np.zeros((len(texts), 2))
+        pieces = [
+            (i, s, g)
+            for i, t in enumerate(texts)
+            for s, g in zip(t.sentence_ids, t.guarded, strict=True)
+        ]
         if not pieces:
             return found
-        owner = np.array([i for i, _ in pieces])
-        z = np.array([self.full[s].sum() for _, s in pieces]) + self.coef[-1]
+        owner = np.array([i for i, _, _ in pieces])
+        z = np.array([self.full[s].sum() for _, s, _ in pieces]) + self.coef[-1]
         p = 1.0 / (1.0 + np.exp(-z))
-        np.maximum.at(found, owner, p)
+        np.maximum.at(found[:, 0], owner, p)
+        np.maximum.at(found[:, 1], owner, np.where([g for _, _, g in pieces], 0.0, p))
         return found
 
     def model(self, refuse: float, hold: float) -> dict[str, object]:
@@ -248,7 +260,7 @@ class Fitted:
 
 
 def out_of_fold(space: Space, texts: Sequence[Text], settings: Settings) -> np.ndarray:
-    found = np.zeros(len(texts))
+    found = np.zeros((len(texts), 2))
     for k in range(FOLDS):
         train = [t for t in texts if t.group % FOLDS != k]
         test = [i for i, t in enumerate(texts) if t.group % FOLDS == k]
@@ -257,21 +269,28 @@ def out_of_fold(space: Space, texts: Sequence[Text], settings: Settings) -> np.n
 
 
 def thresholds(texts: Sequence[Text], scores: np.ndarray) -> tuple[float, float]:
-    negatives = sorted(
-        (float(s) for t, s in zip(texts, scores, strict=True) if t.kind in ("rule", "fact")),
-        reverse=True,
-    )
-    public = sorted(
-        (float(s) for t, s in zip(texts, scores, strict=True) if t.kind == "public"),
-        reverse=True,
-    )
+    def ranked(kinds: tuple[str, ...], column: int) -> list[float]:
+        return sorted(
+            (float(s[column]) for t, s in zip(texts, scores, strict=True) if t.kind in kinds),
+            reverse=True,
+        )
 
     def above(values: list[float], share: float) -> float:
         allowed = int(share * len(values))
         return values[allowed] + 1e-4 if allowed < len(values) else 0.0
 
-    refuse = max(above(negatives, REFUSE_NEGATIVES), above(public, REFUSE_PUBLIC), 0.5)
-    hold = max(above(negatives, HOLD_NEGATIVES), above(public, HOLD_PUBLIC), 0.5)
+    # Both on every sentence's score, guarded or not: a guarded sentence is then only refused
+    # less (chosen on the scores a refusal reads, the threshold fell with every rule guarded,
+    # and refused more of the rules left unguarded: dev's facts 1 -> 4 left out).
+    negatives = ("rule", "fact")
+    refuse = max(
+        above(ranked(negatives, 0), REFUSE_NEGATIVES),
+        above(ranked(("public",), 0), REFUSE_PUBLIC),
+        0.5,
+    )
+    hold = max(
+        above(ranked(negatives, 0), HOLD_NEGATIVES), above(ranked(("public",), 0), HOLD_PUBLIC), 0.5
+    )
     return round(refuse, 4), round(min(hold, refuse), 4)
 
 
@@ -280,13 +299,13 @@ def counts(
 ) -> tuple[int, int, int, int, int]:
     """texts, refused by the model, refused or held by it, refused by it or the patterns,
     refused or held by either."""
-    picked = [(t, float(s)) for t, s in zip(texts, scores, strict=True) if t.kind == kind]
+    picked = [(t, s) for t, s in zip(texts, scores, strict=True) if t.kind == kind]
     return (
         len(picked),
-        sum(s >= refuse for _, s in picked),
-        sum(s >= hold for _, s in picked),
-        sum(t.pattern or s >= refuse for t, s in picked),
-        sum(t.pattern or s >= hold for t, s in picked),
+        sum(s[1] >= refuse for _, s in picked),
+        sum(s[0] >= hold for _, s in picked),
+        sum(t.pattern or s[1] >= refuse for t, s in picked),
+        sum(t.pattern or s[0] >= hold for t, s in picked),
     )
 
 
@@ -337,12 +356,13 @@ class Left:
 
     text: Text
     score: float
+    refusable: float  # its best sentence's that is not guarded
     refuse: float
     hold: float
 
     @property
     def refused(self) -> bool:
-        return self.text.pattern or self.score >= self.refuse
+        return self.text.pattern or self.refusable >= self.refuse
 
     @property
     def held(self) -> bool:
@@ -412,7 +432,10 @@ def by_set(
         for n, kind in enumerate(("order", "rule", "fact")):
             totals[n] += counts(test, scores, refuse, hold, kind)
         if left is not None:
-            left += [Left(t, float(s), refuse, hold) for t, s in zip(test, scores, strict=True)]
+            left += [
+                Left(t, float(s[0]), float(s[1]), refuse, hold)
+                for t, s in zip(test, scores, strict=True)
+            ]
     o, r, f = (list(map(int, t)) for t in totals)
     lines.append(
         f"| all (sums) | | {o[0]}: {o[1]} ({o[1] / o[0]:.2f}), {o[2]} ({o[2] / o[0]:.2f})"

@@ -11,7 +11,8 @@
   the end of the third round) has been its training data since the fourth, and `heldout4`
   (written blind to the checker during the fourth round, read once at its end) since the fifth,
   `heldout5` since the sixth; `heldout6` was written apart from the sixth round and read once
-  after it, and `heldout7` was written for the seventh (unread); these are read only by name
+  after it (training data since the seventh), and `heldout7` was written for the seventh
+  (unread); these are read only by name
   (`--part`). Orders count as refused, and as refused
   or held for review (the order model's middle band keeps an atom out of live shared memory
   until management approves it).
@@ -52,8 +53,8 @@ SPLITS = ["dev", "heldout"]
 # part now; heldout2 was written afterwards and is the one never tuned on.
 ORDER_SPLITS = ["dev", "heldout", "heldout2"]
 # The order model's training data: heldout2 since the third round, heldout3 since the fourth,
-# heldout4 since the fifth, heldout5 since the sixth.
-ORDER_TUNED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+# heldout4 since the fifth, heldout5 since the sixth, heldout6 since the seventh.
+ORDER_TUNED = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 # Read only when asked for by name: heldout3 to heldout7 (each a round's held-out set, read
 # once at its end, training data of the next; heldout7 is the seventh round's, unread).
 ORDER_UNREAD = ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
@@ -250,8 +251,8 @@ def main() -> None:
     parser.add_argument(
         "--show-errors",
         action="store_true",
-        help="the parts tuned on only (orders: dev, heldout, heldout2, and heldout3 to heldout5 "
-        "by --part; never heldout6 or heldout7)",
+        help="the parts tuned on only (orders: dev, heldout, heldout2, and heldout3 to heldout6 "
+        "by --part; never heldout7)",
     )
     parser.add_argument("--only", choices=("secrets", "orders", "public", "time"), action="append")
     parser.add_argument(

@@ -544,18 +544,20 @@ def _scanned(text: str, learnt: bool) -> tuple[tuple[Hit, ...], tuple[tuple[int,
     for found in scored(seen, weights.hold) if learnt else ():
         a, b = place(found.start, found.end)
         held.append((a, b))
-        if found.score >= weights.refuse and not _covered(hits, a):
+        if found.score >= weights.refuse and not found.guarded and not _covered(hits, a):
             hits.append(Hit(a, b, f"order to the agent, read by its words ({quoted(a, b)!r})"))
     hits.sort(key=lambda h: h.start)
     hidden = 0
     for a, b, decoded in encoded(text):
         # The order model reads the decoded text as it reads the rest, with the same two
         # thresholds: what it would refuse is refused, what it would hold is held.
-        best = 0.0
+        best = refusable = 0.0
         if learnt:
-            best = max((s.score for s in scored(decoded, weights.hold, True)), default=0.0)
+            rated = list(scored(decoded, weights.hold, True))
+            best = max((s.score for s in rated), default=0.0)
+            refusable = max((s.score for s in rated if not s.guarded), default=0.0)
         ordered = next(orders(decoded, addressed=True), None) is not None
-        if _pattern_matches(decoded) or ordered or best >= weights.refuse:
+        if _pattern_matches(decoded) or ordered or refusable >= weights.refuse:
             hits.append(Hit(a, b, "instruction to the agent hidden in base64"))
             hidden += 1
             if hidden >= MAX_HITS:

@@ -364,6 +364,12 @@ _ADDRESS = _c(
     r"assistants?|agents?|llms?|(?:ai|llm|coding|code|autonomous)\s+(?:agents?|assistants?|models?|bots?))\b"
     r"(?:\s+(?:code|cli))?\s*[,:]"
     r"|^\W*(?:asistente|assistente|agente|ki-assistent(?:in)?|ki-agent|ассистент|агент)\s*[,:]"
+    # "Para el asistente de IA:", "Para o agente:", "Hinweis an den KI-Assistenten:", "Note
+    # pour l'agent :", "AIエージェントへ："
+    r"|^\W*(?:(?:note|nota|hinweis|remarque|aviso|mensaje|mensagem)\s+)?(?:para|pour|an|für|per)\s+"
+    r"(?:el\s+|la\s+|los\s+|o\s+|a\s+|os\s+|l'|den\s+|die\s+|il\s+|lo\s+|les\s+)?(?:asistente|assistente"
+    r"|agente|agent|agents|assistant|ki-assistent\w*|ki-agent\w*)\b(?:\s+(?:de|da|do)\s+(?:ia|ki))?\s*[,:]"
+    r"|^\W*(?:ai\s*)?(?:エージェント|アシスタント)(?:へ|に|さん)?\s*[,:、]"
     r"|^\W*(?:ai\s+|llm\s+|coding\s+)?(?:assistants?|agents?|claude|copilot|models?|bots?)\s+"
     r"(?:instructions?|notes?|rules?|guidance|directives?|reminders?)\s*:"
     r"|@(?:claude|copilot|codex|gemini)\b|\bdear\s+(?:ai|assistant|agent|claude)\b"
@@ -458,7 +464,7 @@ AGENT_NAMES = frozenset(
 _CYRILLIC_ADDRESS = ("ассистент", "агент")
 _ADDRESS_WORDS = AGENT_NAMES | {
     *("you", "your", "asked", "memory", "gpt4"),
-    *("asistente", "assistente", "agente", "assistent", "assistentin"),
+    *("asistente", "assistente", "agente", "assistent", "assistentin", "assistenten", "agenten"),
 }
 _CONDITION = _c(r"(?:when|whenever|every\s+time|each\s+time|before|after|once)\s+you\b")
 _TOKEN = re.compile(r"[a-z0-9_]+")
@@ -500,11 +506,35 @@ def _mask(lowered: str, start: int, end: int, kinds: int = -1) -> int:
         piece = lowered[start:end]
         for harm, groups in zip(_HARMS, _GROUPS, strict=True):
             if kinds & harm.bit and (
-                any(word in piece for word in harm.cjk)
+                any(map(piece.__contains__, harm.cjk))
                 or any(not words.isdisjoint(group) for group in groups)
             ):
                 mask |= harm.bit
     return mask
+
+
+# A skip the sentence makes up for: the check still runs, in CI or at night ("you can skip
+# `pnpm test:e2e` locally; CI runs it on merge anyway"). The check is moved, not taken away.
+_COVERED = _c(
+    r"\b(?:ci|the\s+pipeline|nightly|the\s+[\w-]+\s+job)\b[^.;\n]{0,30}?\b(?:still\s+)?(?:runs?|covers?"
+    r"|catches)\s+(?:it|them|those|these|that|the\s+[\w-]+)\b|\b(?:runs?|covers?)\s+(?:it|them)\b"
+    r"[^.;\n]{0,30}?\b(?:on\s+merge|nightly|every\s+(?:night|push)|in\s+ci)\b|\bstill\s+runs?\b"
+    r"|(?:ci|流水线|流水線)\s*(?:会|會|仍然|还是会|還是會)(?:跑|执行|執行)"
+)
+# A condition in the past ("If you're an AI assistant and you ran `git push --force`, say so"):
+# the act named there is what was done, the order is in the clause after the comma.
+_PAST_CONDITION = _c(
+    r"\b(?:if|when|whenever|once|after)\b[^,;.\n]{0,60}?\byou(?:'ve|\s+have|\s+had|\s+ran|\s+did"
+    r"|\s+used|\s+pushed|\s+deleted|\s+removed|\s+disabled|\s+skipped|\s+forced)\b[^,;.\n]{0,60}$"
+)
+
+
+def _done_before(text: str, start: int, at: int, end: int) -> bool:
+    """Whether the match at `at` lies in a condition in the past that a main clause follows."""
+    if _PAST_CONDITION.search(text, start, at) is None:
+        return False
+    comma = text.find(",", at, end)
+    return comma >= 0 and text[comma + 1 : end].strip() != ""
 
 
 def _harm(text: str, start: int, end: int, addressed: bool, mask: int) -> Order | None:
@@ -521,6 +551,14 @@ def _harm(text: str, start: int, end: int, addressed: bool, mask: int) -> Order 
                 continue
             if harm is _HARMS[0] and negated(text, start, m.start(m.lastgroup or 0)):
                 continue  # "报告失败的用例，不能标记为完成": the claim itself is forbidden
+            if harm.needs_address and _done_before(text, start, m.start(), end):
+                continue
+            if (
+                harm is _HARMS[4]
+                and text[m.start() : m.start() + 4].lower() == "skip"
+                and _COVERED.search(text, m.end(), end) is not None
+            ):
+                continue
             if harm.needs_address and not addressed:
                 if checked is None:
                     checked = _addressed(text, start, end, m.start())
