@@ -217,8 +217,8 @@ def reordered(ta: tuple[tk.Token, ...], tb: tuple[tk.Token, ...]) -> bool:
 
     ua, ub = units(ta), units(tb)
 
-    def positional(units: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
-        return [u for u in units if not u[0].startswith("-")]
+    def positional(parts: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        return [u for u in parts if not u[0].startswith("-")]
 
     # Only options move: arguments keep their order (`cp -r a b` / `cp -r b a` is another
     # copy).

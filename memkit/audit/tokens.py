@@ -147,6 +147,12 @@ _SPELLED = re.compile(r"_|\w[.:]\w")
 _CODE = re.compile(r"(`[^`\n]{1,300}`)")
 
 
+def spelled(word: str) -> bool:
+    """An identifier (`_`, or `.`/`:` between word characters): spelled as written, never
+    inflected."""
+    return _SPELLED.search(word) is not None
+
+
 def _word(raw: str) -> Token | None:
     low = raw.lower().replace("’", "'").strip(".'")
     if not low:
@@ -155,7 +161,7 @@ def _word(raw: str) -> Token | None:
         return Token(raw, "not", "neg")
     if low in _STOP:
         return Token(raw, low, "stop")
-    if _SPELLED.search(low):
+    if spelled(low):
         # An identifier is spelled, not inflected: `STARLETTE_TEST_DATABASE` and
         # `…_DATABASES` are two variables, `test:type` and `test:types` two scripts.
         return Token(raw, low, "word")

@@ -16,6 +16,8 @@ _FILE_NAME = re.compile(r"\w\.[A-Za-z]{1,5}$")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|^[a-z]+[A-Z]")  # (camelCase: `getEntireUrl`, not OpenAI)
 _LIST_GLUE = lx.word_set("and or") | frozenset("和与與及或、")
+# The joining word or comma a list member is cut out with ("`embedchain/` and", "or `yarn test`").
+_GLUE_EDGE = re.compile(r"^(?:and|or|[,、和与與及或])\s*|\s*(?:and|or|[,、和与與及或])$")
 _QUANTIFIERS = frozenset(
     (  # noqa: SIM905  (a word list reads better as text)
         "at least|at most|exactly|up to|no more than|no less than|more than|less than|"
@@ -47,8 +49,7 @@ def plural_of(old: str, new: str) -> bool:
     """One identifier the other with an `s`: a variable or option renamed, never another
     thing of the same kind."""
     short, long = sorted((old, new), key=len)
-    identifier = "_" in short or bool(re.search(r"\w:\w", short))
-    return identifier and " " not in long and long.lower() == short.lower() + "s"
+    return tk.spelled(short) and " " not in long and long.lower() == short.lower() + "s"
 
 
 def value_token(toks: list[tk.Token]) -> bool:
@@ -195,3 +196,8 @@ def one_of_values(span: str, text: str) -> bool:
         return False
     kinds = {t.kind for t in values}
     return any(t.kind in kinds for t in tk.tokens(text))
+
+
+def member(span: str) -> str:
+    """A list member as the reason names it: without the joining word or comma beside it."""
+    return _GLUE_EDGE.sub("", span)

@@ -173,10 +173,7 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
         if left.kind == "added" and (left.why == "member" or vl.one_of_values(left.new, raw_of(a))):
             # "Build outputs: `dist/`, `bootstrap.js`, `worker-metafiles/`" / "… `dist/`,
             # `worker-metafiles/`": the list the other gives no longer holds that member.
-            member = re.sub(
-                r"^(?:and|or|[,、和与與及或])\s*|\s*(?:and|or|[,、和与與及或])$", "", left.new
-            )
-            return Verdict(CONTRADICTS, f'leaves out {member} in "{left.frame}"')
+            return Verdict(CONTRADICTS, f'leaves out {vl.member(left.new)} in "{left.frame}"')
     with_value = [e for e in reading.details if e.why or vl.states_more(e.old or e.new)]
     words = [e for e in reading.wording if e.kind == "word"]
     if len(reading.wording) > 1 or words or with_value:
