@@ -57,7 +57,10 @@ _FLIP = {
     ).split()
 }
 # Verbs that say "do it" in other words: "Run `ruff`" and "Use `ruff`" give one instruction.
-_DOING = lx.word_set("run use execute invoke call apply employ utilize utilise do perform")
+_DOING = lx.word_set(
+    "run use execute invoke call apply employ utilize utilise do perform using running "
+    "executing invoking calling"
+)
 # Manner and time adverbs: "rerun it by hand" / "… manually", "announce it first" / "…
 # beforehand" say one thing.
 _ADVERBS = lx.word_set(
@@ -129,6 +132,13 @@ class Reading:
         return not self.edits
 
 
+# Phrases a contributor guide uses for one another ("Make sure the PR description is clear" /
+# "Ensure …"), as their content words read.
+_SAME_PHRASES = frozenset(
+    frozenset(pair) for pair in (("make sure", "ensure"), ("sure", "ensure"), ("prior", "before"))
+)
+
+
 def _equivalent(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
     """Two spans that say one thing: the same stems, one verb of doing for another, an
     abbreviation (repo / repository, Postgres / PostgreSQL), an inflection (commit /
@@ -141,6 +151,8 @@ def _equivalent(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
     if all(
         t.norm in _ADVERBS or t.norm.endswith("ly") for t in (*ca, *cb) if t.kind == "word"
     ) and all(t.kind == "word" for t in (*ca, *cb)):
+        return True
+    if frozenset((" ".join(t.norm for t in ca), " ".join(t.norm for t in cb))) in _SAME_PHRASES:
         return True
     if len(ca) != 1 or len(cb) != 1:
         return False
@@ -229,6 +241,8 @@ def read(a: str, b: str) -> Reading | None:
                 tk.joined(ta[max(0, i1 - 2) : i2]),
                 tk.joined(tb[max(0, j1 - 2) : j2]),
             )
+            if not whole_a or not whole_b:  # at the line's head: with the command it runs
+                whole_a, whole_b = tk.joined(ta[i1 : i2 + 2]), tk.joined(tb[j1 : j2 + 2])
             edits.append(Edit(whole_a, whole_b, "value", _frame(ta, i1, i2), "command"))
         else:
             kind = "added" if not content_a else "dropped"
@@ -239,7 +253,7 @@ def read(a: str, b: str) -> Reading | None:
         edit = _substitution(ta, xa, xb, at=(i1, i2, j1, j2), roles=roles, changed=changed)
         if edit is not None:
             edits.append(edit)
-    edits = _scoped(_moved(edits), ta, tb)
+    edits = _scoped(_moved(_restated(edits, ta, tb)), ta, tb)
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
@@ -324,6 +338,21 @@ def _moved(edits: list[Edit]) -> list[Edit]:
     if said([e.old for e in moving]) == said([e.new for e in moving]):
         return [e for e in edits if e not in moving]
     return edits
+
+
+def _restated(edits: list[Edit], ta: tuple[tk.Token, ...], tb: tuple[tk.Token, ...]) -> list[Edit]:
+    """Without a detail that only says again, with a verb of doing, a value both lines state:
+    "`uv build` - This invokes `uv build`, which will build …" / "`uv build` - This will
+    build …"."""
+    both = {t.norm for t in ta if t.kind in tk.VALUE} & {t.norm for t in tb if t.kind in tk.VALUE}
+
+    def restates(edit: Edit) -> bool:
+        content = tk.content_of(tk.tokens(edit.old or edit.new))
+        return any(t.kind in tk.VALUE for t in content) and all(
+            t.norm in both if t.kind in tk.VALUE else t.norm in _DOING for t in content
+        )
+
+    return [e for e in edits if e.kind not in ("added", "dropped") or not restates(e)]
 
 
 def _scoped(edits: list[Edit], ta: tuple[tk.Token, ...], tb: tuple[tk.Token, ...]) -> list[Edit]:
@@ -529,6 +558,11 @@ def _substitution(
     if cmd.names_branch(ta, i1, i2, xa, xb) or vl.versions(xa, xb):
         # A branch or a version names no thing of its own, even at a sentence's head: "如果
         # 本地仓库的 master 分支落后于 …" / "… main 分支 …", `10.9.0` / `9.15.4`.
+        return Edit(old, new, "value", frame)
+    if len(changed) == 1 and cmd.renamed_command(ta, i1, xa, xb):
+        # A command line and nothing else, its script renamed, its arguments kept (`npm run
+        # new [name] [-c]` / `npm run setup [name] [-c]`). Not one of a file's commands
+        # beside another, each with its comment (`pnpm run test:unit # …`).
         return Edit(old, new, "value", frame)
     if i1 < ra.head[i1] and j1 < rb.head[j1]:
         return Edit(old, new, "subject", frame, ra.cue[i1])  # what the sentence is about

@@ -76,6 +76,8 @@ def command_detail(toks: tuple[tk.Token, ...], s1: int, s2: int) -> bool:
     if _argument(toks, s1, s2, span):
         return True
     words = [t.norm for t in span]
+    if words[0] == "cd" and len(span) == 2 and after is not None and after.norm in PROGRAMS:
+        return True  # `cd site && yarn dev` / `yarn dev`: run in another directory
     runner = words[0] in RUNNERS and all(w in _RUN_WORDS for w in words[1:]) and len(words) <= 2
     return runner and after is not None and after.norm in PROGRAMS
 
@@ -94,6 +96,26 @@ def shell_line(toks: tuple[tk.Token, ...], at: int) -> bool:
     )
 
 
+def other_program(a: str, b: str) -> tuple[str, str] | None:
+    """One package manager for another on two short command lines that install or run the
+    same thing (`npm install -g zent-kit` / `yarn global add zent-kit`): the two commands. The
+    tool changed, so the command did; too little is shared for `read` to align them."""
+    ta, tb = tk.tokens(a), tk.tokens(b)
+    ca, cb = tk.content_of(ta), tk.content_of(tb)
+    if not (2 <= len(ca) <= 6 and 2 <= len(cb) <= 6) or any(t.kind == "end" for t in ta[:-1]):
+        return None
+    first_a, first_b, last = ca[0], cb[0], ca[-1]
+    if first_a.norm == first_b.norm or not {first_a.norm, first_b.norm} <= RUNNERS:
+        return None
+    if not (first_a.text.islower() and first_b.text.islower()) or last.norm != cb[-1].norm:
+        return None
+    if last.kind == "flag" or last.norm in RUNNERS or last.norm in _RUN_WORDS:
+        return None
+    if any(t.kind == "cjk" for t in (*ca, *cb)):
+        return None
+    return tk.joined(ta), tk.joined(tb)
+
+
 _SEPARATORS = re.compile(r"[-_\s]+")
 
 
@@ -107,6 +129,19 @@ def renamed(old: str, new: str) -> bool:
         return True
     short, long = sorted((old.lower(), new.lower()), key=len)
     return " " not in long and bool(re.fullmatch(re.escape(short) + r"[-_][a-z0-9]+", long))
+
+
+def renamed_command(
+    toks: tuple[tk.Token, ...], at: int, xa: list[tk.Token], xb: list[tk.Token]
+) -> bool:
+    """A script or file a command line runs, renamed, its options the same: no flag in the
+    changed spans, no comment on the line."""
+    start, end = tk.sentence_at(toks, at)
+    return (
+        shell_line(toks, at)
+        and not any(t.norm == "#" for t in toks[start:end])
+        and not any(t.kind == "flag" for t in (*xa, *xb))
+    )
 
 
 def program_of(toks: tuple[tk.Token, ...], at: int, xa: list[tk.Token], xb: list[tk.Token]) -> bool:
@@ -169,6 +204,9 @@ def command_line(toks: tuple[tk.Token, ...], at: int) -> bool:
 
 
 _BRANCH = lx.word_set("branch")
+# Names only a branch goes by: one for the other is the branch changed wherever it stands.
+_MAIN = lx.word_set("master main")
+_BRANCH_NAMES = _MAIN | lx.word_set("trunk develop dev next canary gh-pages")
 # git's verbs whose last word names a branch: `git pull upstream main`, `git checkout dev`.
 _GIT_REF = lx.word_set("pull push fetch checkout switch merge rebase reset")
 
@@ -182,6 +220,9 @@ def names_branch(
     ca, cb = tk.content_of(xa), tk.content_of(xb)
     if len(ca) != 1 or len(cb) != 1 or ca[0].kind != "word" or cb[0].kind != "word":
         return False
+    pair = {ca[0].text.lower(), cb[0].text.lower()}
+    if pair & _MAIN and pair <= _BRANCH_NAMES:
+        return True  # "clone your repository to master locally" / "… to main locally"
     near = [t.norm for t in (*ta[max(0, i1 - 2) : i1], *ta[i2 : i2 + 2]) if t.kind != "stop"]
     if any(w in _BRANCH for w in near) or "".join(t.text for t in ta[i2 : i2 + 2]) == "分支":
         return True

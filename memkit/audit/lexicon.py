@@ -131,6 +131,26 @@ UPDATE_WORDS = word_set(
 )
 UPDATE_WORDS_ZH = ("現在", "现在", "目前", "已經", "已经", "如今", "今後", "今后", "從此", "从此")
 
+# Words that mark an entry's standing. Said or no longer said, the entry changed (`"dom"`
+# (default) / `"dom"`, "Experimental: …" / "…"): not a wording.
+STATUS = word_set(
+    "default deprecated experimental optional recommended beta alpha stable unstable legacy "
+    "obsolete preview"
+)
+# (Not "required" / 必须: a rule's force is read as a switch, `align._flip`; "# required
+# before commit" / "# before every commit" say one thing.)
+STATUS_ZH = word_set("默认 默認 推荐 推薦 可选 可選 实验性 實驗性 废弃 廢棄 弃用 棄用")
+
+
+def status_mark(text: str) -> str:
+    """The standing a detail marks, when that is all it says ("(default)", "实验性"), or ""."""
+    words = text.lower().strip(" ()[]*_:：（）").split()
+    if len(words) == 1 and words[0] in STATUS:
+        return words[0]
+    bare = re.sub(r"[\s()（）:：*]", "", text)
+    return bare if bare in STATUS_ZH else ""
+
+
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_EDGE = re.compile(
     rf"(?<=[{CJK}])(?=[\w`/.~-])(?![{CJK}])|(?<=[\w`/.~-])(?<![{CJK}])(?=[{CJK}])"

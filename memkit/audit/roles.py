@@ -77,7 +77,9 @@ def _label_end(toks: tuple[tk.Token, ...], start: int, end: int) -> int:
     …"): a separator after at most six tokens; `start` when there is none."""
     for i in range(start, min(end, start + 7)):
         if toks[i].kind == "sep":
-            return i if i > start else start
+            # Nothing after it: a heading ("**Create a virtual environment:**"), no label.
+            said = any(t.kind in tk.CONTENT for t in toks[i + 1 : end])
+            return i if i > start and said else start
     return start
 
 

@@ -22,6 +22,8 @@ _UNIT = (
 _TOKEN = re.compile(
     r"(?P<code>`[^`\n]{1,300}`)"
     r"|(?P<url>[a-z][a-z0-9+.-]{1,15}://[^\s`)<>\]\"'，。；：！？、（）]+)"
+    # A package with its extras, as pip takes it: `.[dev]` and `.[all]` install other things.
+    r"|(?P<extra>(?<![\w.])(?:\.|[a-z][\w-]*)\[[\w,.-]+\])"
     # A path starts where its run starts: tried inside a run of dots, it read to the run's end
     # from every dot (16 KB of them: 7 s).
     r"|(?P<path>(?<![\w@.*+~-])(?:~|\.{1,2})?/?[\w@.*+-]+(?:/[\w@.*+-]+)+/?|(?<![\w/])/[\w@.*+-]+/?"
@@ -188,6 +190,8 @@ def tokens(text: str) -> tuple[Token, ...]:
         if kind == "code":
             inner = " ".join(raw.strip("`").split()).lower()
             out.append(Token(raw, inner.rstrip("/") or inner, "code"))
+        elif kind == "extra":
+            out.append(Token(raw, raw.lower(), "code"))
         elif kind == "qty":
             out.append(Token(raw, _quantity(raw), "qty"))
         elif kind == "end":

@@ -88,19 +88,25 @@ def one_value(a: str, b: str) -> tuple[str, str, str] | None:
     if len(ta) != len(tb) or len(ta) > _TINY:
         return None
     diff = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x.norm != y.norm]
-    if len(diff) != 1:
+    # Versions change together (`hyperf:8.0-alpine-v3.15-swoole` / `…:8.1-alpine-v3.18-…`).
+    versions = len(diff) == 2 and all(x[i].kind == "ver" for i in diff for x in (ta, tb))
+    if len(diff) != 1 and not versions:
         return None
     i = diff[0]
-    # A value, or any word of a command line: `make install_all` / `make install`.
+    # A value, an identifier (`koishi.config.yml`), or any word of a command line: `make
+    # install_all` / `make install`.
     if not all(
-        x[i].kind in tk.VALUE or (i > 0 and cmd.command_line(tuple(x), i)) for x in (ta, tb)
+        x[i].kind in tk.VALUE
+        or (x[i].kind == "word" and tk.spelled(x[i].norm))
+        or (i > 0 and cmd.command_line(tuple(x), i))
+        for x in (ta, tb)
     ):
         return None
     if i > 0 and ta[i - 1].norm in lx.DETERMINERS:
         # The head of the sentence: "The `response_model` you are using" / "The `messages` …"
         return None
-    frame = " ".join([*(t.text for t in ta[:i]), "…", *(t.text for t in ta[i + 1 :])])
-    return ta[i].text, tb[i].text, frame
+    frame = " ".join("…" if k in diff else t.text for k, t in enumerate(ta))
+    return " ".join(ta[k].text for k in diff), " ".join(tb[k].text for k in diff), frame
 
 
 _FEW_WORDS = 6

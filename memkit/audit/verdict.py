@@ -35,6 +35,8 @@ import re
 from typing import Any
 
 from memkit.audit import align, migration, wording
+from memkit.audit import commands as cmd
+from memkit.audit import lexicon as lx
 from memkit.audit import values as vl
 from memkit.audit.claims import set_valued, without_names
 from memkit.audit.classify import (
@@ -174,6 +176,9 @@ def _near_identical(a: Any, b: Any, reading: align.Reading, atoms: bool) -> Verd
             # "Build outputs: `dist/`, `bootstrap.js`, `worker-metafiles/`" / "… `dist/`,
             # `worker-metafiles/`": the list the other gives no longer holds that member.
             return Verdict(CONTRADICTS, f'leaves out {vl.member(left.new)} in "{left.frame}"')
+        if mark := lx.status_mark(left.old or left.new):
+            said = "no longer marked" if left.kind == "added" else "now marked"
+            return Verdict(CONTRADICTS, f'{said} "{mark}" in "{left.frame}"')
     with_value = [e for e in reading.details if e.why or vl.states_more(e.old or e.new)]
     words = [e for e in reading.wording if e.kind == "word"]
     if len(reading.wording) > 1 or words or with_value:
@@ -245,6 +250,8 @@ def verdict(
     elif (tiny := vl.one_value(ra, rb)) is not None:
         mine, theirs, where = tiny
         return Verdict(CONTRADICTS, f'{theirs} → {mine} in "{where}"', edit=(theirs, mine))
+    elif (programs := cmd.other_program(ra, rb)) is not None:
+        return Verdict(CONTRADICTS, f"{programs[1]} → {programs[0]}")
     swap = subject_swap(a, b) if atoms else None
     if swap is not None:
         return Verdict(

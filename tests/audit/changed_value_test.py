@@ -72,6 +72,13 @@ BASE = {
     "package-dirs": "cd {api|web|docs}",
     "ask-author-zh": "提交 PR 前请先提 issue 与作者沟通。",
     "proxy-kill": "$ webctl kill_proxy",
+    "mode-default": '`"dom"` (default): uses DOM tools and works with any model',
+    "image-tag": "acme/api:8.0-alpine-v3.15",
+    "global-cli": "npm install -g acme-kit",
+    "new-package": "npm run new [name] [-c]",
+    "config-file-tree": "├── acme.config.yml",
+    "clone-to-master": "Clone your fork to master locally, then create a branch for each fix.",
+    "editable-extras": 'pip install -e ".[dev]" && pip install -e ".[docs]"',
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -164,6 +171,24 @@ UPDATES = {
         "Build outputs: `dist/`, `worker-metafiles/`",
         "leaves out `bootstrap.js`",
     ),
+    # Were refused as duplicates or no finding (heldout9): a default no longer marked, a
+    # command's directory dropped, a tag's versions, one package manager for another, a
+    # script renamed on a bare command line, a file renamed in a tree, master / main in prose.
+    "mode-not-default": (
+        "mode-default",
+        '`"dom"`: uses DOM tools and works with any model',
+        'no longer marked "default"',
+    ),
+    "site-dev-root": ("site-dev-server", "yarn dev", "cd site"),
+    "image-tag-newer": ("image-tag", "acme/api:8.1-alpine-v3.18", "8.1-alpine"),
+    "global-cli-yarn": ("global-cli", "yarn global add acme-kit", "yarn global add"),
+    "new-package-setup": ("new-package", "npm run setup [name] [-c]", "setup"),
+    "config-file-short": ("config-file-tree", "├── acme.yml", "acme.yml"),
+    "clone-to-main": (
+        "clone-to-master",
+        "Clone your fork to main locally, then create a branch for each fix.",
+        "main",
+    ),
 }
 # Were refused as duplicates (MK103) of the line they change: a prohibition added, an action
 # dropped, a renamed identifier. Each says something else; none is the same statement.
@@ -184,6 +209,8 @@ NEVER_DUPLICATES = {
     # A maintainer is a person (维护者), not the verb 维护; `kill_proxy` is not `proxy kill`.
     "ask-maintainer-zh": ("ask-author-zh", "提交 PR 前请先提 issue 与项目维护者沟通。"),
     "proxy-kill-words": ("proxy-kill", "$ webctl proxy kill"),
+    # pip's extras were dropped with their brackets: "the same words".
+    "editable-extras-all": ("editable-extras", 'pip install -e ".[all]"'),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
 OTHER_SUBJECTS = {
@@ -375,6 +402,13 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("提交前推荐运行 `make lint`。", "提交前必须运行 `make lint`。", CONTRADICTS),
         # Not a program: a sentence starting with a capitalised "Make".
         ("Make sure the tests pass.", "Make sure that the tests pass.", DUPLICATE),
+        # The same line in other words (heldout9): a phrase for another, a value said again
+        # with a verb of doing, a command moved from before its comment into a sentence; a
+        # heading is no list entry's label.
+        ("Make sure the PR description is clear.", "Ensure the PR description is clear.", DUPLICATE),  # noqa: E501
+        ("`uv build` - This invokes `uv build`, which builds a wheel.", "`uv build` - This builds a wheel.", DUPLICATE),  # noqa: E501
+        ("hatch fmt --formatter # Format code", "Format your code using `hatch fmt --formatter`.", DUPLICATE),  # noqa: E501
+        ("**Create a virtual environment:**", "**Activate the virtual environment:**", EXTENDS),
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
