@@ -11,9 +11,10 @@ blind from 29 more while heldout4's first reading was being tuned on, and
 once, then tuned on), and `instruction_pairs_heldout7.jsonl`, mined blind from 26 more while
 heldout6 was being read (read once, then tuned on), and `instruction_pairs_heldout8.jsonl`, mined
 blind from 23 more after heldout7 was read, and `instruction_pairs_heldout9.jsonl`, mined blind
-from 20 more while heldout7 was tuned on (unread).
+from 20 more while heldout7 was tuned on (read once, then tuned on), and
+`instruction_pairs_heldout10.jsonl`, mined blind from 26 more while heldout9 was tuned on.
 
-    python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout9]
+    python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout10]
                                            [--before SRC] [--sizes 1000] [--runs 3] [--show]
 
 - **write**: a memory of every `old` line of the split (one atom each, as `memkit add TEXT`
@@ -54,10 +55,19 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
 FLAG = {"MK105", "MK106"}
 JUDGED = {"MK103", "MK104", "MK105", "MK106"}
 LABELS = ("update", "paraphrase", "unrelated", "extends")
-# The splits whose misses may be read: heldout3 to heldout8 each became tuning data
+# The splits whose misses may be read: heldout3 to heldout9 each became tuning data
 # after its one reading (docs/benchmarks.md), so that the updates it showed refused as
 # duplicates could be found and fixed. heldout and heldout2 stay unlisted.
-TUNING = ("dev", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
+TUNING = (
+    "dev",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+    "heldout8",
+    "heldout9",
+)
 
 
 def rows_of(split: str) -> list[dict[str, Any]]:
@@ -312,6 +322,7 @@ def main() -> int:
             "heldout7",
             "heldout8",
             "heldout9",
+            "heldout10",
             "dev",
         ),
         default="dev",
