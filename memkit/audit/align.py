@@ -164,6 +164,12 @@ def _equivalent(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
     if not (x.isalpha() and y.isalpha()):
         # identifiers: `ruff_cli` and `ruff` are two crates; "re-exports" is exporting
         return wording.same_lemma(x, y)
+    if wording.typo(ca[0].text.lower(), cb[0].text.lower()):
+        return True  # "garantee" / "guarantee", "Foloder" / "Folder": a spelling mended
+    if ca[0].text[:1].isupper() and cb[0].text[:1].isupper():
+        # Names: one inflected is the same ("Commit" / "Committing"), one longer is another
+        # ("Astra Agent" / "Astron Agent").
+        return wording.same_lemma(x, y)
     if x.startswith(y) or y.startswith(x) or wording.same_lemma(x, y):
         return True
     p = 0
@@ -246,8 +252,13 @@ def read(a: str, b: str) -> Reading | None:
             edits.append(Edit(whole_a, whole_b, "value", _frame(ta, i1, i2), "command"))
         else:
             kind = "added" if not content_a else "dropped"
-            why = _member(ta, i1, i2) if content_a else _member(tb, j1, j2)
+            why = _member(ta, i1, i2, mine=True) if content_a else _member(tb, j1, j2)
             edits.append(Edit(tk.joined(xa), tk.joined(xb), kind, _frame(ta, i1, i2), why))
+    if (renamed := _renamed_throughout(a, b, changed)) is not None:
+        # One name changed wherever the line says it: one value, however many places.
+        xa, xb, i1, _, _, _ = changed[0]
+        edits.append(Edit(*renamed, "value", _frame(ta, i1, i1 + len(xa))))
+        changed = []
     roles = (rl.read_roles(ta), rl.read_roles(tb))
     for xa, xb, i1, i2, j1, j2 in changed:
         edit = _substitution(ta, xa, xb, at=(i1, i2, j1, j2), roles=roles, changed=changed)
@@ -257,6 +268,31 @@ def read(a: str, b: str) -> Reading | None:
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
+
+
+def _renamed_throughout(
+    a: str, b: str, changed: list[tuple[list[tk.Token], list[tk.Token], int, int, int, int]]
+) -> tuple[str, str] | None:
+    """The one name that, replaced wherever `a` says it, makes `b` ("the master branch should
+    keep track of origin/master" / "… main … origin/main", "切换到 `collector` 目录: `cd
+    collector`" / "… `hertzbeat-collector` …"), when more than one span changed."""
+    if len(changed) < 2:
+        return None
+    ca, cb = tk.content_of(changed[0][0]), tk.content_of(changed[0][1])
+    if len(ca) != 1 or len(cb) != 1:
+        return None
+    old, new = ca[0].text.strip("`"), cb[0].text.strip("`")
+    if not old or not new or old.lower() == new.lower():
+        return None
+    # Only a name that is a value wherever it stands: a branch, or a name given a prefix or
+    # a suffix. Another name said twice is what the line is about (`USE_MODELSCOPE_HUB` …
+    # `set USE_MODELSCOPE_HUB=1` / `USE_OPENMIND_HUB` …).
+    if not (cmd.branch_pair(old, new) or cmd.renamed(old, new)):
+        return None
+    said = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
+    if len(said.findall(a)) < 2 or said.sub(lambda _: new, a) != b:
+        return None
+    return old, new
 
 
 def _quoted_as(other: tuple[tk.Token, ...], toks: tuple[tk.Token, ...]) -> tuple[tk.Token, ...]:
@@ -389,9 +425,12 @@ def _recased(
 
 _JOINING = lx.word_set("and or nor plus") | frozenset("和与與及或、")
 _RESTRICTING = lx.word_set("when whenever if unless only except until once while where")
+# A phrase of how it is done: "Run all tests … with coverage", "… using tox with the tox-uv
+# plugin" say more than without it.
+_MANNER = lx.word_set("with without using via")
 
 
-def _member(toks: tuple[tk.Token, ...], s1: int, s2: int) -> str:
+def _member(toks: tuple[tk.Token, ...], s1: int, s2: int, *, mine: bool = False) -> str:
     """What a span one side adds says of its own, beyond a value: a member of a list ("tools,
     agents and crews" / "agents and crews", "模型和数据集") or a condition ("when explicitly
     required"). The statement with it is another one: never a duplicate."""
@@ -401,6 +440,10 @@ def _member(toks: tuple[tk.Token, ...], s1: int, s2: int) -> str:
     if first.norm == "only" and len(tk.content_of(span)) == 1 and after and after.kind != "end":
         # "Add comments only to explain …": a restriction added ("`import` syntax only." is
         # emphasis).
+        return "condition"
+    if mine and first.norm in _MANNER and tk.content_of(span):
+        # How it is done, said by the line that came in: it says more than the other
+        # ("… with coverage"). Left out, it is the same rule said shorter.
         return "condition"
     if len(tk.content_of(span)) < 2:
         # "and technologies", "if applicable": a word more, said otherwise. Not an action

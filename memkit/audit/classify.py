@@ -379,7 +379,12 @@ def _with_object(clauses: list[str], obj: set[str]) -> list[str]:
 def _has_negation(sentence: str) -> bool:
     # Once per sentence, not once per pair of sentences: a 256 KB "sentence" (no space after
     # its stops) against each of a neighbour's sentences was a scan of 256 KB each.
-    return bool(_NEGATION.search(sentence))
+    # A no inside a condition is the condition's ("Add yourself to AUTHORS if not there yet"):
+    # the statement itself is affirmed.
+    return bool(_NEGATION.search(_CONDITION.sub(" ", sentence)))
+
+
+_CONDITION = re.compile(r"\b(?:if|unless|whether|when)\b[^,.;:()]*", re.I)
 
 
 def _negated(a: str, b: str) -> str:

@@ -82,7 +82,7 @@ def command_detail(toks: tuple[tk.Token, ...], s1: int, s2: int) -> bool:
     return runner and after is not None and after.norm in PROGRAMS
 
 
-_RUN_WORDS = lx.word_set("run exec x dlx")
+_RUN_WORDS = lx.word_set("run exec x dlx -m")  # (`python -m pip install -e .`)
 
 
 def shell_line(toks: tuple[tk.Token, ...], at: int) -> bool:
@@ -121,14 +121,16 @@ _SEPARATORS = re.compile(r"[-_\s]+")
 
 def renamed(old: str, new: str) -> bool:
     """A name joined or split otherwise (`image-preview` / `ImagePreview`, `reset_memories`
-    / `reset-memories`), or given a suffix (`opentiny` / `opentiny-official`): to code,
-    another name. Case alone is spelling (GitHub / Github)."""
+    / `reset-memories`), or given a suffix or a prefix (`opentiny` / `opentiny-official`,
+    `collector` / `hertzbeat-collector`): to code, another name. Case alone is spelling
+    (GitHub / Github)."""
     if old.lower() == new.lower() or not old.strip() or not new.strip():
         return False
     if _SEPARATORS.sub("", old).lower() == _SEPARATORS.sub("", new).lower():
         return True
     short, long = sorted((old.lower(), new.lower()), key=len)
-    return " " not in long and bool(re.fullmatch(re.escape(short) + r"[-_][a-z0-9]+", long))
+    given = rf"{re.escape(short)}[-_][a-z0-9]+|[a-z0-9]+[-_]{re.escape(short)}"
+    return " " not in long and bool(re.fullmatch(given, long))
 
 
 def renamed_command(
@@ -211,6 +213,12 @@ _BRANCH_NAMES = _MAIN | lx.word_set("trunk develop dev next canary gh-pages")
 _GIT_REF = lx.word_set("pull push fetch checkout switch merge rebase reset")
 
 
+def branch_pair(old: str, new: str) -> bool:
+    """master / main, or either for another name only a branch goes by (`develop`, `trunk`)."""
+    pair = {old.lower(), new.lower()}
+    return bool(pair & _MAIN) and pair <= _BRANCH_NAMES
+
+
 def names_branch(
     ta: tuple[tk.Token, ...], i1: int, i2: int, xa: list[tk.Token], xb: list[tk.Token]
 ) -> bool:
@@ -220,8 +228,7 @@ def names_branch(
     ca, cb = tk.content_of(xa), tk.content_of(xb)
     if len(ca) != 1 or len(cb) != 1 or ca[0].kind != "word" or cb[0].kind != "word":
         return False
-    pair = {ca[0].text.lower(), cb[0].text.lower()}
-    if pair & _MAIN and pair <= _BRANCH_NAMES:
+    if branch_pair(ca[0].text, cb[0].text):
         return True  # "clone your repository to master locally" / "… to main locally"
     near = [t.norm for t in (*ta[max(0, i1 - 2) : i1], *ta[i2 : i2 + 2]) if t.kind != "stop"]
     if any(w in _BRANCH for w in near) or "".join(t.text for t in ta[i2 : i2 + 2]) == "分支":

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memkit.audit import lexicon as lx
+from memkit.audit import wording
 from memkit.audit.claims import functional_for_subject, is_identifier, set_valued
 
 _TOKEN = re.compile(
@@ -415,6 +416,14 @@ def swapped_value(a: str, b: str) -> tuple[str, str] | None:
 
 
 def _one_spelling(x: str, y: str) -> bool:
-    """Two spellings of one name: Postgres and PostgreSQL (one begins the other)."""
+    """Two spellings of one name: Postgres and PostgreSQL (one begins the other), or one
+    mended ("Function Foloder" / "Function Folder")."""
     x, y = x.lower(), y.lower()
-    return min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))
+    if min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x)):
+        return True
+    wx, wy = x.split(), y.split()
+    return (
+        len(wx) == len(wy)
+        and any(a != b for a, b in zip(wx, wy, strict=True))
+        and all(a == b or wording.typo(a, b) for a, b in zip(wx, wy, strict=True))
+    )

@@ -135,7 +135,7 @@ UPDATE_WORDS_ZH = ("現在", "现在", "目前", "已經", "已经", "如今", "
 # (default) / `"dom"`, "Experimental: …" / "…"): not a wording.
 STATUS = word_set(
     "default deprecated experimental optional recommended beta alpha stable unstable legacy "
-    "obsolete preview"
+    "obsolete preview incubating"
 )
 # (Not "required" / 必须: a rule's force is read as a switch, `align._flip`; "# required
 # before commit" / "# before every commit" say one thing.)

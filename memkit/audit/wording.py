@@ -171,3 +171,18 @@ def _governed(toks: Sequence[tuple[str, bool]], word: str) -> list[list[str]]:
 def _alike(x: list[str], y: list[str]) -> bool:
     """The same words in any order, inflected or not."""
     return len(x) == len(y) and all(any(same_lemma(p, q) for q in y) for p in x)
+
+
+def typo(x: str, y: str) -> bool:
+    """One letter left out or one pair of letters swapped in a long word, its first letter
+    the same: a spelling mended, not another word ("garantee" / "guarantee"). A letter for
+    another is left alone: "enable" / "unable", "format" / "formal" are two words."""
+    if min(len(x), len(y)) < 6 or x[0] != y[0] or x == y:
+        return False
+    if len(x) == len(y):
+        diff = [i for i in range(len(x)) if x[i] != y[i]]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and x[diff[0]] == y[diff[1]]
+    short, long = sorted((x, y), key=len)
+    return len(long) == len(short) + 1 and any(
+        long[:i] + long[i + 1 :] == short for i in range(1, len(long))
+    )

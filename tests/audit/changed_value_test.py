@@ -79,6 +79,12 @@ BASE = {
     "config-file-tree": "├── acme.config.yml",
     "clone-to-master": "Clone your fork to master locally, then create a branch for each fix.",
     "editable-extras": 'pip install -e ".[dev]" && pip install -e ".[docs]"',
+    "pip-editable": "$ pip install -e .",
+    "deploy-guide-zh": "如果您想将 Acme (incubating) 部署到本地，请参考部署文档。",
+    "track-master": "Don't commit on the master branch; it should always track origin/master.",
+    "collector-dir": "切换到 `collector` 目录: `cd collector`",
+    "run-all-tests": "# Run all tests on the current interpreter",
+    "agent-platform": "Astra Agent is a platform built on microservices.",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -189,6 +195,24 @@ UPDATES = {
         "Clone your fork to main locally, then create a branch for each fix.",
         "main",
     ),
+    # Were very close, refused as duplicates or another subject (heldout10): a runner put
+    # before the program, a standing no longer marked, one name changed wherever it stands.
+    "pip-as-module": ("pip-editable", "python -m pip install -e .", "python -m pip"),
+    "deploy-guide-graduated-zh": (
+        "deploy-guide-zh",
+        "如果您想将 Acme 部署到本地，请参考部署文档。",
+        'no longer marked "incubating"',
+    ),
+    "track-main": (
+        "track-master",
+        "Don't commit on the main branch; it should always track origin/main.",
+        "main",
+    ),
+    "collector-dir-renamed": (
+        "collector-dir",
+        "切换到 `acme-collector` 目录: `cd acme-collector`",
+        "acme-collector",
+    ),
 }
 # Were refused as duplicates (MK103) of the line they change: a prohibition added, an action
 # dropped, a renamed identifier. Each says something else; none is the same statement.
@@ -211,6 +235,15 @@ NEVER_DUPLICATES = {
     "proxy-kill-words": ("proxy-kill", "$ webctl proxy kill"),
     # pip's extras were dropped with their brackets: "the same words".
     "editable-extras-all": ("editable-extras", 'pip install -e ".[all]"'),
+    # A phrase of how added, a name one letter longer (were duplicates, heldout10).
+    "run-all-tests-coverage": (
+        "run-all-tests",
+        "# Run all tests on the current interpreter with coverage",
+    ),
+    "agent-platform-renamed": (
+        "agent-platform",
+        "Astron Agent is a platform built on microservices.",
+    ),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
 OTHER_SUBJECTS = {
@@ -409,6 +442,10 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("`uv build` - This invokes `uv build`, which builds a wheel.", "`uv build` - This builds a wheel.", DUPLICATE),  # noqa: E501
         ("hatch fmt --formatter # Format code", "Format your code using `hatch fmt --formatter`.", DUPLICATE),  # noqa: E501
         ("**Create a virtual environment:**", "**Activate the virtual environment:**", EXTENDS),
+        # A spelling mended is the same line; a no inside a condition denies nothing.
+        ("No one can garantee how much of a PR is remembered later.", "No one can guarantee how much of a PR is remembered later.", DUPLICATE),  # noqa: E501
+        ("See the [Function Foloder](#function-folder) section for details.", "See the [Function Folder](#function-folder) section for details.", DUPLICATE),  # noqa: E501
+        ("Add yourself to the AUTHORS file, in alphabetical order.", "Add yourself to the AUTHORS file if not there yet, in alphabetical order.", EXTENDS),  # noqa: E501
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
