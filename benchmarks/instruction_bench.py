@@ -12,9 +12,11 @@ once, then tuned on), and `instruction_pairs_heldout7.jsonl`, mined blind from 2
 heldout6 was being read (read once, then tuned on), and `instruction_pairs_heldout8.jsonl`, mined
 blind from 23 more after heldout7 was read, and `instruction_pairs_heldout9.jsonl`, mined blind
 from 20 more while heldout7 was tuned on (read once, then tuned on), and
-`instruction_pairs_heldout10.jsonl`, mined blind from 26 more while heldout9 was tuned on.
+`instruction_pairs_heldout10.jsonl`, mined blind from 26 more while heldout9 was tuned on (read
+once, then tuned on), and `instruction_pairs_heldout11.jsonl`, mined blind from 22 more while
+heldout10 was tuned on.
 
-    python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout10]
+    python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout11]
                                            [--before SRC] [--sizes 1000] [--runs 3] [--show]
 
 - **write**: a memory of every `old` line of the split (one atom each, as `memkit add TEXT`
@@ -55,7 +57,7 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
 FLAG = {"MK105", "MK106"}
 JUDGED = {"MK103", "MK104", "MK105", "MK106"}
 LABELS = ("update", "paraphrase", "unrelated", "extends")
-# The splits whose misses may be read: heldout3 to heldout9 each became tuning data
+# The splits whose misses may be read: heldout3 to heldout10 each became tuning data
 # after its one reading (docs/benchmarks.md), so that the updates it showed refused as
 # duplicates could be found and fixed. heldout and heldout2 stay unlisted.
 TUNING = (
@@ -67,6 +69,7 @@ TUNING = (
     "heldout7",
     "heldout8",
     "heldout9",
+    "heldout10",
 )
 
 
@@ -323,6 +326,7 @@ def main() -> int:
             "heldout8",
             "heldout9",
             "heldout10",
+            "heldout11",
             "dev",
         ),
         default="dev",
