@@ -56,6 +56,21 @@ _FLIP = {
         "optional/recommended allowed/forbidden permitted/forbidden 必须/可选 必須/可選 推荐/必须"
     ).split()
 }
+# A rule's force, by class: one word for a word of another class is the rule switched
+# ("gitmoji is required" / "gitmoji is prohibited"), as on / off is.
+_FORCES = (
+    "required mandatory compulsory 必须 必須 必需",
+    "recommended encouraged preferred 推荐 推薦 建议 建議",
+    "optional allowed permitted 可选 可選 允许 允許",
+    "prohibited forbidden disallowed banned discouraged 禁止",
+)
+_FLIP |= {
+    frozenset((x, y))
+    for i, one in enumerate(_FORCES)
+    for other in _FORCES[i + 1 :]
+    for x in one.split()
+    for y in other.split()
+}
 # Verbs that say "do it" in other words: "Run `ruff`" and "Use `ruff`" give one instruction.
 _DOING = lx.word_set(
     "run use execute invoke call apply employ utilize utilise do perform using running "
@@ -268,6 +283,21 @@ def read(a: str, b: str) -> Reading | None:
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
+
+
+def _count(
+    ta: tuple[tk.Token, ...], i1: int, i2: int, xa: list[tk.Token], xb: list[tk.Token]
+) -> bool:
+    """One number for another that counts what follows it, not one named by what comes
+    before ("~17 examples total" / "~20 examples total"; not "Step 2" / "Step 4"): a value
+    even heading the sentence."""
+    ca, cb = tk.content_of(xa), tk.content_of(xb)
+    if not (len(ca) == len(cb) == 1 and ca[0].kind == cb[0].kind == "num"):
+        return False
+    before = next((t for t in reversed(ta[:i1]) if t.kind != "stop"), None)
+    after = ta[i2] if i2 < len(ta) else None
+    named = before is not None and before.kind == "word" and tk.sentence_at(ta, i1)[0] < i1
+    return not named and after is not None and after.kind == "word"
 
 
 def _renamed_throughout(
@@ -598,7 +628,7 @@ def _substitution(
         # Nothing but a link's target or a path changed, even where the line starts with it:
         # the page or file moved ("[Operators](Operators_ZH.md)" / "… (Operators.md)").
         return Edit(old, new, "value", frame)
-    if cmd.names_branch(ta, i1, i2, xa, xb) or vl.versions(xa, xb):
+    if cmd.names_branch(ta, i1, i2, xa, xb) or vl.versions(xa, xb) or _count(ta, i1, i2, xa, xb):
         # A branch or a version names no thing of its own, even at a sentence's head: "如果
         # 本地仓库的 master 分支落后于 …" / "… main 分支 …", `10.9.0` / `9.15.4`.
         return Edit(old, new, "value", frame)

@@ -85,6 +85,7 @@ BASE = {
     "collector-dir": "切换到 `collector` 目录: `cd collector`",
     "run-all-tests": "# Run all tests on the current interpreter",
     "agent-platform": "Astra Agent is a platform built on microservices.",
+    "gitmoji-rule": "Commit messages: clear, one topic each (gitmoji is required).",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -212,6 +213,12 @@ UPDATES = {
         "collector-dir",
         "切换到 `acme-collector` 目录: `cd acme-collector`",
         "acme-collector",
+    ),
+    # Was refused as a duplicate (heldout11): a rule's force for one of another class.
+    "gitmoji-prohibited": (
+        "gitmoji-rule",
+        "Commit messages: clear, one topic each (gitmoji is prohibited).",
+        "prohibited",
     ),
 }
 # Were refused as duplicates (MK103) of the line they change: a prohibition added, an action
@@ -446,6 +453,8 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("No one can garantee how much of a PR is remembered later.", "No one can guarantee how much of a PR is remembered later.", DUPLICATE),  # noqa: E501
         ("See the [Function Foloder](#function-folder) section for details.", "See the [Function Folder](#function-folder) section for details.", DUPLICATE),  # noqa: E501
         ("Add yourself to the AUTHORS file, in alphabetical order.", "Add yourself to the AUTHORS file if not there yet, in alphabetical order.", EXTENDS),  # noqa: E501
+        # A count heading its sentence is a value, not what the line is about.
+        ("...  # ~17 examples total", "...  # ~20 examples total", CONTRADICTS),
     ],
 )  # fmt: skip
 def test_the_reading_of_a_near_identical_pair(a: str, b: str, kind: str) -> None:
