@@ -76,6 +76,7 @@ def values_of(text: str) -> frozenset[str]:
     )
 
 
+_GIT_VERBS = lx.word_set("pull push fork clone rebase checkout cherry-pick squash")
 _TINY = 12  # tokens: a line too short to align (one word kept), read token by token
 
 
@@ -119,13 +120,26 @@ def unmatched_value(a: str, b: str) -> str:
     ("`make lint`" / "make lint" is one value)."""
     ta, tb = tk.tokens(a), tk.tokens(b)
     short = max(len(tk.content_of(ta)), len(tk.content_of(tb))) <= _FEW_WORDS
+    chinese = all(any(t.kind in ("cjk", "glue") for t in toks) for toks in (ta, tb))
     for mine, theirs in ((ta, tb), (tb, ta)):
         held = {w for t in theirs for w in _VALUE_WORD.findall(t.norm)}
         for t in mine:
             # In a line of a few words an identifier is what it says (`webctl kill_proxy`);
             # in a sentence it can be a detail said in passing ("(config ws.ping_interval)").
             identifier = t.kind == "word" and "_" in t.norm.strip("_") and short
-            if (t.kind in tk.VALUE or identifier) and not set(_VALUE_WORD.findall(t.norm)) <= held:
+            # In Chinese a Latin word is a name (Github Issue, PR, axml), not wording; a verb
+            # of the trade (pull, merge, fix) is wording.
+            latin = (
+                chinese
+                and t.kind == "word"
+                and len(t.norm) > 1
+                and t.text.isascii()
+                and t.norm not in lx.IMPERATIVE
+                and t.norm not in _GIT_VERBS
+            )
+            if (t.kind in tk.VALUE or identifier or latin) and not set(
+                _VALUE_WORD.findall(t.norm)
+            ) <= held:
                 return t.text  # (`kill_proxy` is not `proxy kill`)
         first = next((t for t in mine if t.kind in tk.CONTENT), None)
         if (

@@ -86,6 +86,7 @@ BASE = {
     "run-all-tests": "# Run all tests on the current interpreter",
     "agent-platform": "Astra Agent is a platform built on microservices.",
     "gitmoji-rule": "Commit messages: clear, one topic each (gitmoji is required).",
+    "view-syntax-zh": "### 使用 tsx 语法编写视图层",
 }
 UPDATES = {
     "lint-is-check": ("lint-before-commit", "Run `make check` before committing.", "make check"),
@@ -250,6 +251,12 @@ NEVER_DUPLICATES = {
     "agent-platform-renamed": (
         "agent-platform",
         "Astron Agent is a platform built on microservices.",
+    ),
+    # In Chinese a Latin word only one side holds is a name it states (was refused by the
+    # cosine alone: heldout10, heldout11).
+    "view-syntax-axml-zh": (
+        "view-syntax-zh",
+        "### 使用支付宝 axml 语法编写视图层，并能编译成微信版本",
     ),
 }
 PARAPHRASE = "Use the `logging` module for debugging; no `print`."
@@ -453,6 +460,7 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("No one can garantee how much of a PR is remembered later.", "No one can guarantee how much of a PR is remembered later.", DUPLICATE),  # noqa: E501
         ("See the [Function Foloder](#function-folder) section for details.", "See the [Function Folder](#function-folder) section for details.", DUPLICATE),  # noqa: E501
         ("Add yourself to the AUTHORS file, in alphabetical order.", "Add yourself to the AUTHORS file if not there yet, in alphabetical order.", EXTENDS),  # noqa: E501
+        ("### 使用 tsx 语法编写视图层", "### 使用支付宝 axml 语法编写视图层，并能编译成微信版本", EXTENDS),  # noqa: E501
         # A count heading its sentence is a value, not what the line is about.
         ("...  # ~17 examples total", "...  # ~20 examples total", CONTRADICTS),
     ],
