@@ -147,6 +147,37 @@ def test_a_session_that_never_reaches_session_end_leaves_its_summary(
         assert f"## {summary.stem} · episode" in "\n".join(api.messages_text())
 
 
+# Before the Stop hook's command (run by `sh -c`, whose parent is the CLI): once the CLI has
+# handed the hook its input, it is held still for 1.5 s, its transcript queue not drained.
+HELD_STILL = (
+    "payload=$(cat); kill -STOP $PPID; "
+    "(sleep 1.5; kill -CONT $PPID) </dev/null >/dev/null 2>&1 & "
+    "printf '%s' \"$payload\" | "
+)
+
+
+def test_a_stop_hook_that_runs_before_the_cli_writes_the_transcript_still_leaves_the_summary(
+    project: Path, tmp_path: Path
+) -> None:
+    """Claude Code appends its transcript from a queue drained ~100 ms after the answer, and
+    starts the Stop hooks meanwhile: on a loaded machine the hook may look before the turn,
+    or the whole file of a first turn, is written. Here the CLI is held still (SIGSTOP) as its
+    Stop hook starts, as a loaded machine may hold it: the checkpoint waits for the turn, and
+    the session that never reaches SessionEnd leaves its summary."""
+    settings = project / ".claude/settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    del data["hooks"]["SessionEnd"]
+    (stop,) = data["hooks"]["Stop"]
+    stop["hooks"][0]["command"] = HELD_STILL + stop["hooks"][0]["command"]
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    with fake_api() as (api, url):
+        api.answer = "The root cause is the retry: the handler is not idempotent on event.id."
+        run_claude(project, url, STRIPE, tmp_path)
+    (summary,) = summaries(project)
+    text = summary.read_text(encoding="utf-8")
+    assert "invoice.paid" in text.split("## Asked")[1]
+
+
 def test_an_atom_is_found_by_the_file_it_is_about(project: Path, tmp_path: Path) -> None:
     """`paths: ["src/net/**"]` is a search dimension everywhere, not only before a Read: the
     MCP `search` for the file, a prompt that names it, and `memkit search`."""
