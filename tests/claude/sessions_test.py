@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -147,12 +149,12 @@ def test_a_session_that_never_reaches_session_end_leaves_its_summary(
         assert f"## {summary.stem} · episode" in "\n".join(api.messages_text())
 
 
-# Before the Stop hook's command (run by `sh -c`, whose parent is the CLI): once the CLI has
-# handed the hook its input, it is held still for 1.5 s, its transcript queue not drained.
+# The Stop hook's command is run by `sh -c`, whose parent is the CLI: once the CLI has handed
+# it its input, the CLI is stopped at once, then let go by `held_cli.py`.
+HELD_CLI = Path(__file__).with_name("held_cli.py")
 HELD_STILL = (
-    "payload=$(cat); kill -STOP $PPID; "
-    "(sleep 1.5; kill -CONT $PPID) </dev/null >/dev/null 2>&1 & "
-    "printf '%s' \"$payload\" | "
+    "payload=$(cat); kill -STOP $PPID; printf '%s' \"$payload\" | "
+    f"{shlex.quote(sys.executable)} {shlex.quote(str(HELD_CLI))} $PPID "
 )
 
 
@@ -161,9 +163,10 @@ def test_a_stop_hook_that_runs_before_the_cli_writes_the_transcript_still_leaves
 ) -> None:
     """Claude Code appends its transcript from a queue drained ~100 ms after the answer, and
     starts the Stop hooks meanwhile: on a loaded machine the hook may look before the turn,
-    or the whole file of a first turn, is written. Here the CLI is held still (SIGSTOP) as its
-    Stop hook starts, as a loaded machine may hold it: the checkpoint waits for the turn, and
-    the session that never reaches SessionEnd leaves its summary."""
+    or the whole file of a first turn, is written. Here the CLI is held still (SIGSTOP) from
+    the moment its Stop hook has its input until the hook has looked at the transcript
+    (`held_cli.py`): the checkpoint waits for the turn, and the session that never reaches
+    SessionEnd leaves its summary."""
     settings = project / ".claude/settings.json"
     data = json.loads(settings.read_text(encoding="utf-8"))
     del data["hooks"]["SessionEnd"]
