@@ -58,6 +58,14 @@ __lazy_modules__ = {
 # 1.5 s, and the warm engine answers other sessions' hooks one at a time.
 PASS_SECONDS = {"stop": 1.0, "pre-compact": 1.0, "session-end": 0.3}
 WARM_PASS_SECONDS = 0.3
+# Seconds a Stop hook waits for the turn it ends to reach the transcript: Claude Code appends
+# its transcript from a queue drained ~100 ms later, and runs the Stop hooks meanwhile, so a
+# quick hook (the warm engine's, or any on a loaded machine) can find the turn, even the whole
+# transcript file, not written yet. Waited in vain once, a session is not waited for again (a
+# transcript Claude Code does not keep, an answer it spells another way).
+TURN_WAIT = 2.0
+WARM_TURN_WAIT = 0.5  # the engine answers other sessions' hooks one at a time
+POLL_SECONDS = 0.02
 
 
 def _log(root: Path, what: str) -> None:
@@ -182,11 +190,13 @@ def on_transcript(
             return
 
         seconds = WARM_PASS_SECONDS if warm else PASS_SECONDS.get(event, 1.0)
-        deadline = time.monotonic() + seconds
         with states.session_lock(root, session):
             state = states.load(root, session)
             state.project = state.project or _project(payload)
             state.started = state.started or states.now()
+            if event == "stop":
+                _await_turn(payload, state, WARM_TURN_WAIT if warm else TURN_WAIT)
+            deadline = time.monotonic() + seconds
             ending = event == "session-end"
             _read_transcript(root, settings, state, _transcript(payload), deadline, ending=ending)
             if event in ("pre-compact", "session-end"):
@@ -207,6 +217,36 @@ def on_transcript(
             start_worker(root)
     except Exception:  # a hook never breaks the session
         _log(root, event)
+
+
+def _await_turn(payload: dict[str, Any], state: SessionState, seconds: float) -> None:
+    """Until the transcript holds the answer the Stop hook's payload ends the turn with, for
+    `seconds` at most (none when the transcript already does, the usual case)."""
+    from memkit.capture.transcript import answer_mark, holds
+
+    mark = answer_mark(str(payload.get("last_assistant_message") or ""))
+    if not mark or state.unwritten or not payload.get("transcript_path"):
+        return
+    until = time.monotonic() + seconds
+    seen = -1  # the size last looked through: a file that did not grow is not read again
+    while True:
+        path = _transcript(payload)
+        size = _size(path)
+        if path is not None and size != seen and holds(path, mark, state.offset):
+            return
+        seen = size
+        left = until - time.monotonic()
+        if left <= 0:
+            state.unwritten = True
+            return
+        time.sleep(min(POLL_SECONDS, left))
+
+
+def _size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path is not None else -1
+    except OSError:
+        return -1
 
 
 def _worth_a_summary(state: SessionState) -> bool:

@@ -55,6 +55,7 @@ class SessionState:
     refused: dict[str, int] = field(default_factory=dict)  # answer statements refused, by why
     prints: list[int] = field(default_factory=list)  # fingerprints of what tools returned
     sources: list[str] = field(default_factory=list)  # the tools of this turn, latest last
+    unwritten: bool = False  # a Stop waited in vain for its turn in the transcript
 
     def note(self, name: str, value: str) -> None:
         """Add `value` to the list `name` once, keeping the first MAX_ITEMS."""

@@ -53,6 +53,8 @@ _ERROR_LINE = re.compile(r"(?:error|Error|ERROR|failed|FAILED|fatal|denied|refus
 
 MAX_HEARD = 10  # answer proposals waiting for the user's reaction
 MAX_ASKED = 8  # prompts kept for the summary
+MARK_CHARS = 40  # characters of an answer's end looked for in the transcript
+MARK_TAIL = 256_000  # bytes at the transcript's end where the turn's answer is looked for
 
 
 @dataclass
@@ -140,6 +142,28 @@ def scan(path: Path, state: SessionState, *, deadline: float, max_bytes: int = M
             _take(entry, state, found)
     found.complete = found.complete and state.offset >= size
     return found
+
+
+def answer_mark(answer: str) -> bytes:
+    """How the transcript spells the end of `answer` (a Stop hook's `last_assistant_message`,
+    the answer's text blocks joined by newlines): the end of its last line, which lies within
+    one block, JSON-escaped as Claude Code's JSON.stringify escapes it. b"" for no answer."""
+    last = answer.strip().rsplit("\n", 1)[-1][-MARK_CHARS:]
+    return json.dumps(last, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+
+
+def holds(path: Path, mark: bytes, offset: int) -> bool:
+    """Whether `path`, past `offset` (what earlier hooks read), ends with lines that hold
+    `mark`: the turn a Stop hook ends is written. Only the file's tail is read: the answer is
+    the turn's last line but a few small ones."""
+    try:
+        with path.open("rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            start = offset if offset <= size else 0  # rewritten: `scan` starts again too
+            fh.seek(max(start, size - MARK_TAIL))
+            return mark in fh.read()
+    except OSError:
+        return False
 
 
 def _take(entry: dict[str, Any], state: SessionState, found: Found) -> None:

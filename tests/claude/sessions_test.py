@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.claude.fake_api import fake_api, text_reply, tool_reply, tool_results
+from tests.claude.fake_api import FakeAPI, fake_api, text_reply, tool_reply, tool_results
 from tests.claude.real_cli_test import CLAUDE, run_claude, tool_result_text
 from tests.helpers import memkit
 
@@ -126,25 +128,61 @@ def test_a_subagent_gets_its_own_index_and_the_atoms_of_the_files_it_reads(
     assert re.search(r"paths 'src/net/\*\*' matches src/net/conn\.py", sub_after_read[0])
 
 
+def without_session_end(project: Path, stop_prefix: str = "") -> None:
+    """What a killed session amounts to: no SessionEnd hook runs. `stop_prefix` goes before
+    the Stop hook's command."""
+    settings = project / ".claude/settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    del data["hooks"]["SessionEnd"]
+    (stop,) = data["hooks"]["Stop"]
+    stop["hooks"][0]["command"] = stop_prefix + stop["hooks"][0]["command"]
+    settings.write_text(json.dumps(data), encoding="utf-8")
+
+
+def stripe_session(project: Path, url: str, api: FakeAPI, tmp_path: Path) -> Path:
+    """A session about the Stripe webhook; the one summary it left, which holds its prompt."""
+    api.answer = "The root cause is the retry: the handler is not idempotent on event.id."
+    run_claude(project, url, STRIPE, tmp_path)
+    (summary,) = summaries(project)
+    assert "invoice.paid" in summary.read_text(encoding="utf-8").split("## Asked")[1]
+    return summary
+
+
 def test_a_session_that_never_reaches_session_end_leaves_its_summary(
     project: Path, tmp_path: Path
 ) -> None:
     """A terminal closed, a crash, a `-p` run whose SessionEnd hooks Claude Code stopped: no
     SessionEnd hook runs. The summary was checkpointed at Stop, and the next session about
     the same thing is given it."""
-    settings = project / ".claude/settings.json"
-    data = json.loads(settings.read_text(encoding="utf-8"))
-    del data["hooks"]["SessionEnd"]  # what a killed session amounts to: it never runs
-    settings.write_text(json.dumps(data), encoding="utf-8")
+    without_session_end(project)
     with fake_api() as (api, url):
-        api.answer = "The root cause is the retry: the handler is not idempotent on event.id."
-        run_claude(project, url, STRIPE, tmp_path)
-        (summary,) = summaries(project)
-        text = summary.read_text(encoding="utf-8")
-        assert "invoice.paid" in text.split("## Asked")[1]
+        summary = stripe_session(project, url, api, tmp_path)
         api.requests.clear()
         run_claude(project, url, "Back to the Stripe invoice.paid webhook handler.", tmp_path)
         assert f"## {summary.stem} · episode" in "\n".join(api.messages_text())
+
+
+# The Stop hook's command is run by `sh -c`, whose parent is the CLI: once the CLI has handed
+# it its input, the CLI is stopped at once, then let go by `held_cli.py`.
+HELD_CLI = Path(__file__).with_name("held_cli.py")
+HELD_STILL = (
+    "payload=$(cat); kill -STOP $PPID; printf '%s' \"$payload\" | "
+    f"{shlex.quote(sys.executable)} {shlex.quote(str(HELD_CLI))} $PPID "
+)
+
+
+def test_a_stop_hook_that_runs_before_the_cli_writes_the_transcript_still_leaves_the_summary(
+    project: Path, tmp_path: Path
+) -> None:
+    """Claude Code appends its transcript from a queue drained ~100 ms after the answer, and
+    starts the Stop hooks meanwhile: on a loaded machine the hook may look before the turn,
+    or the whole file of a first turn, is written. Here the CLI is held still (SIGSTOP) from
+    the moment its Stop hook has its input until the hook has looked at the transcript
+    (`held_cli.py`): the checkpoint waits for the turn, and the session that never reaches
+    SessionEnd leaves its summary."""
+    without_session_end(project, HELD_STILL)
+    with fake_api() as (api, url):
+        stripe_session(project, url, api, tmp_path)
 
 
 def test_an_atom_is_found_by_the_file_it_is_about(project: Path, tmp_path: Path) -> None:
