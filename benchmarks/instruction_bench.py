@@ -14,7 +14,7 @@ blind from 23 more after heldout7 was read, and `instruction_pairs_heldout9.json
 from 20 more while heldout7 was tuned on (read once, then tuned on), and
 `instruction_pairs_heldout10.jsonl`, mined blind from 26 more while heldout9 was tuned on (read
 once, then tuned on), and `instruction_pairs_heldout11.jsonl`, mined blind from 22 more while
-heldout10 was tuned on.
+heldout10 was tuned on (read once, then tuned on).
 
     python benchmarks/instruction_bench.py [--split dev|heldout|…|heldout11]
                                            [--before SRC] [--sizes 1000] [--runs 3] [--show]
@@ -57,20 +57,11 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
 FLAG = {"MK105", "MK106"}
 JUDGED = {"MK103", "MK104", "MK105", "MK106"}
 LABELS = ("update", "paraphrase", "unrelated", "extends")
-# The splits whose misses may be read: heldout3 to heldout10 each became tuning data
+# The splits whose misses may be read: heldout3 to heldout11 each became tuning data
 # after its one reading (docs/benchmarks.md), so that the updates it showed refused as
 # duplicates could be found and fixed. heldout and heldout2 stay unlisted.
-TUNING = (
-    "dev",
-    "heldout3",
-    "heldout4",
-    "heldout5",
-    "heldout6",
-    "heldout7",
-    "heldout8",
-    "heldout9",
-    "heldout10",
-)
+SPLITS = ("dev", "heldout", "heldout2", *(f"heldout{n}" for n in range(3, 12)))
+TUNING = ("dev", *(f"heldout{n}" for n in range(3, 12)))
 
 
 def rows_of(split: str) -> list[dict[str, Any]]:
@@ -315,20 +306,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--split",
-        choices=(
-            "heldout",
-            "heldout2",
-            "heldout3",
-            "heldout4",
-            "heldout5",
-            "heldout6",
-            "heldout7",
-            "heldout8",
-            "heldout9",
-            "heldout10",
-            "heldout11",
-            "dev",
-        ),
+        choices=SPLITS,
         default="dev",
     )
     parser.add_argument("--before", help="another memkit source tree, side by side")
