@@ -181,12 +181,13 @@ def _equivalent(xa: list[tk.Token], xb: list[tk.Token]) -> bool:
         return wording.same_lemma(x, y)
     if wording.typo(ca[0].text.lower(), cb[0].text.lower()):
         return True  # "garantee" / "guarantee", "Foloder" / "Folder": a spelling mended
-    if ca[0].text[:1].isupper() and cb[0].text[:1].isupper():
-        # Names: one inflected is the same ("Commit" / "Committing"), one longer is another
-        # ("Astra Agent" / "Astron Agent").
-        return wording.same_lemma(x, y)
     if x.startswith(y) or y.startswith(x) or wording.same_lemma(x, y):
         return True
+    if ca[0].text[:1].isupper() and cb[0].text[:1].isupper():
+        # Two names that share their start without one beginning the other are two names
+        # ("Astra Agent" / "Astron Agent"), not one word inflected (Postgres / PostgreSQL is
+        # one, above).
+        return False
     p = 0
     while p < min(len(x), len(y)) and x[p] == y[p]:
         p += 1

@@ -461,6 +461,10 @@ def test_the_mcp_save_shows_the_neighbour_and_writes_nothing_until_told(team: Pa
         ("See the [Function Foloder](#function-folder) section for details.", "See the [Function Folder](#function-folder) section for details.", DUPLICATE),  # noqa: E501
         ("Add yourself to the AUTHORS file, in alphabetical order.", "Add yourself to the AUTHORS file if not there yet, in alphabetical order.", EXTENDS),  # noqa: E501
         ("### 使用 tsx 语法编写视图层", "### 使用支付宝 axml 语法编写视图层，并能编译成微信版本", EXTENDS),  # noqa: E501
+        # One name that begins the other is one name shortened; one that only shares its start
+        # is another.
+        ("Use Postgres for the orders service.", "Use PostgreSQL for the orders service.", DUPLICATE),  # noqa: E501
+        ("Astra Agent is a platform built on microservices.", "Astron Agent is a platform built on microservices.", EXTENDS),  # noqa: E501
         # A count heading its sentence is a value, not what the line is about.
         ("...  # ~17 examples total", "...  # ~20 examples total", CONTRADICTS),
     ],
