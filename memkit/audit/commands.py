@@ -210,7 +210,7 @@ _BRANCH = lx.word_set("branch")
 _MAIN = lx.word_set("master main")
 _BRANCH_NAMES = _MAIN | lx.word_set("trunk develop dev next canary gh-pages")
 # git's verbs whose last word names a branch: `git pull upstream main`, `git checkout dev`.
-_GIT_REF = lx.word_set("pull push fetch checkout switch merge rebase reset")
+GIT_REF = lx.word_set("pull push fetch checkout switch merge rebase reset")
 
 
 def branch_pair(old: str, new: str) -> bool:
@@ -238,7 +238,7 @@ def names_branch(
     git = len(before) - 1 - before[::-1].index("git") if "git" in before else -1
     return (
         0 <= git < len(before) - 1
-        and before[git + 1] in _GIT_REF
+        and before[git + 1] in GIT_REF
         and not any(t.kind in tk.CONTENT for t in ta[i2:end])
     )
 

@@ -19,8 +19,10 @@ _UNIT = (
     r"ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?"
     r"|[kmgt]i?b|[kmgt]i|bytes?|%|px|rps|qps"
 )
+# A code span, as the tokenizer takes it and as emphasis is kept out of it.
+_CODE_SPAN = r"`[^`\n]{1,300}`"
 _TOKEN = re.compile(
-    r"(?P<code>`[^`\n]{1,300}`)"
+    rf"(?P<code>{_CODE_SPAN})"
     r"|(?P<url>[a-z][a-z0-9+.-]{1,15}://[^\s`)<>\]\"'，。；：！？、（）]+)"
     # A package with its extras, as pip takes it: `.[dev]` and `.[all]` install other things.
     r"|(?P<extra>(?<![\w.])(?:\.|[a-z][\w-]*)\[[\w,.-]+\])"
@@ -146,7 +148,7 @@ _HTML_LINK = re.compile(
 
 
 _SPELLED = re.compile(r"_|\w[.:]\w")
-_CODE = re.compile(r"(`[^`\n]{1,300}`)")
+_CODE = re.compile(f"({_CODE_SPAN})")
 
 
 def spelled(word: str) -> bool:

@@ -76,7 +76,8 @@ def values_of(text: str) -> frozenset[str]:
     )
 
 
-_GIT_VERBS = lx.word_set("pull push fork clone rebase checkout cherry-pick squash")
+# git's verbs, said in Chinese as they are in English: wording, not a name.
+_GIT_VERBS = cmd.GIT_REF | lx.word_set("fork clone cherry-pick squash")
 _TINY = 12  # tokens: a line too short to align (one word kept), read token by token
 
 
