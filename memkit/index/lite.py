@@ -114,9 +114,14 @@ class LightReader(IndexReader):
     def superseded(self) -> frozenset[str]:
         # From the sparse columns: only the rows that have such a list are looked at.
         if self._superseded is None:
-            ids = self.columns["id"]
+            ids, status, pending = (self.columns[k] for k in ("id", "status", "pending"))
             self._superseded = frozenset(
-                [old for olds in self.columns["supersedes"].values() for old in olds]
+                [
+                    old
+                    for row, olds in self.columns["supersedes"].items()
+                    if status[row] == "active" and not pending[row]
+                    for old in olds
+                ]
                 + [ids[row] for row in self.columns["superseded_by"]]
             )
         return self._superseded

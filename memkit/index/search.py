@@ -175,11 +175,17 @@ class IndexReader:
 
     @property
     def superseded(self) -> frozenset[str]:
-        """Ids of atoms that another indexed atom supersedes, or that name a newer one
-        themselves: whatever their own `status:` says, they are never served."""
+        """Ids of atoms that another live indexed atom supersedes, or that name a newer one
+        themselves: whatever their own `status:` says, they are never served. A replacement
+        waiting for review retires nothing until it is approved."""
         if self._superseded is None:
             self._superseded = frozenset(
-                [old for a in self.atoms for old in a["supersedes"]]
+                [
+                    old
+                    for a in self.atoms
+                    if a["status"] == "active" and not a["pending"]
+                    for old in a["supersedes"]
+                ]
                 + [a["id"] for a in self.atoms if a["superseded_by"]]
             )
         return self._superseded
@@ -370,8 +376,10 @@ class IndexReader:
         hits = []
         for row, score, why in ranked:
             entry = self.atoms[row]
-            if not include_inactive and (entry["status"] != "active" or entry["pending"]):
-                continue
+            if not include_inactive and (
+                entry["status"] != "active" or entry["pending"] or entry["id"] in self.superseded
+            ):
+                continue  # a newer atom's `supersedes` retires it, whatever its own status says
             hits.append(Hit(entry["id"], entry["path"], entry["title"], score, why, entry))
             if len(hits) >= limit:
                 break
