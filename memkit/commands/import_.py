@@ -127,6 +127,11 @@ def _print_outcomes(report: Any) -> None:
             print(f"  warning: {_brief(warning)}")
     for un in report.unimported:
         print(f"not imported: {un.source}: {un.message}")
+    for atom_id, where in report.gone:
+        print(
+            f"no longer in its file: `{atom_id}` ({where}): its line was removed, or rewritten "
+            f"past recognition; `memkit archive --apply {atom_id}` retires it"
+        )
 
 
 def _brief(message: str) -> str:

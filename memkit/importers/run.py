@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,13 +28,14 @@ from memkit.atom.read import read_atom
 from memkit.atom.text import plain_text
 from memkit.atom.title import title_of
 from memkit.audit.text import statement_text
-from memkit.audit.verdict import CONTRADICTS, verdict
+from memkit.audit.verdict import CONTRADICTS, DUPLICATE, verdict
 from memkit.audit.write import PENDING
 from memkit.config import Config, load_config
 from memkit.embedding.usercache import model_cache_dir
 from memkit.errors import MemkitError
 from memkit.gate.duplicates import DuplicateSettings, words_agree
 from memkit.importers import SKIPS, SOURCE_RE, Candidate, Collected, Unimported
+from memkit.importers.rewrites import Gone, Rewrite, rewrites, said
 from memkit.repo import list_atom_files
 from memkit.roles import sensitive_kinds
 from memkit.safety.private import strip_private
@@ -73,6 +74,8 @@ class ImportReport:
     files: int
     outcomes: list[Outcome] = field(default_factory=list)
     unimported: list[Unimported] = field(default_factory=list)
+    # Atoms whose line their file no longer holds and no new line rewrote: (id, file:line).
+    gone: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
 
     def count(self, action: str) -> int:
@@ -92,6 +95,7 @@ class ImportReport:
             "refused": dict(sorted(self.reasons("refuse").items())),
             "skipped": dict(sorted(self.reasons("skip").items())),
             "unimported": [u.__dict__ for u in self.unimported],
+            "no_longer_in_file": [{"id": i, "source": w} for i, w in self.gone],
             "seconds": round(self.seconds, 3),
             "outcomes": [o.as_json() for o in self.outcomes],
         }
@@ -104,19 +108,35 @@ class _Existing:
     by_fingerprint: dict[str, str] = field(default_factory=dict)  # fingerprint → id
     by_source: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # file → (id, fp)
     projects_of: dict[str, set[str]] = field(default_factory=dict)  # title → projects
+    # Live imported atoms nothing supersedes yet: id → (line it came from, its text, `said`).
+    live: dict[str, tuple[int, str, str]] = field(default_factory=dict)
+    reviewed: set[str] = field(default_factory=set)  # live sensitive atoms of shared/
 
     @classmethod
     def read(cls, root: Path, config: Config) -> _Existing:
         out = cls()
+        replaced: set[str] = set()
+        sensitive = sensitive_kinds(config)
         for relpath in list_atom_files(root):
             atom = read_atom(root, relpath, config, fast=True).atom
             if atom is not None and atom.is_active:
                 out.projects_of.setdefault(atom.title.lower(), set()).add(atom.project)
+                replaced.update(atom.supersedes)
+                if atom.type in sensitive and relpath.startswith("shared/"):
+                    out.reviewed.add(atom.id)
             m = SOURCE_RE.match(atom.source) if atom is not None else None
             if atom is None or m is None:
                 continue
             out.by_fingerprint.setdefault(m["hash"], atom.id)
             out.by_source.setdefault(m["path"], []).append((atom.id, m["hash"]))
+            if atom.is_active and not atom.superseded_by:
+                text = statement_text(atom.title, atom.body)
+                # An import writes the title as the body's first line, then the text.
+                head, _, rest = atom.body.lstrip().partition("\n")
+                body = rest if head.startswith("# ") else atom.body
+                out.live[atom.id] = (int(m["line"]), text, said(body))
+        for atom_id in replaced:
+            out.live.pop(atom_id, None)
         return out
 
     def named(self, key: str) -> str | None:
@@ -165,8 +185,27 @@ def _normal(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _gate_text(cand: Candidate) -> str:
+    return plain_text(cand.title or "", _normal(cand.text))
+
+
+def _encoder(root: Path, config: Config) -> Callable[[list[str]], Any]:
+    """The gate's encoder, loaded on first use (an import of known lines needs none)."""
+    loaded: list[Any] = []
+
+    def encode(texts: list[str]) -> Any:
+        if not loaded:
+            from memkit.embedding import load_encoder
+
+            cache = model_cache_dir(root)
+            loaded.append(load_encoder(config.embedding_model, cache_dir=cache, base=root))
+        return loaded[0].encode(texts)
+
+    return encode
+
+
 def _near_duplicates(
-    root: Path, candidates: Sequence[Candidate], config: Config
+    candidates: Sequence[Candidate], config: Config, encode: Callable[[list[str]], Any]
 ) -> dict[int, tuple[int, float]]:
     """For each candidate (by position) an earlier one it duplicates, with the cosine: what the
     gate calls a duplicate (its threshold, its encoder, long texts sharing their words)."""
@@ -174,12 +213,9 @@ def _near_duplicates(
         return {}
     import numpy as np
 
-    from memkit.embedding import load_encoder
-
     threshold = DuplicateSettings.from_config(config.section("gate")).duplicate
-    encoder = load_encoder(config.embedding_model, cache_dir=model_cache_dir(root), base=root)
-    texts = [plain_text(c.title or "", _normal(c.text)) for c in candidates]
-    vectors = np.asarray(encoder.encode(texts), dtype=np.float32)
+    texts = [_gate_text(c) for c in candidates]
+    vectors = np.asarray(encode(texts), dtype=np.float32)
     found: dict[int, tuple[int, float]] = {}
     block = 1024
     for start in range(0, len(candidates), block):
@@ -199,8 +235,9 @@ def _near_duplicates(
 
 def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
     """Whether two close candidates are one thing said twice, as the gate judges a close
-    atom: not when one replaces the other, not when they differ in a value (a change, which
-    the contradiction check is for)."""
+    atom (MK103): not when one replaces the other, not when they differ in a value (a change,
+    which the contradiction check is for), not when they say one thing of two subjects (two
+    packages' test commands, side by side in one file)."""
     if a.source in b.supersedes or b.source in a.supersedes:
         return False
 
@@ -209,7 +246,7 @@ def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
         statement_text(b.title or "", b.text),
         similarity=similarity,
     )
-    return judged.kind != CONTRADICTS
+    return judged.kind == DUPLICATE
 
 
 def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
@@ -252,6 +289,42 @@ def _scoped(
     ]
 
 
+def _rewritten(
+    candidates: Sequence[Candidate],
+    existing: _Existing,
+    config: Config,
+    encode: Callable[[list[str]], Any],
+    near: dict[int, tuple[int, float]],
+) -> tuple[dict[int, Rewrite], list[Gone]]:
+    """Lines of files imported before that changed since (`memkit.importers.rewrites`)."""
+    fresh = [
+        n
+        for n, c in enumerate(candidates)
+        if c.format != "adr"
+        and not c.refusal
+        and n not in near
+        and c.fingerprint() not in existing.by_fingerprint
+    ]
+    return rewrites(
+        candidates,
+        by_source=existing.by_source,
+        live=existing.live,
+        new=fresh,
+        texts=[_gate_text(c) for c in candidates],
+        encode=encode,
+        near=DuplicateSettings.from_config(config.section("gate")).near,
+        one_line=lambda i, old, sim: _one_line(candidates[i], old, sim),
+    )
+
+
+def _one_line(cand: Candidate, old: str, similarity: float) -> bool:
+    """Whether the verdict reads a candidate and an old atom's text as one line changed: a
+    copy, a value changed, a detail or a subject substituted (`memkit.audit.verdict`), not
+    two lines on one subject."""
+    judged = verdict(statement_text(cand.title or "", cand.text), old, similarity=similarity)
+    return judged.kind in (DUPLICATE, CONTRADICTS) or judged.near or judged.quiet
+
+
 def run_import(
     root: Path,
     collected: Collected,
@@ -271,7 +344,10 @@ def run_import(
     report = ImportReport(fmt, dry_run, collected.files, unimported=unimported)
     existing = _Existing.read(root, config)
     candidates = _scoped(_ordered(collected.candidates), existing, root, project)
-    near = _near_duplicates(root, candidates, config)
+    encode = _encoder(root, config)
+    near = _near_duplicates(candidates, config, encode)
+    rewritten = _rewritten(candidates, existing, config, encode, near)
+    report.gone = [(g.id, shown(f"{g.source}:{g.line}")) for g in rewritten[1]]
     seen: dict[str, Candidate] = {}
     checks = _Checks(root, config, scope)
     for n, cand in enumerate(candidates):
@@ -309,7 +385,7 @@ def run_import(
             out.reason = "duplicate-in-import"
             out.message = f"duplicate of {candidates[j].where} (similarity {sim:.3f})"
         else:
-            checks.add(cand, out, existing)
+            checks.add(cand, out, existing, rewritten[0].get(n))
         seen.setdefault(normal, cand)
     checks.flush()
     if not dry_run:
@@ -335,12 +411,21 @@ class _Checks:
         self.planned: set[str] = set()  # ids handed out in this run
         self.accepted: list[tuple[Outcome, AddOutcome]] = []
         self.waiting: list[tuple[Candidate, Outcome, Draft]] = []
+        # Outcomes that replace a reviewed atom (by id(outcome)): they wait for review.
+        self.replacing: dict[int, str] = {}
 
-    def add(self, cand: Candidate, out: Outcome, existing: _Existing) -> None:
+    def add(
+        self, cand: Candidate, out: Outcome, existing: _Existing, rewrite: Rewrite | None
+    ) -> None:
         if cand.supersedes and any(c.source in cand.supersedes for c, _, _ in self.waiting):
             self.flush()
         supersedes: list[str] = []
         notes = list(cand.notes)
+        if rewrite is not None:
+            supersedes.append(rewrite.old_id)
+            if rewrite.old_id in existing.reviewed:
+                self.replacing[id(out)] = rewrite.old_id
+            notes.append(f"replaces `{rewrite.old_id}`: its line in {rewrite.source} changed")
         for key in cand.supersedes:
             target = self.written.get(key) or existing.named(key)
             if target:
@@ -400,7 +485,8 @@ class _Checks:
             if result.errors:
                 out.reason, out.message = code or "refused", message
                 continue
-            reviewed = self._reviewed_contradicted(result)
+            replaces = self.replacing.get(id(out), "")
+            reviewed = self._reviewed_contradicted(result) or replaces
             if reviewed and not result.pending_review:
                 # An imported line never goes live against a decision the team reviewed: it
                 # waits for review with the reason, whoever runs the import.
@@ -408,7 +494,8 @@ class _Checks:
                 result.pending_review = True
                 out.path = result.path
             if reviewed:
-                out.notes = (*out.notes, f"contradicts reviewed `{reviewed}`: sent to review")
+                how = "replaces" if reviewed == replaces else "contradicts"
+                out.notes = (*out.notes, f"{how} reviewed `{reviewed}`: sent to review")
             elif result.pending_review and result.review_reason:
                 out.notes = (*out.notes, f"sent to review: {result.review_reason}")
             out.action = "review" if result.pending_review else "write"

@@ -74,6 +74,7 @@ class ImportJSON(TypedDict):
     refused: dict[str, int]
     skipped: dict[str, int]
     unimported: list[dict[str, str]]
+    no_longer_in_file: list[dict[str, str]]
     seconds: float
     outcomes: list[OutcomeJSON]
 
