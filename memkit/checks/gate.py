@@ -104,8 +104,11 @@ def _match_findings(
             Finding(
                 *where,
                 "MK103",
+                # The words can call an update a copy (one value changed, cosine 0.94): the
+                # writer who knows it replaces the other has a way on, not a dead end.
                 f"duplicate of `{match.id}` ({match.path}, {found.reason}); edit that atom "
-                "instead of adding this one",
+                f"instead of adding this one, or add `supersedes: [{match.id}]` if this one "
+                "replaces it",
             )
         ]
     if linked(atom, other) or not found.near:

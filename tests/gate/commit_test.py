@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -162,3 +165,56 @@ def test_memkit_add_writes_through_the_gate(repo: Path) -> None:
     assert dry.returncode == 0, dry.stdout
     assert "type: fact" in dry.stdout and "以後一律用 pnpm" in dry.stdout
     assert "wrote" not in dry.stdout
+
+
+def test_an_update_the_words_call_a_copy_has_a_way_on(repo: Path) -> None:
+    """Issue 38: a real line of public history whose update the words call a copy (cosine
+    0.94). Bob, no management, his identity only in GIT_AUTHOR_*, follows the printed fix:
+    the commit passes and the newer value is the one served."""
+    old = "- `src/client/` — Browser-side runtime code (runs in iframe)"
+    new = (
+        "- `src/client/` — Browser-side runtime code (top-level page in headless runs, iframe "
+        "in headed runs)"
+    )
+    write_atom(
+        repo, "shared/client-code.md", atom_text("client-code", title="Client code", body=old)
+    )
+    rc, out = commit(repo)
+    assert rc == 0, out
+    bob = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
+    write_atom(
+        repo, "shared/client-runtime.md", atom_text("client-runtime", title="Client code", body=new)
+    )
+    git(repo, "add", "-A")
+    refused = subprocess.run(
+        ["git", "commit", "-m", "bob's update"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **bob},
+        check=False,
+    )
+    printed = refused.stdout + refused.stderr
+    assert refused.returncode == 1, printed
+    fix = "add `supersedes: [client-code]` if this one replaces it"
+    assert "MK103 duplicate of `client-code`" in printed and fix in printed, printed
+    write_atom(
+        repo,
+        "shared/client-runtime.md",
+        atom_text(
+            "client-runtime", title="Client code", body=new, extra="supersedes: [client-code]\n"
+        ),
+    )
+    git(repo, "add", "-A")
+    passed = subprocess.run(
+        ["git", "commit", "-m", "bob's update"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **bob},
+        check=False,
+    )
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    served = memkit("search", "what is in src/client", "--json", cwd=repo)
+    ids = [hit["id"] for hit in json.loads(served.stdout)["results"]]
+    assert "client-runtime" in ids and "client-code" not in ids, ids
