@@ -234,10 +234,11 @@ def _near_duplicates(
 
 
 def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
-    """Whether two close candidates are one thing said twice, as the gate judges a close
-    atom (MK103): not when one replaces the other, not when they differ in a value (a change,
-    which the contradiction check is for), not when they say one thing of two subjects (two
-    packages' test commands, side by side in one file)."""
+    """Whether two close candidates are one thing said twice: not when one replaces the
+    other, not when they differ in a value (a change, which the contradiction check is for),
+    not when they say one thing of two subjects (two packages' test commands, side by side in
+    one file). Both stand in the files read, so a very close pair is not an update: one of
+    them is enough."""
     if a.source in b.supersedes or b.source in a.supersedes:
         return False
 
@@ -246,7 +247,7 @@ def _same(a: Candidate, b: Candidate, similarity: float) -> bool:
         statement_text(b.title or "", b.text),
         similarity=similarity,
     )
-    return judged.kind == DUPLICATE
+    return judged.kind != CONTRADICTS and not judged.quiet
 
 
 def _refusal(findings: Sequence[str]) -> tuple[str, str, list[str]]:
