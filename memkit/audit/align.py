@@ -214,7 +214,7 @@ def read(a: str, b: str) -> Reading | None:
     ta, tb = tk.tokens(a), tk.tokens(b)
     if len(ta) > MAX_TOKENS or len(tb) > MAX_TOKENS:
         return None
-    ta, tb = _quoted_as(tb, ta), _quoted_as(ta, tb)
+    ta, tb = tk.quoted_as(tb, ta), tk.quoted_as(ta, tb)
     ca, cb = tk.content_of(ta), tk.content_of(tb)
     if not ca or not cb:
         return None
@@ -270,7 +270,7 @@ def read(a: str, b: str) -> Reading | None:
             kind = "added" if not content_a else "dropped"
             why = _member(ta, i1, i2, mine=True) if content_a else _member(tb, j1, j2)
             edits.append(Edit(tk.joined(xa), tk.joined(xb), kind, _frame(ta, i1, i2), why))
-    if (renamed := _renamed_throughout(a, b, changed)) is not None:
+    if (renamed := cmd.renamed_throughout(a, b, changed)) is not None:
         # One name changed wherever the line says it: one value, however many places.
         xa, xb, i1, _, _, _ = changed[0]
         edits.append(Edit(*renamed, "value", _frame(ta, i1, i1 + len(xa))))
@@ -284,104 +284,6 @@ def read(a: str, b: str) -> Reading | None:
     if len([e for e in edits if e.kind not in ("flip", "denial")]) > MAX_EDITS:
         return None
     return Reading(tuple(edits), kept / max(len(ca), len(cb)))
-
-
-def _count(
-    ta: tuple[tk.Token, ...], i1: int, i2: int, xa: list[tk.Token], xb: list[tk.Token]
-) -> bool:
-    """One number for another that counts what follows it, not one named by what comes
-    before ("~17 examples total" / "~20 examples total"; not "Step 2" / "Step 4"): a value
-    even heading the sentence."""
-    ca, cb = tk.content_of(xa), tk.content_of(xb)
-    if not (len(ca) == len(cb) == 1 and ca[0].kind == cb[0].kind == "num"):
-        return False
-    before = next((t for t in reversed(ta[:i1]) if t.kind != "stop"), None)
-    after = ta[i2] if i2 < len(ta) else None
-    named = before is not None and before.kind == "word" and tk.sentence_at(ta, i1)[0] < i1
-    return not named and after is not None and after.kind == "word"
-
-
-def _renamed_throughout(
-    a: str, b: str, changed: list[tuple[list[tk.Token], list[tk.Token], int, int, int, int]]
-) -> tuple[str, str] | None:
-    """The one name that, replaced wherever `a` says it, makes `b` ("the master branch should
-    keep track of origin/master" / "… main … origin/main", "切换到 `collector` 目录: `cd
-    collector`" / "… `hertzbeat-collector` …"), when more than one span changed."""
-    if len(changed) < 2:
-        return None
-    ca, cb = tk.content_of(changed[0][0]), tk.content_of(changed[0][1])
-    if len(ca) != 1 or len(cb) != 1:
-        return None
-    old, new = ca[0].text.strip("`"), cb[0].text.strip("`")
-    if not old or not new or old.lower() == new.lower():
-        return None
-    # Only a name that is a value wherever it stands: a branch, or a name given a prefix or
-    # a suffix. Another name said twice is what the line is about (`USE_MODELSCOPE_HUB` …
-    # `set USE_MODELSCOPE_HUB=1` / `USE_OPENMIND_HUB` …).
-    if not (cmd.branch_pair(old, new) or cmd.renamed(old, new)):
-        return None
-    said = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
-    if len(said.findall(a)) < 2 or said.sub(lambda _: new, a) != b:
-        return None
-    return old, new
-
-
-def _quoted_as(other: tuple[tk.Token, ...], toks: tuple[tk.Token, ...]) -> tuple[tk.Token, ...]:
-    """`toks` with each run of bare words that `other` quotes as one code span ("git submodule
-    update" / "`git submodule update`") made that span: one command, however it is set."""
-    spans = {t.norm for t in other if t.kind == "code" and " " in t.norm}
-    if not spans:
-        return toks
-    out: list[tk.Token] = []
-    i = 0
-    while i < len(toks):
-        for span in spans:
-            n = span.count(" ") + 1
-            run = toks[i : i + n]
-            if len(run) == n and " ".join(t.text.lower().strip(".,;:") for t in run) == span:
-                out.append(tk.Token(f"`{span}`", span, "code"))
-                i += n
-                break
-        else:
-            out.append(toks[i])
-            i += 1
-    return tuple(out)
-
-
-# A line read against the lines of a longer atom: at most this many sentences on its side.
-SHORT = 2
-
-
-def read_in(a: str, b: str) -> Reading | None:
-    """A short text read against the one sentence of a longer text that it is the same line
-    as, with one value changed or not ("Bump the version with `just bump`" against a release
-    procedure whose third line says `make bump`); None when no sentence is near-identical."""
-    pieces_a, pieces_b = _pieces(a), _pieces(b)
-    if len(pieces_a) > SHORT < len(pieces_b) or len(pieces_a) == len(pieces_b) == 1:
-        return None
-    short, long, flipped = (
-        (a, pieces_b, False) if len(pieces_a) <= len(pieces_b) else (b, pieces_a, True)
-    )
-    if len(long) <= SHORT:
-        return None
-    best: Reading | None = None
-    for piece in long:
-        found = read(piece, short) if flipped else read(short, piece)
-        if found is not None and (best is None or found.kept > best.kept):
-            best = found
-    return best
-
-
-@functools.lru_cache(maxsize=16384)
-def _pieces(text: str) -> tuple[str, ...]:
-    """The sentences of a text as written (code spans and links kept), one per line item."""
-    out: list[str] = []
-    for line in text.splitlines():
-        out += [p for p in _SENTENCE_END.split(line) if tk.content_of(list(tk.tokens(p)))]
-    return tuple(out)
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+(?=[A-Z`*\[(\u4e00-\u9fff])")
 
 
 def _moved(edits: list[Edit]) -> list[Edit]:
@@ -629,7 +531,7 @@ def _substitution(
         # Nothing but a link's target or a path changed, even where the line starts with it:
         # the page or file moved ("[Operators](Operators_ZH.md)" / "… (Operators.md)").
         return Edit(old, new, "value", frame)
-    if cmd.names_branch(ta, i1, i2, xa, xb) or vl.versions(xa, xb) or _count(ta, i1, i2, xa, xb):
+    if cmd.names_branch(ta, i1, i2, xa, xb) or vl.versions(xa, xb) or vl.count(ta, i1, i2, xa, xb):
         # A branch or a version names no thing of its own, even at a sentence's head: "如果
         # 本地仓库的 master 分支落后于 …" / "… main 分支 …", `10.9.0` / `9.15.4`.
         return Edit(old, new, "value", frame)

@@ -271,3 +271,28 @@ def reordered(ta: tuple[tk.Token, ...], tb: tuple[tk.Token, ...]) -> bool:
     # Only options move: arguments keep their order (`cp -r a b` / `cp -r b a` is another
     # copy).
     return ua != ub and sorted(ua) == sorted(ub) and positional(ua) == positional(ub)
+
+
+def renamed_throughout(
+    a: str, b: str, changed: list[tuple[list[tk.Token], list[tk.Token], int, int, int, int]]
+) -> tuple[str, str] | None:
+    """The one name that, replaced wherever `a` says it, makes `b` ("the master branch should
+    keep track of origin/master" / "… main … origin/main", "切换到 `collector` 目录: `cd
+    collector`" / "… `hertzbeat-collector` …"), when more than one span changed."""
+    if len(changed) < 2:
+        return None
+    ca, cb = tk.content_of(changed[0][0]), tk.content_of(changed[0][1])
+    if len(ca) != 1 or len(cb) != 1:
+        return None
+    old, new = ca[0].text.strip("`"), cb[0].text.strip("`")
+    if not old or not new or old.lower() == new.lower():
+        return None
+    # Only a name that is a value wherever it stands: a branch, or a name given a prefix or
+    # a suffix. Another name said twice is what the line is about (`USE_MODELSCOPE_HUB` …
+    # `set USE_MODELSCOPE_HUB=1` / `USE_OPENMIND_HUB` …).
+    if not (branch_pair(old, new) or renamed(old, new)):
+        return None
+    said = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
+    if len(said.findall(a)) < 2 or said.sub(lambda _: new, a) != b:
+        return None
+    return old, new

@@ -250,3 +250,25 @@ def sentence_at(toks: tuple[Token, ...], at: int) -> tuple[int, int]:
         start -= 1
     end = next((i for i in range(at, len(toks)) if toks[i].kind == "end"), len(toks))
     return start, end
+
+
+def quoted_as(other: tuple[Token, ...], toks: tuple[Token, ...]) -> tuple[Token, ...]:
+    """`toks` with each run of bare words that `other` quotes as one code span ("git submodule
+    update" / "`git submodule update`") made that span: one command, however it is set."""
+    spans = {t.norm for t in other if t.kind == "code" and " " in t.norm}
+    if not spans:
+        return toks
+    out: list[Token] = []
+    i = 0
+    while i < len(toks):
+        for span in spans:
+            n = span.count(" ") + 1
+            run = toks[i : i + n]
+            if len(run) == n and " ".join(t.text.lower().strip(".,;:") for t in run) == span:
+                out.append(Token(f"`{span}`", span, "code"))
+                i += n
+                break
+        else:
+            out.append(toks[i])
+            i += 1
+    return tuple(out)

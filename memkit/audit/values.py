@@ -222,3 +222,18 @@ def one_of_values(span: str, text: str) -> bool:
 def member(span: str) -> str:
     """A list member as the reason names it: without the joining word or comma beside it."""
     return _GLUE_EDGE.sub("", span)
+
+
+def count(
+    ta: tuple[tk.Token, ...], i1: int, i2: int, xa: list[tk.Token], xb: list[tk.Token]
+) -> bool:
+    """One number for another that counts what follows it, not one named by what comes
+    before ("~17 examples total" / "~20 examples total"; not "Step 2" / "Step 4"): a value
+    even heading the sentence."""
+    ca, cb = tk.content_of(xa), tk.content_of(xb)
+    if not (len(ca) == len(cb) == 1 and ca[0].kind == cb[0].kind == "num"):
+        return False
+    before = next((t for t in reversed(ta[:i1]) if t.kind != "stop"), None)
+    after = ta[i2] if i2 < len(ta) else None
+    named = before is not None and before.kind == "word" and tk.sentence_at(ta, i1)[0] < i1
+    return not named and after is not None and after.kind == "word"

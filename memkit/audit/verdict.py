@@ -34,7 +34,7 @@ import functools
 import re
 from typing import Any
 
-from memkit.audit import align, migration, wording
+from memkit.audit import align, migration, sentences, wording
 from memkit.audit import commands as cmd
 from memkit.audit import lexicon as lx
 from memkit.audit import values as vl
@@ -225,7 +225,7 @@ def verdict(
         return Verdict(UNRELATED, f"similarity {similarity:.2f}, no shared triggers")
     reason = conflict(ta, tb, similarity=similarity, shared_triggers=shared_triggers)
     ra, rb = raw_of(a), raw_of(b)
-    reading = align.read(ra, rb) or align.read_in(ra, rb)
+    reading = align.read(ra, rb) or sentences.read_in(ra, rb)
     subjects = reading.subjects if reading is not None and not reading.negations else ()
     if reason and subjects and all(e.why in _STRONG for e in subjects):
         # The same line about another subject ("If you use W&B, …" / "If you use SwanLab,
