@@ -136,10 +136,10 @@ def test_an_update_the_words_call_a_copy_is_not_lost(memory_repo: Path, tmp_path
 def test_a_member_re_importing_replaces_as_memkit_add_would(
     memory_repo: Path, tmp_path: Path
 ) -> None:
-    """Bob is no management, his identity only in GIT_AUTHOR_*: a rule's replacement is
-    written as `memkit add --supersedes` writes his (his name on it, the commit through the
-    hooks passes); a reviewed decision's replacement waits for review, and the decision is
-    served until it is approved."""
+    """Bob is no management, his identity only in GIT_AUTHOR_*, his clone of the project on
+    another path: a rule's replacement is written as `memkit add --supersedes` writes his (his
+    name on it, the commit through the hooks passes); a reviewed decision's replacement waits
+    for review, and the decision is served until it is approved."""
     decision = "- We decided to deploy with Argo CD; never push to the cluster by hand.\n"
     project, ids = _first_import(memory_repo, tmp_path)
     (project / "DECISIONS.md").write_text(decision, encoding="utf-8")
@@ -149,10 +149,13 @@ def test_a_member_re_importing_replaces_as_memkit_add_would(
     git(memory_repo, "add", "-A")
     git(memory_repo, "commit", "-q", "-m", "the deploy decision")
 
-    (project / "CLAUDE.md").write_text(V2, encoding="utf-8")
-    (project / "DECISIONS.md").write_text(decision.replace("Argo CD", "Flux"), encoding="utf-8")
+    # Bob's own clone of the project, elsewhere on his machine, after a pull changed both.
+    theirs = source_project(
+        tmp_path / "bob", {"CLAUDE.md": V2, "DECISIONS.md": decision.replace("Argo CD", "Flux")}
+    )
+    assert theirs != project and theirs.name == project.name
     bob = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
-    paths = [str(project / "CLAUDE.md"), str(project / "DECISIONS.md")]
+    paths = [str(theirs / "CLAUDE.md"), str(theirs / "DECISIONS.md")]
     result = memkit("import", "claude-md", *paths, "--json", cwd=memory_repo, env=bob)
     assert result.returncode == 0, result.stderr
     found = {o["source"]: o for o in json.loads(result.stdout)["outcomes"]}
