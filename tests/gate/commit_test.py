@@ -18,9 +18,17 @@ HEARTBEAT = (
 HEARTBEAT_ZH = "- WebSocket 連線必須每 30 秒送一次心跳,負載平衡器 60 秒沒流量就會斷線。"
 
 
-def commit(repo: Path) -> tuple[int, str]:
+def commit(repo: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """`git add -A` and `git commit` through the hooks (`env`: the committer's variables)."""
     git(repo, "add", "-A")
-    result = git(repo, "commit", "-m", "memory", check=False)
+    result = subprocess.run(
+        ["git", "commit", "-m", "memory"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
     return result.returncode, result.stdout + result.stderr
 
 
@@ -185,17 +193,8 @@ def test_an_update_the_words_call_a_copy_has_a_way_on(repo: Path) -> None:
     write_atom(
         repo, "shared/client-runtime.md", atom_text("client-runtime", title="Client code", body=new)
     )
-    git(repo, "add", "-A")
-    refused = subprocess.run(
-        ["git", "commit", "-m", "bob's update"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **bob},
-        check=False,
-    )
-    printed = refused.stdout + refused.stderr
-    assert refused.returncode == 1, printed
+    rc, printed = commit(repo, bob)
+    assert rc == 1, printed
     fix = "add `supersedes: [client-code]` if this one replaces it"
     assert "MK103 duplicate of `client-code`" in printed and fix in printed, printed
     write_atom(
@@ -205,16 +204,8 @@ def test_an_update_the_words_call_a_copy_has_a_way_on(repo: Path) -> None:
             "client-runtime", title="Client code", body=new, extra="supersedes: [client-code]\n"
         ),
     )
-    git(repo, "add", "-A")
-    passed = subprocess.run(
-        ["git", "commit", "-m", "bob's update"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **bob},
-        check=False,
-    )
-    assert passed.returncode == 0, passed.stdout + passed.stderr
+    rc, printed = commit(repo, bob)
+    assert rc == 0, printed
     served = memkit("search", "what is in src/client", "--json", cwd=repo)
     ids = [hit["id"] for hit in json.loads(served.stdout)["results"]]
     assert "client-runtime" in ids and "client-code" not in ids, ids
