@@ -89,21 +89,22 @@ IDENTITY = {
 _WORD = re.compile(r"\w+")
 # The candidate a duplicate-in-import refusal names (memkit.importers.run).
 _NAMED = re.compile(r"(?:says the same as|duplicate of) (.+?:\d+)(?: \(|$)")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_RUN = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+)")
 
 
 # -- pure helpers: tokens, location, outcome -------------------------------------------------
 
 
 def tokens(text: str) -> list[str]:
-    """Word tokens of `text`, lowercased; Chinese, Japanese and Korean one character each
-    (they are written without spaces)."""
+    """Word tokens of `text`, lowercased; Chinese, Japanese and Korean, written without
+    spaces, as pairs of neighbouring characters (single characters match too much)."""
     out: list[str] = []
     for word in _WORD.findall(text.lower()):
-        if _CJK.search(word):
-            out += [w for w in re.split(f"({_CJK.pattern})", word) if w and w != "_"]
-        else:
-            out.append(word)
+        for part in _CJK_RUN.split(word):
+            if _CJK_RUN.fullmatch(part):
+                out += [part[i : i + 2] for i in range(max(1, len(part) - 1))]
+            elif part.strip("_"):
+                out.append(part)
     return out
 
 
@@ -355,6 +356,8 @@ def run_memory(job: dict[str, Any], tmp: Path) -> list[dict[str, Any]]:
                 ],
                 "outcomes": {o["source"]: o for o in data["outcomes"]},
                 "atoms": _atoms(root),
+                # Said to be no longer in their file, replaced by nothing (newer trees only).
+                "gone": len(data.get("no_longer_in_file", [])),
             }
         )
     return steps
@@ -414,7 +417,7 @@ def measure(
     """Per tree: each row's (label, outcome, detail), the wrong replacements, the import times
     and the memories that crashed."""
     results: dict[str, dict[str, Any]] = {
-        t.name: {"rows": [], "wrong": [], "replacements": 0, "times": [], "errors": []}
+        t.name: {"rows": [], "wrong": [], "replacements": 0, "gone": 0, "times": [], "errors": []}
         for t in trees
     }
     for job in jobs:
@@ -430,6 +433,7 @@ def measure(
                 res["times"] += [s["seconds"] for s in steps]
                 res["wrong"] += wrong_replacements(steps)
                 res["replacements"] += replacements(steps)
+                res["gone"] += sum(s["gone"] for s in steps)
             for row in job["rows"]:
                 outcome, detail = (
                     ("not-located", "crash") if "error" in answer else classify(row, steps, texts)
@@ -472,7 +476,8 @@ def table(split: str, results: dict[str, dict[str, Any]]) -> list[str]:
         out.append(
             f"- {n}: {len(res['times'])} imports, p50 {p50:.2f} s; "
             f"{res['replacements']} supersedes written, {len(res['wrong'])} wrong "
-            f"(text still in the file); {len(res['errors'])} memories crashed"
+            f"(text still in the file), {res['gone']} atoms said gone from their file; "
+            f"{len(res['errors'])} memories crashed"
         )
         if why:
             out.append("  not located: " + "; ".join(f"{k} {v}" for k, v in why.most_common()))
