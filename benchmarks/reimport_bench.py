@@ -25,7 +25,8 @@ atoms written:
 - `replaced`: written (or sent to review) with `supersedes` naming the old line's atom;
 - `refused-duplicate`: refused as a duplicate of it (MK103, or duplicate-in-import of its line);
 - `beside-flagged`: written beside it with a finding naming it (MK104-MK106);
-- `beside-silent`: written beside it, nothing said;
+- `beside-silent`: written beside it, nothing said (or a line the old version of the file
+  already held, its atom left as it was);
 - `same-atom`: both lines in one candidate already imported: the change never reached memory;
 - `not-located`: a line not found, or not imported (refused by the import's own checks, a
   duplicate of another atom…): each reason counted.
@@ -182,11 +183,15 @@ def classify(
         atom = last["atoms"].get(out.get("id", ""), {})
         if old_id in atom.get("supersedes", []):
             return "replaced", action
+        # The old line's atom still waiting for review (shared/_pending/) when it was not
+        # replaced: said, as a reason to read.
+        pending = "/_pending/" in first["atoms"].get(old_id, {}).get("path", "")
+        waits = ", old atom in review" if pending else ""
         flagged = [w.split()[0] for w in out.get("warnings", []) if mentions(w, old_id)]
         flagged = [code for code in flagged if code in FLAGS]
         if flagged:
-            return "beside-flagged", ",".join(sorted(set(flagged)))
-        return "beside-silent", action
+            return "beside-flagged", ",".join(sorted(set(flagged))) + waits
+        return "beside-silent", action + waits
     if reason == "MK103" and mentions(message, old_id):
         return "refused-duplicate", reason
     # A duplicate of another candidate of the same import: of the old line's atom when that
@@ -481,6 +486,10 @@ def table(split: str, results: dict[str, dict[str, Any]]) -> list[str]:
         )
         if why:
             out.append("  not located: " + "; ".join(f"{k} {v}" for k, v in why.most_common()))
+        waiting = Counter(lab for lab, _, d in res["rows"] if d.endswith("old atom in review"))
+        if waiting:
+            said = ", ".join(f"{k} {v}" for k, v in sorted(waiting.items()))
+            out.append(f"  beside an old atom still in review (not replaced): {said}")
         for err in res["errors"][:3]:
             out.append(f"  crash: {err}")
     return out
