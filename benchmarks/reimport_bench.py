@@ -81,6 +81,8 @@ FLAGS = ("MK104", "MK105", "MK106")
 TUNING = ("dev", *(f"heldout{n}" for n in range(3, 12)))
 SPLITS = (*TUNING, "heldout12")
 COVER = 0.8  # a line is found in a candidate holding this share of its word tokens
+# The git identity of every commit the bench makes (the workers inherit it): only in the
+# environment, never in a config file, so that the machine's shared HOME is left alone.
 IDENTITY = {
     "GIT_AUTHOR_NAME": "bench",
     "GIT_AUTHOR_EMAIL": "bench@example.invalid",
@@ -372,7 +374,9 @@ def worker(lines: IO[str], out: IO[str]) -> int:
     """Read jobs, one JSON a line; answer each with its steps (or its error), one JSON a line."""
     for line in lines:
         job = json.loads(line)
-        with tempfile.TemporaryDirectory(prefix="memkit-reimport-") as tmp:
+        with tempfile.TemporaryDirectory(
+            prefix="memkit-reimport-", ignore_cleanup_errors=True
+        ) as tmp:
             try:
                 answer: dict[str, Any] = {"steps": run_memory(job, Path(tmp))}
             except Exception as exc:  # one memory's crash is counted, not the run's end
