@@ -172,3 +172,22 @@ def test_a_member_re_importing_replaces_as_memkit_add_would(
     )
     assert committed.returncode == 0, committed.stdout + committed.stderr
     assert made["id"] in _served(memory_repo, "how do we deploy to the cluster")
+
+
+def test_a_line_still_waiting_for_review_is_replaced_too(memory_repo: Path, tmp_path: Path) -> None:
+    """Bob's first import of a decision waits for review; the file changes before anyone
+    approves it: the new line replaces the waiting one (a reviewer sees the older version is
+    superseded), not a second waiting atom beside it."""
+    decision = "- We decided to deploy with Argo CD; never push to the cluster by hand.\n"
+    project = source_project(tmp_path, {"DECISIONS.md": decision})
+    bob = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
+    args = ("import", "claude-md", str(project / "DECISIONS.md"), "--type", "decision", "--json")
+    first = memkit(*args, cwd=memory_repo, env=bob)
+    (waiting,) = json.loads(first.stdout)["outcomes"]
+    assert waiting["action"] == "review", waiting
+    git(memory_repo, "add", "-A")
+    git(memory_repo, "commit", "-q", "-m", "bob's import")
+    (project / "DECISIONS.md").write_text(decision.replace("Argo CD", "Flux"), encoding="utf-8")
+    (out,) = json.loads(memkit(*args, cwd=memory_repo, env=bob).stdout)["outcomes"]
+    assert out["action"] == "review", out
+    assert _supersedes(memory_repo, out["path"]) == [waiting["id"]]
