@@ -94,6 +94,7 @@ def rewrites(
     (line, text, `said(body)`) of those atoms still live and replaced by none; `new`: positions
     of the candidates to be checked as new atoms; `texts`: each candidate's text as the gate
     reads it.
+
     A pair as close as the gate's `near` is a rewrite when the new line stands where the old
     one stood (between the same unchanged neighbours) or when the two read as one line changed;
     the static model puts two unrelated lines of one file as close as that (a median of 0.80
@@ -127,10 +128,11 @@ def rewrites(
             for i in new
             if candidates[i].source == source and said(candidates[i].text) not in kept
         ]
+        changed = set(fresh)
         is_ = sorted(
-            (c.line, ("new", i), None if i in fresh else c.fingerprint())
+            (c.line, ("new", i), None if i in changed else c.fingerprint())
             for i, c in enumerate(candidates)
-            if c.source == source and (i in fresh or c.fingerprint() in standing)
+            if c.source == source and (i in changed or c.fingerprint() in standing)
         )
         then = _slots([(tag, fp) for _, tag, fp in was])
         nowslots = _slots([(tag, fp) for _, tag, fp in is_])
