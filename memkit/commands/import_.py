@@ -149,6 +149,8 @@ def summary(report: Any) -> str:
     parts = [f"{written} {verb}"]
     if report.count("review"):
         parts[0] += f" ({report.count('review')} for review in shared/_pending/)"
+    if report.replacing:
+        parts[0] += f", {report.replacing} replacing a line its file changed"
     refused = report.reasons("refuse")
     if refused:
         parts.append(f"{sum(refused.values())} refused ({_counted(refused)})")
@@ -164,6 +166,8 @@ def summary(report: Any) -> str:
         for un in report.unimported:
             reasons[un.reason] = reasons.get(un.reason, 0) + 1
         line += f"; {len(report.unimported)} file(s) not imported ({_counted(reasons)})"
+    if report.gone:
+        line += f"; {len(report.gone)} atom(s) no longer in their file"
     if written and not report.dry_run:
         line += "; review the new files, then commit them"
     return line

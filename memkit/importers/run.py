@@ -62,6 +62,7 @@ class Outcome:
     type: str = ""
     notes: tuple[str, ...] = ()
     warnings: list[str] = field(default_factory=list)
+    replaces: str = ""  # the atom of the line this one rewrites (`memkit.importers.rewrites`)
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v or k in ("source", "action")}
@@ -81,6 +82,11 @@ class ImportReport:
     def count(self, action: str) -> int:
         return sum(o.action == action for o in self.outcomes)
 
+    @property
+    def replacing(self) -> int:
+        """Atoms written (or sent to review) in place of a line their file changed."""
+        return sum(o.action in ("write", "review") and bool(o.replaces) for o in self.outcomes)
+
     def reasons(self, action: str) -> Counter[str]:
         return Counter(o.reason for o in self.outcomes if o.action == action)
 
@@ -92,6 +98,7 @@ class ImportReport:
             "candidates": len(self.outcomes),
             "written": self.count("write") + self.count("review"),
             "for_review": self.count("review"),
+            "replacing": self.replacing,
             "refused": dict(sorted(self.reasons("refuse").items())),
             "skipped": dict(sorted(self.reasons("skip").items())),
             "unimported": [u.__dict__ for u in self.unimported],
@@ -426,6 +433,7 @@ class _Checks:
         notes = list(cand.notes)
         if rewrite is not None:
             supersedes.append(rewrite.old_id)
+            out.replaces = rewrite.old_id
             if rewrite.old_id in existing.reviewed:
                 self.replacing[id(out)] = rewrite.old_id
             notes.append(f"replaces `{rewrite.old_id}`: its line in {rewrite.source} changed")

@@ -79,6 +79,13 @@ def test_a_changed_line_replaces_its_atom_and_a_standing_line_stays(
 ) -> None:
     project, ids = _first_import(memory_repo, tmp_path)
     (project / "CLAUDE.md").write_text(V2, encoding="utf-8")
+    # What a person reads first, in a dry run: the fix for the line gone, and the counts.
+    printed = memkit("import", "claude-md", str(project), "--dry-run", cwd=memory_repo).stdout
+    assert f"no longer in its file: `{ids[7]}` (app/CLAUDE.md:7)" in printed, printed
+    assert f"`memkit archive --apply {ids[7]}` retires it" in printed
+    summary = printed.splitlines()[-1]
+    assert "4 would be written, 3 replacing a line its file changed" in summary, summary
+    assert "1 atom(s) no longer in their file" in summary, summary
     report = run_json(memory_repo, "claude-md", str(project))
     again = _by_line(report)
 
@@ -95,9 +102,7 @@ def test_a_changed_line_replaces_its_atom_and_a_standing_line_stays(
     assert again[6]["reason"] == "already-imported"
     # The dev server line is gone and nothing took its place: said, with the fix.
     assert report["no_longer_in_file"] == [{"id": ids[7], "source": "app/CLAUDE.md:7"}]
-    printed = memkit("import", "claude-md", str(project), "--dry-run", cwd=memory_repo).stdout
-    assert f"no longer in its file: `{ids[7]}` (app/CLAUDE.md:7)" in printed, printed
-    assert f"`memkit archive --apply {ids[7]}` retires it" in printed
+    assert report["replacing"] == 3
 
     git(memory_repo, "add", "-A")
     committed = git(memory_repo, "commit", "-q", "-m", "import again", check=False)

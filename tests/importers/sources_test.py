@@ -71,6 +71,7 @@ class ImportJSON(TypedDict):
     candidates: int
     written: int
     for_review: int
+    replacing: int
     refused: dict[str, int]
     skipped: dict[str, int]
     unimported: list[dict[str, str]]
