@@ -33,8 +33,6 @@ class Rewrite:
 
     old_id: str
     source: str  # the file
-    similarity: float
-    placed: bool  # between the same unchanged neighbours as the old line
 
 
 @dataclass(frozen=True)
@@ -145,14 +143,13 @@ def rewrites(
                     continue
                 placed = nowslots[("new", i)] == then[("gone", g)]
                 if placed or one_line(i, gone[g][1][1], sim):
-                    pairs.append((i, g, sim, placed))
-        pairs.sort(key=lambda p: -p[2])
+                    pairs.append((sim, i, g))
         used: set[int] = set()
-        for i, g, sim, placed in pairs:
+        for _, i, g in sorted(pairs, key=lambda p: -p[0]):
             if i in found or g in used:
                 continue
             used.add(g)
-            found[i] = Rewrite(gone[g][0], source, sim, placed)
+            found[i] = Rewrite(gone[g][0], source)
         gone_all += [
             Gone(atom_id, source, line)
             for g, (atom_id, (line, _)) in enumerate(gone)

@@ -189,12 +189,8 @@ def shown(text: str) -> str:
     return redact_secrets(strip_private(text, "[private]"))
 
 
-def _normal(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 def _gate_text(cand: Candidate) -> str:
-    return plain_text(cand.title or "", _normal(cand.text))
+    return plain_text(cand.title or "", said(cand.text))
 
 
 def _encoder(root: Path, config: Config) -> Callable[[list[str]], Any]:
@@ -359,7 +355,7 @@ def run_import(
     rewritten = _rewritten(candidates, existing, config, encode, near)
     report.gone = [(g.id, shown(f"{g.source}:{g.line}")) for g in rewritten[1]]
     seen: dict[str, Candidate] = {}
-    checks = _Checks(root, config, scope)
+    checks = _Checks(root, config, scope, existing.reviewed)
     for n, cand in enumerate(candidates):
         out = Outcome(
             shown(cand.where),
@@ -369,7 +365,7 @@ def run_import(
             notes=tuple(shown(n) for n in cand.notes),
         )
         report.outcomes.append(out)
-        normal = _normal(cand.text)
+        normal = said(cand.text)
         known = existing.by_fingerprint.get(cand.fingerprint())
         changed = cand.format == "adr" and existing.named(cand.source)
         if cand.refusal:
@@ -415,14 +411,13 @@ class _Checks:
     early only where an ADR supersedes a record of the same batch: its link needs the id
     the older one got (and is left out, with a note, when that one was refused)."""
 
-    def __init__(self, root: Path, config: Config, scope: str) -> None:
+    def __init__(self, root: Path, config: Config, scope: str, reviewed: set[str]) -> None:
         self.root, self.config, self.scope = root, config, scope
         self.written: dict[str, str] = {}  # ADR source → id written (or to be) in this run
         self.planned: set[str] = set()  # ids handed out in this run
         self.accepted: list[tuple[Outcome, AddOutcome]] = []
         self.waiting: list[tuple[Candidate, Outcome, Draft]] = []
-        # Outcomes that replace a reviewed atom (by id(outcome)): they wait for review.
-        self.replacing: dict[int, str] = {}
+        self.reviewed = reviewed  # replacing one of these waits for review
 
     def add(
         self, cand: Candidate, out: Outcome, existing: _Existing, rewrite: Rewrite | None
@@ -434,8 +429,6 @@ class _Checks:
         if rewrite is not None:
             supersedes.append(rewrite.old_id)
             out.replaces = rewrite.old_id
-            if rewrite.old_id in existing.reviewed:
-                self.replacing[id(out)] = rewrite.old_id
             notes.append(f"replaces `{rewrite.old_id}`: its line in {rewrite.source} changed")
         for key in cand.supersedes:
             target = self.written.get(key) or existing.named(key)
@@ -496,7 +489,7 @@ class _Checks:
             if result.errors:
                 out.reason, out.message = code or "refused", message
                 continue
-            replaces = self.replacing.get(id(out), "")
+            replaces = out.replaces if out.replaces in self.reviewed else ""
             reviewed = self._reviewed_contradicted(result) or replaces
             if reviewed and not result.pending_review:
                 # An imported line never goes live against a decision the team reviewed: it
